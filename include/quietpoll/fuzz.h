@@ -1,0 +1,31 @@
+/* The glue every fuzz target shares: the variant from QP_VARIANT, one run
+ * per input, and on a violation the report and abort(). A target is:
+ *
+ *   int LLVMFuzzerInitialize(int *argc, char ***argv)
+ *   { return qp_fuzz_init(&qp_machine_X, *argc, *argv); }
+ *   int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+ *   { return qp_fuzz_one(data, size); }
+ */
+#ifndef QUIETPOLL_FUZZ_H
+#define QUIETPOLL_FUZZ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "quietpoll/machine.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Selects the variant named by QP_VARIANT (default "ref"). QP_VARIANT=list
+ * prints the variants and exits 0; an unknown name exits 2. */
+int qp_fuzz_init(const qp_machine *machine, int argc, char **argv);
+
+/* Runs one input; on a violation prints the report to stderr and aborts. */
+int qp_fuzz_one(const uint8_t *data, size_t size);
+
+/* The standalone replayer names the file it is replaying, so the report can
+ * print the exact command; NULL under a fuzzing engine. */
+void qp_fuzz_set_input_path(const char *path);
+
+#endif

@@ -1,0 +1,48 @@
+/* A machine: one modelled wait loop, its reference variant and its mutants.
+ * Variants are chosen at run time by name; the reference and each mutant
+ * differ by the few lines the real bug differed by. */
+#ifndef QUIETPOLL_MACHINE_H
+#define QUIETPOLL_MACHINE_H
+
+#include <stddef.h>
+
+#include "quietpoll/os.h"
+#include "quietpoll/schedule.h"
+#include "quietpoll/sim.h"
+
+typedef struct qp_variant {
+    const char *name;
+    const char *expect; /* the property it must fire, or "pass" */
+    const char *origin; /* the bug it models, from CATALOG.md */
+    const char *summary;
+} qp_variant;
+
+/* The fds a machine's world was set up with. */
+typedef struct qp_world {
+    int fds[QP_SIM_FDS_MAX];
+    unsigned fds_count;
+} qp_world;
+
+typedef struct qp_machine {
+    const char *name;
+    const char *summary;
+    const qp_variant *variants;
+    size_t variants_count;
+    qp_schedule_shape shape;
+    /* Creates the objects of the world in the sim. */
+    void (*setup)(qp_sim *sim, qp_world *world);
+    /* Runs the loop under test through os, variant being an index. */
+    void (*run)(qp_os *os, const qp_world *world, const qp_schedule *sched, size_t variant);
+} qp_machine;
+
+extern const qp_machine qp_machine_timed_read;
+
+/* Every machine, in a fixed order. */
+extern const qp_machine *const qp_machines[];
+extern const size_t qp_machines_count;
+
+const qp_machine *qp_machine_find(const char *name);
+/* The index of the named variant, or -1. */
+long qp_variant_find(const qp_machine *machine, const char *name);
+
+#endif

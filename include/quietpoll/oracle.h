@@ -1,0 +1,90 @@
+/* The oracle: property monitors over the trace, run online as each record is
+ * appended and once more at the end of the run. The first violation stops
+ * the run; it names the property, the record, and one sentence of why.
+ *
+ * | property        | fires when                                                |
+ * |-----------------|-----------------------------------------------------------|
+ * | spin            | a zero-timeout wait times out while the operation still   |
+ * |                 | had time left, or a wait reports readiness that the       |
+ * |                 | previous wait reported and nothing consumed               |
+ * | syscall-bound   | an operation makes more syscalls than its bound (see      |
+ * |                 | bound.c for the formula), or the run's budget is spent    |
+ * | timeout-early   | an operation reports a timeout before its deadline        |
+ * | timeout-late    | an operation returns after deadline + one wait quantum    |
+ * |                 | (1 ms + timer slack) + the syscall costs it incurred      |
+ */
+#ifndef QUIETPOLL_ORACLE_H
+#define QUIETPOLL_ORACLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "quietpoll/schedule.h"
+#include "quietpoll/trace.h"
+
+enum qp_property {
+    QP_PROP_SPIN,
+    QP_PROP_SYSCALL_BOUND,
+    QP_PROP_TIMEOUT_EARLY,
+    QP_PROP_TIMEOUT_LATE,
+    QP_PROP_COUNT
+};
+
+const char *qp_property_name(unsigned property);
+/* Returns the property with that name, or -1. */
+int qp_property_parse(const char *name);
+
+#define QP_ORACLE_FDS_MAX 16
+#define QP_ORACLE_OPS_MAX 16
+
+/* What the oracle saw of one operation, kept so tests can hold the bound
+ * against what the reference actually spent. */
+typedef struct qp_op_stats {
+    unsigned kind;
+    uint32_t calls_count; /* syscalls made inside the operation (vDSO excluded) */
+    uint32_t bound;       /* the syscall bound of bound.c */
+    uint32_t waits_count;
+    uint32_t signals_count;  /* signals that interrupted a wait of this op */
+    uint32_t spurious_count; /* spurious wakeups delivered to a wait of this op */
+    bool ready_at_begin;
+    uint64_t begin_ns;
+    uint64_t deadline_ns;
+} qp_op_stats;
+
+typedef struct qp_violation {
+    int property; /* enum qp_property, or -1 for none */
+    size_t rec_index;
+    char why[320];
+} qp_violation;
+
+typedef struct qp_oracle {
+    uint64_t cost_ns;
+    uint64_t slack_ns;
+    bool op_open;
+    qp_op_stats op; /* the open operation */
+    qp_op_stats done[QP_ORACLE_OPS_MAX];
+    size_t done_count;
+    /* fd -> readiness a wait reported that no receive has consumed yet */
+    bool ready_unconsumed[QP_ORACLE_FDS_MAX];
+    qp_violation violation;
+} qp_oracle;
+
+void qp_oracle_init(qp_oracle *oracle, const qp_schedule *sched);
+
+/* Checks the record just appended at index. Returns true on a violation. */
+bool qp_oracle_on_rec(qp_oracle *oracle, const qp_trace *trace, size_t index);
+
+/* The run's syscall budget is spent at record index. Always a violation. */
+bool qp_oracle_on_budget(qp_oracle *oracle, const qp_trace *trace, size_t index,
+                         uint32_t calls_max);
+
+/* The run ended at end_ns; blocked_forever when its task waits with no
+ * timeout on something that will never come. Returns true on a violation. */
+bool qp_oracle_finish(qp_oracle *oracle, const qp_trace *trace, uint64_t end_ns,
+                      bool blocked_forever);
+
+/* The syscall bound of an operation when each syscall costs cost_ns (bound.c). */
+uint32_t qp_op_bound(const qp_op_stats *op, uint64_t cost_ns);
+
+#endif

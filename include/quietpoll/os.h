@@ -1,0 +1,63 @@
+/* The os API: the one table through which machines reach the kernel.
+ *
+ * Signatures are libc's: plain fd numbers, -1 with errno set on failure,
+ * <poll.h> and <time.h> types, no quietpoll-only types. So the same table can
+ * be backed by the simulator (tests, fuzzing), by real Linux, or by link-time
+ * wrapping (-Wl,--wrap=poll,...) that routes an unmodified C library's calls
+ * into the simulator.
+ *
+ * Two entries are not syscalls: op_begin and op_end tell the oracle what a
+ * run of syscalls was for (a timed read and its deadline). A backend that has
+ * no oracle may leave them NULL. */
+#ifndef QUIETPOLL_OS_H
+#define QUIETPOLL_OS_H
+
+#include <poll.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <time.h>
+
+enum qp_op_kind {
+    QP_OP_TIMED_READ, /* read at least one byte, EOF or an error, before timeout_ns */
+    QP_OP_KIND_COUNT
+};
+
+enum qp_op_result {
+    QP_OP_DATA,       /* bytes were read */
+    QP_OP_EOF,        /* the peer closed */
+    QP_OP_ERROR,      /* a read failed with an error other than EAGAIN */
+    QP_OP_WOULDBLOCK, /* a non-blocking operation found nothing */
+    QP_OP_TIMEOUT,    /* the timeout passed */
+    QP_OP_RESULT_COUNT
+};
+
+typedef struct qp_op_mark {
+    unsigned kind; /* enum qp_op_kind */
+    int fd;
+    uint64_t timeout_ns; /* 0 non-blocking, QP_NS_INFINITE none */
+} qp_op_mark;
+
+typedef struct qp_os qp_os;
+struct qp_os {
+    void *ctx;
+    ssize_t (*read)(qp_os *os, int fd, void *buf, size_t count);
+    ssize_t (*write)(qp_os *os, int fd, const void *buf, size_t count);
+    ssize_t (*recv)(qp_os *os, int fd, void *buf, size_t len, int flags);
+    ssize_t (*recvfrom)(qp_os *os, int fd, void *buf, size_t len, int flags,
+                        struct sockaddr *src_addr, socklen_t *addrlen);
+    int (*poll)(qp_os *os, struct pollfd *fds, nfds_t nfds, int timeout_ms);
+    int (*clock_gettime)(qp_os *os, clockid_t clock_id, struct timespec *ts);
+    int (*close)(qp_os *os, int fd);
+    void (*op_begin)(qp_os *os, const qp_op_mark *mark);
+    void (*op_end)(qp_os *os, unsigned result);
+};
+
+/* CLOCK_MONOTONIC through the table, in nanoseconds. */
+uint64_t qp_os_now_ns(qp_os *os);
+
+const char *qp_op_kind_name(unsigned kind);
+const char *qp_op_result_name(unsigned result);
+
+#endif

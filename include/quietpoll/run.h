@@ -1,0 +1,51 @@
+/* Running one input: tape -> schedule -> sim -> machine -> trace -> oracle
+ * -> verdict, and reporting it. Targets, props and the CLI share this. */
+#ifndef QUIETPOLL_RUN_H
+#define QUIETPOLL_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "quietpoll/machine.h"
+#include "quietpoll/oracle.h"
+#include "quietpoll/schedule.h"
+#include "quietpoll/sim.h"
+#include "quietpoll/trace.h"
+
+/* Everything one run needs, allocated once and reused across runs. */
+typedef struct qp_run {
+    const qp_machine *machine;
+    size_t variant;
+    qp_schedule sched;
+    qp_sim sim;
+    qp_oracle oracle;
+    qp_trace trace;
+    qp_rec recs[QP_SIM_TRACE_CAP];
+    uint64_t end_ns;
+    bool blocked_forever;
+} qp_run;
+
+qp_run *qp_run_new(void);
+void qp_run_free(qp_run *run);
+
+/* Runs data through machine/variant. Returns true when a property fired;
+ * run->oracle.violation says which. */
+bool qp_run_bytes(qp_run *run, const qp_machine *machine, size_t variant, const uint8_t *data,
+                  size_t size);
+
+const qp_variant *qp_run_variant(const qp_run *run);
+bool qp_run_violated(const qp_run *run);
+
+/* The schedule in words. */
+void qp_run_describe(FILE *out, const qp_run *run);
+
+/* The full report of a violated run: the VIOLATION line, why, the schedule,
+ * the annotated trace, and replay_cmd (a command line that replays it). */
+void qp_run_report(FILE *out, const qp_run *run, const char *replay_cmd);
+
+/* The trace alone, annotated with the violation if there is one. */
+void qp_run_print_trace(FILE *out, const qp_run *run);
+
+#endif

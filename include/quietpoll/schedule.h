@@ -1,0 +1,78 @@
+/* The schedule: what a tape decodes to. Parameters of the run (start time,
+ * syscall cost, timer slack), the operations the machine performs, and the
+ * world events the sim executes in time order. */
+#ifndef QUIETPOLL_SCHEDULE_H
+#define QUIETPOLL_SCHEDULE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "quietpoll/tape.h"
+
+#define QP_OPS_MAX 8
+#define QP_EVENTS_MAX 32
+
+/* Ranges of the drawn parameters. */
+#define QP_START_S_MAX UINT64_C(86399)        /* a time of day */
+#define QP_COST_NS_MAX UINT64_C(20000)         /* 1 ns .. 20 us per syscall */
+#define QP_SLACK_NS_MAX UINT64_C(200000)       /* timer slack, 0 .. 200 us */
+#define QP_TIMEOUT_NS_MAX UINT64_C(10000000000) /* finite timeouts up to 10 s */
+#define QP_GAP_NS_MAX UINT64_C(10000000000)    /* between two world events */
+#define QP_OP_SIZE_MAX 4096                     /* bytes a read asks for */
+#define QP_DATA_SIZE_MAX 65536                  /* bytes in one arrival */
+
+enum qp_event_kind {
+    QP_EV_DATA,     /* size bytes arrive on the target */
+    QP_EV_EOF,      /* the peer closes: reads return 0 */
+    QP_EV_RESET,    /* the peer resets: one ECONNRESET, then EOF */
+    QP_EV_SIGNAL,   /* a signal: a blocked wait fails with EINTR */
+    QP_EV_SPURIOUS, /* a blocked wait reports POLLIN, yet nothing is there */
+    QP_EV_KIND_COUNT
+};
+
+typedef struct qp_event {
+    uint64_t at_ns;
+    uint8_t kind;   /* enum qp_event_kind */
+    uint8_t target; /* index of the object it acts on */
+    uint32_t size;  /* bytes, for QP_EV_DATA */
+} qp_event;
+
+/* The timeout of an operation: 0 is non-blocking, QP_NS_INFINITE waits forever. */
+enum qp_timeout_kind { QP_TIMEOUT_NONBLOCKING, QP_TIMEOUT_FINITE, QP_TIMEOUT_INFINITE };
+
+typedef struct qp_op {
+    uint64_t timeout_ns;
+    uint32_t size;
+} qp_op;
+
+typedef struct qp_schedule {
+    uint64_t start_ns;
+    uint64_t cost_ns;  /* every syscall advances the clock this much; never 0 */
+    uint64_t slack_ns; /* how late a timed-out wait returns */
+    qp_op ops[QP_OPS_MAX];
+    size_t ops_count;
+    qp_event events[QP_EVENTS_MAX]; /* sorted by at_ns; ties keep this order */
+    size_t events_count;
+} qp_schedule;
+
+/* What a machine's schedule may contain. */
+typedef struct qp_schedule_shape {
+    const char *op_noun;        /* "read" */
+    unsigned targets_count;     /* objects events may act on */
+    uint32_t event_kinds_mask;  /* 1u << enum qp_event_kind */
+} qp_schedule_shape;
+
+void qp_schedule_decode(qp_tape *tape, const qp_schedule_shape *shape, qp_schedule *out);
+void qp_schedule_encode(qp_tape_writer *w, const qp_schedule_shape *shape, const qp_schedule *s);
+
+/* The schedule in words, one line per item. */
+void qp_schedule_describe(FILE *out, const qp_schedule_shape *shape, const qp_schedule *s);
+
+const char *qp_event_kind_name(unsigned kind);
+
+/* Wall-clock style "HH:MM:SS.nnnnnnnnn" of a virtual instant (buf >= 32). */
+const char *qp_fmt_clock(char *buf, uint64_t at_ns);
+
+#endif

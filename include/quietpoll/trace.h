@@ -1,0 +1,78 @@
+/* The trace: every syscall a machine made (task, arguments, result, errno,
+ * virtual enter and exit times), every world event the sim executed, and the
+ * machine's operation marks. The oracle reads it; qp_trace_print writes it in
+ * the style of `strace -f -tt -T` with virtual timestamps. */
+#ifndef QUIETPOLL_TRACE_H
+#define QUIETPOLL_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define QP_TRACE_POLL_FDS_MAX 4
+
+enum qp_rec_type { QP_REC_SYSCALL, QP_REC_EVENT, QP_REC_OP_BEGIN, QP_REC_OP_END };
+
+enum qp_sys {
+    QP_SYS_READ,
+    QP_SYS_WRITE,
+    QP_SYS_RECV,
+    QP_SYS_RECVFROM,
+    QP_SYS_POLL,
+    QP_SYS_CLOCK_GETTIME, /* served by the vDSO: traced, never counted as a syscall */
+    QP_SYS_CLOSE,
+    QP_SYS_COUNT
+};
+
+typedef struct qp_pollrec {
+    int32_t fd;
+    int16_t events;
+    int16_t revents;
+} qp_pollrec;
+
+typedef struct qp_rec {
+    uint8_t type; /* enum qp_rec_type */
+    uint8_t task;
+    uint8_t sys;  /* QP_REC_SYSCALL: enum qp_sys */
+    uint8_t wake; /* QP_REC_SYSCALL: what ended a blocking wait (enum qp_wake) */
+    int32_t err;  /* errno when ret == -1 */
+    int64_t ret;
+    /* read/write/recv: fd, count, flags. poll: nfds, timeout_ms.
+     * event: kind, target, size, delivered. op begin: kind, fd, ready at begin.
+     * op end: result. */
+    int64_t arg[4];
+    qp_pollrec pfd[QP_TRACE_POLL_FDS_MAX];
+    uint64_t t_enter_ns;
+    uint64_t t_exit_ns;
+    uint64_t deadline_ns; /* op begin: begin time + timeout (or QP_NS_INFINITE) */
+} qp_rec;
+
+/* Why a blocking wait returned. */
+enum qp_wake { QP_WAKE_NONE, QP_WAKE_READY, QP_WAKE_TIMEOUT, QP_WAKE_SIGNAL, QP_WAKE_SPURIOUS };
+
+typedef struct qp_trace {
+    qp_rec *recs;
+    size_t count;
+    size_t cap;
+} qp_trace;
+
+/* Appends a zeroed record and returns it; NULL when full. */
+qp_rec *qp_trace_push(qp_trace *trace);
+
+/* An annotation printed under one record: the oracle's verdict. */
+typedef struct qp_annotation {
+    size_t rec_index;
+    const char *text;
+} qp_annotation;
+
+void qp_trace_print(FILE *out, const qp_trace *trace, const qp_annotation *note);
+
+/* One record in strace style, without a newline (the text of a line). */
+void qp_trace_format_rec(char *buf, size_t buf_size, const qp_rec *rec);
+
+const char *qp_sys_name(unsigned sys);
+bool qp_sys_is_wait(unsigned sys);
+bool qp_sys_is_receive(unsigned sys);
+
+#endif

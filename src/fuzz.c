@@ -1,0 +1,81 @@
+/* Fuzz target glue (see include/quietpoll/fuzz.h). This file holds the only
+ * process-wide state in quietpoll: the target's machine, variant and run
+ * buffer, set once at start-up and reused for every input. */
+#include "quietpoll/fuzz.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "quietpoll/run.h"
+#include "quietpoll/sha1.h"
+
+static struct {
+    const qp_machine *machine;
+    size_t variant;
+    const char *program;
+    const char *input_path;
+    qp_run *run;
+} target;
+
+static void print_variants(FILE *out, const qp_machine *machine)
+{
+    for (size_t i = 0; i < machine->variants_count; i++) {
+        const qp_variant *v = &machine->variants[i];
+        fprintf(out, "  %-18s %-15s %s: %s\n", v->name, v->expect, v->origin, v->summary);
+    }
+}
+
+int qp_fuzz_init(const qp_machine *machine, int argc, char **argv)
+{
+    target.machine = machine;
+    target.program = argc > 0 ? argv[0] : machine->name;
+    const char *name = getenv("QP_VARIANT");
+    if (name == NULL || *name == '\0')
+        name = "ref";
+    if (strcmp(name, "list") == 0) {
+        printf("variants of %s (QP_VARIANT=NAME; name, expected property, origin):\n",
+               machine->name);
+        print_variants(stdout, machine);
+        exit(0);
+    }
+    long variant = qp_variant_find(machine, name);
+    if (variant < 0) {
+        fprintf(stderr, "quietpoll: unknown variant '%s' of %s; the variants are:\n", name,
+                machine->name);
+        print_variants(stderr, machine);
+        exit(2);
+    }
+    target.variant = (size_t)variant;
+    target.run = qp_run_new();
+    return 0;
+}
+
+void qp_fuzz_set_input_path(const char *path)
+{
+    target.input_path = path;
+}
+
+int qp_fuzz_one(const uint8_t *data, size_t size)
+{
+    if (target.run == NULL) {
+        fprintf(stderr, "quietpoll: qp_fuzz_init was not called\n");
+        abort();
+    }
+    if (!qp_run_bytes(target.run, target.machine, target.variant, data, size))
+        return 0;
+    char sha1[41], cmd[4096];
+    qp_sha1_hex(data, size, sha1);
+    const char *variant = target.machine->variants[target.variant].name;
+    if (target.input_path != NULL)
+        snprintf(cmd, sizeof cmd, "QP_VARIANT=%s %s %s", variant, target.program,
+                 target.input_path);
+    else
+        snprintf(cmd, sizeof cmd,
+                 "QP_VARIANT=%s %s crash-%s   (the engine saves the input; libFuzzer "
+                 "names it crash-%s)",
+                 variant, target.program, sha1, sha1);
+    qp_run_report(stderr, target.run, cmd);
+    fflush(stderr);
+    abort();
+}

@@ -1,0 +1,70 @@
+/* syscall-bound: the syscalls an operation may spend, as a formula over its
+ * schedule, and the check against what it spent.
+ *
+ * Timed read (QP_OP_TIMED_READ), timeout T (0 = non-blocking, or infinite):
+ *
+ *   The reference tries the read first. If the socket is ready when the
+ *   operation begins (data queued, EOF, a pending error), or T is 0, or T
+ *   is no more than one syscall's cost (the read itself uses up the time),
+ *   that read ends it:                                     bound = 1.
+ *
+ *   Otherwise each wait it makes ends for exactly one of these reasons, and
+ *   is followed by exactly one read:
+ *     - a signal interrupts the wait (EINTR): the read finds nothing, and the
+ *       loop waits again with the time left;            2 calls per signal
+ *     - a spurious readiness: the read finds nothing (EAGAIN);
+ *                                                      2 calls per spurious
+ *     - the socket becomes ready: the read ends the operation;   2 calls
+ *     - the timeout: since the wait's timeout is the remaining time rounded
+ *       UP to whole ms, and a wait never returns early, the deadline has
+ *       passed when it returns; the read finds nothing and the loop sees no
+ *       time left and reports the timeout;                        2 calls
+ *   Only one of the last two can happen, and only once, so
+ *
+ *       bound = 1 + 2 * (1 + signals + spurious)
+ *
+ *   where signals and spurious count the ones delivered to a wait of this
+ *   operation. The reference spends exactly this in every operation that
+ *   had to wait, unless a spurious wakeup and real data arrive at the same
+ *   instant (the read after the spurious wakeup then finds the data).
+ *   A loop that rounds the remaining time down makes an extra wait per
+ *   truncated millisecond boundary (Go's netpoll floors above 1 ms), and
+ *   goes over. */
+#include "oracle_internal.h"
+#include "quietpoll/os.h"
+#include "quietpoll/units.h"
+
+uint32_t qp_op_bound(const qp_op_stats *op, uint64_t cost_ns)
+{
+    switch (op->kind) {
+    case QP_OP_TIMED_READ:
+        if (op->ready_at_begin || op->deadline_ns - op->begin_ns <= cost_ns)
+            return 1;
+        return 1 + 2 * (1 + op->signals_count + op->spurious_count);
+    }
+    return UINT32_MAX;
+}
+
+bool qp__bound_check(qp_oracle *oracle, size_t rec_index)
+{
+    const qp_op_stats *op = &oracle->op;
+    if (op->calls_count <= op->bound)
+        return false;
+    if (op->bound == 1)
+        return qp__fire(oracle, QP_PROP_SYSCALL_BOUND, rec_index,
+                        "the %s made %u syscalls; its bound is 1: %s, so one read settles it",
+                        qp_op_kind_name(op->kind), op->calls_count,
+                        op->ready_at_begin ? "the socket was ready when it began"
+                        : op->deadline_ns == op->begin_ns ? "it was non-blocking"
+                                                          : "its timeout was no longer than "
+                                                            "the read's own cost");
+    return qp__fire(oracle, QP_PROP_SYSCALL_BOUND, rec_index,
+                    "the %s made %u syscalls (%u waits); its bound is %u = 1 + 2 * (1 + %u "
+                    "signals + %u spurious wakeups)%s",
+                    qp_op_kind_name(op->kind), op->calls_count, op->waits_count, op->bound,
+                    op->signals_count, op->spurious_count,
+                    op->waits_count > 1 + op->signals_count + op->spurious_count
+                        ? ": a wait returned before the deadline with nothing to do, so its "
+                          "timeout fell short of the time left"
+                        : "");
+}

@@ -1,0 +1,136 @@
+/* Dispatches each trace record to the monitors and keeps the open
+ * operation's counts. */
+#include <assert.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "oracle_internal.h"
+#include "quietpoll/os.h"
+#include "quietpoll/units.h"
+
+static const char *const property_names[QP_PROP_COUNT] = {
+    [QP_PROP_SPIN] = "spin",
+    [QP_PROP_SYSCALL_BOUND] = "syscall-bound",
+    [QP_PROP_TIMEOUT_EARLY] = "timeout-early",
+    [QP_PROP_TIMEOUT_LATE] = "timeout-late",
+};
+
+const char *qp_property_name(unsigned property)
+{
+    return property < QP_PROP_COUNT ? property_names[property] : "?";
+}
+
+int qp_property_parse(const char *name)
+{
+    for (unsigned p = 0; p < QP_PROP_COUNT; p++)
+        if (strcmp(name, property_names[p]) == 0)
+            return (int)p;
+    return -1;
+}
+
+bool qp__fire(qp_oracle *oracle, unsigned property, size_t rec_index, const char *fmt, ...)
+{
+    assert(oracle->violation.property < 0 && "a run stops at its first violation");
+    oracle->violation.property = (int)property;
+    oracle->violation.rec_index = rec_index;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(oracle->violation.why, sizeof oracle->violation.why, fmt, ap);
+    va_end(ap);
+    return true;
+}
+
+void qp_oracle_init(qp_oracle *oracle, const qp_schedule *sched)
+{
+    memset(oracle, 0, sizeof *oracle);
+    oracle->cost_ns = sched->cost_ns;
+    oracle->slack_ns = sched->slack_ns;
+    oracle->violation.property = -1;
+}
+
+static void op_begin(qp_oracle *oracle, const qp_rec *rec)
+{
+    assert(!oracle->op_open && "operations do not nest");
+    memset(&oracle->op, 0, sizeof oracle->op);
+    oracle->op.kind = (unsigned)rec->arg[0];
+    oracle->op.ready_at_begin = rec->arg[2] != 0;
+    oracle->op.begin_ns = rec->t_enter_ns;
+    oracle->op.deadline_ns = rec->deadline_ns;
+    oracle->op_open = true;
+}
+
+static bool op_end(qp_oracle *oracle, const qp_rec *rec, size_t index)
+{
+    assert(oracle->op_open && "an op end needs an op begin");
+    oracle->op.bound = qp_op_bound(&oracle->op, oracle->cost_ns);
+    oracle->op_open = false;
+    if (oracle->done_count < QP_ORACLE_OPS_MAX)
+        oracle->done[oracle->done_count++] = oracle->op;
+    return qp__bound_check(oracle, index) || qp__timeouts_check(oracle, rec, index);
+}
+
+static void count_event(qp_oracle *oracle, const qp_rec *rec)
+{
+    if (!oracle->op_open || !rec->arg[3])
+        return;
+    if (rec->arg[0] == QP_EV_SIGNAL)
+        oracle->op.signals_count++;
+    else if (rec->arg[0] == QP_EV_SPURIOUS)
+        oracle->op.spurious_count++;
+}
+
+bool qp_oracle_on_rec(qp_oracle *oracle, const qp_trace *trace, size_t index)
+{
+    assert(index < trace->count);
+    const qp_rec *rec = &trace->recs[index];
+    switch (rec->type) {
+    case QP_REC_OP_BEGIN:
+        op_begin(oracle, rec);
+        return false;
+    case QP_REC_OP_END:
+        return op_end(oracle, rec, index);
+    case QP_REC_EVENT:
+        count_event(oracle, rec);
+        return false;
+    case QP_REC_SYSCALL:
+        if (rec->sys == QP_SYS_CLOCK_GETTIME)
+            return false;
+        if (oracle->op_open) {
+            oracle->op.calls_count++;
+            oracle->op.waits_count += qp_sys_is_wait(rec->sys);
+        }
+        return qp__spin_on_syscall(oracle, trace, index);
+    }
+    assert(!"unknown record type");
+    return false;
+}
+
+bool qp_oracle_on_budget(qp_oracle *oracle, const qp_trace *trace, size_t index,
+                         uint32_t calls_max)
+{
+    (void)trace;
+    return qp__fire(oracle, QP_PROP_SYSCALL_BOUND, index,
+                    "the run spent its whole budget of %u calls: the loop never settles", calls_max);
+}
+
+bool qp_oracle_finish(qp_oracle *oracle, const qp_trace *trace, uint64_t end_ns,
+                      bool blocked_forever)
+{
+    if (!oracle->op_open)
+        return false;
+    size_t last = trace->count ? trace->count - 1 : 0;
+    oracle->op.bound = qp_op_bound(&oracle->op, oracle->cost_ns);
+    if (qp__bound_check(oracle, last))
+        return true;
+    if (blocked_forever && oracle->op.deadline_ns != QP_NS_INFINITE) {
+        char ms[32];
+        return qp__fire(oracle, QP_PROP_TIMEOUT_LATE, last,
+                        "the %s waits with no timeout and never returns, though its deadline "
+                        "passed %s after it began",
+                        qp_op_kind_name(oracle->op.kind),
+                        qp_fmt_ms(ms, oracle->op.deadline_ns - oracle->op.begin_ns));
+    }
+    (void)end_ns;
+    return false;
+}

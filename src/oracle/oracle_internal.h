@@ -1,0 +1,16 @@
+/* The monitors behind qp_oracle_*; each file holds one family. */
+#ifndef QUIETPOLL_ORACLE_INTERNAL_H
+#define QUIETPOLL_ORACLE_INTERNAL_H
+
+#include "quietpoll/oracle.h"
+
+/* Records a violation; always returns true so monitors can `return fire(...)`. */
+bool qp__fire(qp_oracle *oracle, unsigned property, size_t rec_index, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+bool qp__spin_on_syscall(qp_oracle *oracle, const qp_trace *trace, size_t index);
+/* Both check oracle->op, the operation just ended (or still open at the end). */
+bool qp__bound_check(qp_oracle *oracle, size_t rec_index);
+bool qp__timeouts_check(qp_oracle *oracle, const qp_rec *end, size_t rec_index);
+
+#endif

@@ -1,0 +1,38 @@
+/* Reports: the schedule in words, the annotated trace, the violation. */
+#include <stdio.h>
+
+#include "quietpoll/run.h"
+#include "quietpoll/units.h"
+
+void qp_run_describe(FILE *out, const qp_run *run)
+{
+    qp_schedule_describe(out, &run->machine->shape, &run->sched);
+}
+
+void qp_run_print_trace(FILE *out, const qp_run *run)
+{
+    const qp_violation *v = &run->oracle.violation;
+    char text[sizeof v->why + 64];
+    qp_annotation note = {v->rec_index, text};
+    if (v->property >= 0)
+        snprintf(text, sizeof text, "%s: %s", qp_property_name((unsigned)v->property), v->why);
+    qp_trace_print(out, &run->trace, v->property >= 0 ? &note : NULL);
+    if (run->blocked_forever)
+        fprintf(out, "# the task waits with no timeout and no event will come: the run ends\n");
+}
+
+void qp_run_report(FILE *out, const qp_run *run, const char *replay_cmd)
+{
+    const qp_violation *v = &run->oracle.violation;
+    if (v->property < 0)
+        return;
+    fprintf(out, "quietpoll: VIOLATION %s in %s/%s\n", qp_property_name((unsigned)v->property),
+            run->machine->name, qp_run_variant(run)->name);
+    fprintf(out, "why: %s\n", v->why);
+    fprintf(out, "schedule:\n");
+    qp_run_describe(out, run);
+    fprintf(out, "trace (strace -f -tt -T style, virtual time):\n");
+    qp_run_print_trace(out, run);
+    if (replay_cmd != NULL)
+        fprintf(out, "replay: %s\n", replay_cmd);
+}

@@ -1,0 +1,59 @@
+/* One input through the pipeline: tape -> schedule -> sim -> machine ->
+ * trace -> oracle -> verdict. */
+#include "quietpoll/run.h"
+
+#include <assert.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+
+qp_run *qp_run_new(void)
+{
+    qp_run *run = calloc(1, sizeof *run);
+    if (run == NULL)
+        abort();
+    return run;
+}
+
+void qp_run_free(qp_run *run)
+{
+    free(run);
+}
+
+bool qp_run_bytes(qp_run *run, const qp_machine *machine, size_t variant, const uint8_t *data,
+                  size_t size)
+{
+    assert(variant < machine->variants_count);
+    run->machine = machine;
+    run->variant = variant;
+    qp_tape tape;
+    qp_tape_init(&tape, data, size);
+    qp_schedule_decode(&tape, &machine->shape, &run->sched);
+
+    run->trace = (qp_trace){.recs = run->recs, .count = 0, .cap = QP_SIM_TRACE_CAP};
+    qp_oracle_init(&run->oracle, &run->sched);
+    jmp_buf stop_jmp;
+    qp_sim_init(&run->sim, &run->sched, &run->trace, &run->oracle, &stop_jmp);
+    qp_world world;
+    memset(&world, 0, sizeof world);
+    machine->setup(&run->sim, &world);
+
+    if (setjmp(stop_jmp) == 0)
+        machine->run(&run->sim.os, &world, &run->sched, variant);
+
+    run->end_ns = run->sim.now_ns;
+    run->blocked_forever = run->sim.stop == QP_STOP_BLOCKED_FOREVER;
+    if (run->sim.stop != QP_STOP_VIOLATION)
+        qp_oracle_finish(&run->oracle, &run->trace, run->end_ns, run->blocked_forever);
+    return qp_run_violated(run);
+}
+
+const qp_variant *qp_run_variant(const qp_run *run)
+{
+    return &run->machine->variants[run->variant];
+}
+
+bool qp_run_violated(const qp_run *run)
+{
+    return run->oracle.violation.property >= 0;
+}

@@ -1,0 +1,185 @@
+/* Decoding a tape into a schedule, encoding one back, and describing it. */
+#include "quietpoll/schedule.h"
+
+#include <assert.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "quietpoll/units.h"
+
+static const char *const event_kind_names[QP_EV_KIND_COUNT] = {
+    [QP_EV_DATA] = "data",
+    [QP_EV_EOF] = "eof",
+    [QP_EV_RESET] = "reset",
+    [QP_EV_SIGNAL] = "signal",
+    [QP_EV_SPURIOUS] = "spurious",
+};
+
+const char *qp_event_kind_name(unsigned kind)
+{
+    return kind < QP_EV_KIND_COUNT ? event_kind_names[kind] : "?";
+}
+
+static unsigned kinds_count(uint32_t mask)
+{
+    unsigned count = 0;
+    for (unsigned kind = 0; kind < QP_EV_KIND_COUNT; kind++)
+        count += (mask >> kind) & 1u;
+    return count;
+}
+
+/* The index-th allowed kind, in enum order, and its inverse. */
+static unsigned kind_at(uint32_t mask, unsigned index)
+{
+    for (unsigned kind = 0; kind < QP_EV_KIND_COUNT; kind++)
+        if ((mask >> kind) & 1u) {
+            if (index == 0)
+                return kind;
+            index--;
+        }
+    assert(!"kind index out of range");
+    return 0;
+}
+
+static unsigned index_of_kind(uint32_t mask, unsigned kind)
+{
+    assert((mask >> kind) & 1u);
+    unsigned index = 0;
+    for (unsigned k = 0; k < kind; k++)
+        index += (mask >> k) & 1u;
+    return index;
+}
+
+static uint64_t decode_timeout_ns(qp_tape *tape, uint64_t phase_ns)
+{
+    switch (qp_tape_choice(tape, 3)) {
+    case QP_TIMEOUT_NONBLOCKING:
+        return 0;
+    case QP_TIMEOUT_FINITE: {
+        uint64_t timeout_ns = qp_tape_time_ns(tape, QP_TIMEOUT_NS_MAX, phase_ns);
+        return timeout_ns == 0 ? 1 : timeout_ns;
+    }
+    default:
+        return QP_NS_INFINITE;
+    }
+}
+
+static void encode_timeout_ns(qp_tape_writer *w, uint64_t timeout_ns)
+{
+    if (timeout_ns == 0) {
+        qp_write_choice(w, QP_TIMEOUT_NONBLOCKING, 3);
+    } else if (timeout_ns == QP_NS_INFINITE) {
+        qp_write_choice(w, QP_TIMEOUT_INFINITE, 3);
+    } else {
+        qp_write_choice(w, QP_TIMEOUT_FINITE, 3);
+        qp_write_time_ns(w, timeout_ns, QP_TIMEOUT_NS_MAX);
+    }
+}
+
+void qp_schedule_decode(qp_tape *tape, const qp_schedule_shape *shape, qp_schedule *out)
+{
+    assert(shape->targets_count >= 1 && kinds_count(shape->event_kinds_mask) >= 1);
+    memset(out, 0, sizeof *out);
+
+    uint64_t start_s = qp_tape_range(tape, 0, QP_START_S_MAX);
+    out->start_ns = start_s * QP_NS_PER_S + qp_tape_time_ns(tape, QP_NS_PER_S - 1, 0);
+    uint64_t phase_ns = out->start_ns % QP_NS_PER_MS;
+    out->cost_ns = 1 + qp_tape_time_ns(tape, QP_COST_NS_MAX - 1, 0);
+    out->slack_ns = qp_tape_time_ns(tape, QP_SLACK_NS_MAX, 0);
+
+    while (out->ops_count < QP_OPS_MAX && qp_tape_more(tape)) {
+        qp_op *op = &out->ops[out->ops_count++];
+        op->timeout_ns = decode_timeout_ns(tape, phase_ns);
+        op->size = (uint32_t)qp_tape_range(tape, 1, QP_OP_SIZE_MAX);
+    }
+
+    uint64_t at_ns = out->start_ns;
+    unsigned kinds = kinds_count(shape->event_kinds_mask);
+    while (out->events_count < QP_EVENTS_MAX && qp_tape_more(tape)) {
+        qp_event *ev = &out->events[out->events_count++];
+        ev->kind = (uint8_t)kind_at(shape->event_kinds_mask, qp_tape_choice(tape, kinds));
+        at_ns += qp_tape_time_ns(tape, QP_GAP_NS_MAX, at_ns % QP_NS_PER_MS);
+        ev->at_ns = at_ns;
+        ev->target = (uint8_t)qp_tape_range(tape, 0, shape->targets_count - 1);
+        if (ev->kind == QP_EV_DATA)
+            ev->size = (uint32_t)qp_tape_range(tape, 1, QP_DATA_SIZE_MAX);
+    }
+}
+
+void qp_schedule_encode(qp_tape_writer *w, const qp_schedule_shape *shape, const qp_schedule *s)
+{
+    assert(s->cost_ns >= 1 && s->ops_count <= QP_OPS_MAX && s->events_count <= QP_EVENTS_MAX);
+    qp_write_range(w, s->start_ns / QP_NS_PER_S, 0, QP_START_S_MAX);
+    qp_write_time_ns(w, s->start_ns % QP_NS_PER_S, QP_NS_PER_S - 1);
+    qp_write_time_ns(w, s->cost_ns - 1, QP_COST_NS_MAX - 1);
+    qp_write_time_ns(w, s->slack_ns, QP_SLACK_NS_MAX);
+
+    for (size_t i = 0; i < s->ops_count; i++) {
+        qp_write_more(w, true);
+        encode_timeout_ns(w, s->ops[i].timeout_ns);
+        qp_write_range(w, s->ops[i].size, 1, QP_OP_SIZE_MAX);
+    }
+    if (s->ops_count < QP_OPS_MAX)
+        qp_write_more(w, false);
+
+    uint64_t at_ns = s->start_ns;
+    unsigned kinds = kinds_count(shape->event_kinds_mask);
+    for (size_t i = 0; i < s->events_count; i++) {
+        const qp_event *ev = &s->events[i];
+        assert(ev->at_ns >= at_ns);
+        qp_write_more(w, true);
+        qp_write_choice(w, index_of_kind(shape->event_kinds_mask, ev->kind), kinds);
+        qp_write_time_ns(w, ev->at_ns - at_ns, QP_GAP_NS_MAX);
+        at_ns = ev->at_ns;
+        qp_write_range(w, ev->target, 0, shape->targets_count - 1);
+        if (ev->kind == QP_EV_DATA)
+            qp_write_range(w, ev->size, 1, QP_DATA_SIZE_MAX);
+    }
+    if (s->events_count < QP_EVENTS_MAX)
+        qp_write_more(w, false);
+}
+
+const char *qp_fmt_clock(char *buf, uint64_t at_ns)
+{
+    uint64_t s = at_ns / QP_NS_PER_S;
+    snprintf(buf, 32, "%02" PRIu64 ":%02" PRIu64 ":%02" PRIu64 ".%09" PRIu64, (s / 3600) % 24,
+             (s / 60) % 60, s % 60, at_ns % QP_NS_PER_S);
+    return buf;
+}
+
+static void describe_timeout(FILE *out, uint64_t timeout_ns)
+{
+    char ms[32];
+    if (timeout_ns == 0)
+        fprintf(out, "non-blocking");
+    else if (timeout_ns == QP_NS_INFINITE)
+        fprintf(out, "no timeout");
+    else
+        fprintf(out, "timeout %s (%" PRIu64 " ns)", qp_fmt_ms(ms, timeout_ns), timeout_ns);
+}
+
+void qp_schedule_describe(FILE *out, const qp_schedule_shape *shape, const qp_schedule *s)
+{
+    char clock[32], ms[32], ms2[32];
+    fprintf(out, "  start %s, syscall cost %" PRIu64 " ns, timer slack %s\n",
+            qp_fmt_clock(clock, s->start_ns), s->cost_ns, qp_fmt_ms(ms, s->slack_ns));
+    if (s->ops_count == 0)
+        fprintf(out, "  no %ss\n", shape->op_noun);
+    for (size_t i = 0; i < s->ops_count; i++) {
+        fprintf(out, "  %s %zu: up to %" PRIu32 " bytes, ", shape->op_noun, i + 1, s->ops[i].size);
+        describe_timeout(out, s->ops[i].timeout_ns);
+        fputc('\n', out);
+    }
+    if (s->events_count == 0)
+        fprintf(out, "  no world events\n");
+    for (size_t i = 0; i < s->events_count; i++) {
+        const qp_event *ev = &s->events[i];
+        fprintf(out, "  at +%s (%s): %s", qp_fmt_ms(ms, ev->at_ns - s->start_ns),
+                qp_fmt_clock(ms2, ev->at_ns), qp_event_kind_name(ev->kind));
+        if (ev->kind == QP_EV_DATA)
+            fprintf(out, ", %" PRIu32 " bytes", ev->size);
+        if (shape->targets_count > 1)
+            fprintf(out, " on object %u", ev->target);
+        fputc('\n', out);
+    }
+}

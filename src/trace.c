@@ -1,0 +1,38 @@
+/* The trace's storage and the names of what it records. */
+#include "quietpoll/trace.h"
+
+#include <string.h>
+
+qp_rec *qp_trace_push(qp_trace *trace)
+{
+    if (trace->count == trace->cap)
+        return NULL;
+    qp_rec *rec = &trace->recs[trace->count++];
+    memset(rec, 0, sizeof *rec);
+    return rec;
+}
+
+static const char *const sys_names[QP_SYS_COUNT] = {
+    [QP_SYS_READ] = "read",
+    [QP_SYS_WRITE] = "write",
+    [QP_SYS_RECV] = "recvfrom",
+    [QP_SYS_RECVFROM] = "recvfrom",
+    [QP_SYS_POLL] = "poll",
+    [QP_SYS_CLOCK_GETTIME] = "clock_gettime",
+    [QP_SYS_CLOSE] = "close",
+};
+
+const char *qp_sys_name(unsigned sys)
+{
+    return sys < QP_SYS_COUNT ? sys_names[sys] : "?";
+}
+
+bool qp_sys_is_wait(unsigned sys)
+{
+    return sys == QP_SYS_POLL;
+}
+
+bool qp_sys_is_receive(unsigned sys)
+{
+    return sys == QP_SYS_READ || sys == QP_SYS_RECV || sys == QP_SYS_RECVFROM;
+}

@@ -1,0 +1,237 @@
+/* Printing the trace as `strace -f -tt -T` would, with virtual timestamps at
+ * nanosecond precision (strace's --absolute-timestamps=precision:ns and
+ * --syscall-times=ns). vDSO calls are not printed, as strace does not see
+ * them; world events and operation marks are printed as '#' lines. */
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "quietpoll/os.h"
+#include "quietpoll/schedule.h"
+#include "quietpoll/trace.h"
+#include "quietpoll/units.h"
+
+#define QP_PID_BASE 4200
+#define QP_FAKE_BUF_ADDR "0x7f3a5c001000"
+
+typedef struct line {
+    char *buf;
+    size_t size;
+    size_t len;
+} line;
+
+static void put(line *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(line *l, const char *fmt, ...)
+{
+    if (l->len >= l->size)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(l->buf + l->len, l->size - l->len, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        l->len = l->len + (size_t)n < l->size ? l->len + (size_t)n : l->size - 1;
+}
+
+static const struct {
+    int err;
+    const char *name;
+    const char *text;
+} errnos[] = {
+    {EAGAIN, "EAGAIN", "Resource temporarily unavailable"},
+    {EINTR, "EINTR", "Interrupted system call"},
+    {EBADF, "EBADF", "Bad file descriptor"},
+    {EINVAL, "EINVAL", "Invalid argument"},
+    {ECONNRESET, "ECONNRESET", "Connection reset by peer"},
+    {ECONNREFUSED, "ECONNREFUSED", "Connection refused"},
+    {ENOTSOCK, "ENOTSOCK", "Socket operation on non-socket"},
+    {EPIPE, "EPIPE", "Broken pipe"},
+};
+
+static void put_errno(line *l, int err)
+{
+    for (size_t i = 0; i < sizeof errnos / sizeof errnos[0]; i++)
+        if (errnos[i].err == err) {
+            put(l, "-1 %s (%s)", errnos[i].name, errnos[i].text);
+            return;
+        }
+    put(l, "-1 E%d", err);
+}
+
+static void put_poll_events(line *l, int events)
+{
+    static const struct {
+        int bit;
+        const char *name;
+    } bits[] = {{POLLIN, "POLLIN"},   {POLLPRI, "POLLPRI"}, {POLLOUT, "POLLOUT"},
+                {POLLERR, "POLLERR"}, {POLLHUP, "POLLHUP"}, {POLLNVAL, "POLLNVAL"}};
+    const char *sep = "";
+    for (size_t i = 0; i < sizeof bits / sizeof bits[0]; i++)
+        if (events & bits[i].bit) {
+            put(l, "%s%s", sep, bits[i].name);
+            sep = "|";
+        }
+    if (*sep == '\0')
+        put(l, "0");
+}
+
+static void put_poll(line *l, const qp_rec *rec)
+{
+    int64_t nfds = rec->arg[0];
+    put(l, "poll([");
+    for (int64_t i = 0; i < nfds && i < QP_TRACE_POLL_FDS_MAX; i++) {
+        put(l, "%s{fd=%" PRId32 ", events=", i ? ", " : "", rec->pfd[i].fd);
+        put_poll_events(l, rec->pfd[i].events);
+        put(l, "}");
+    }
+    put(l, "], %" PRId64 ", %" PRId64 ") = ", nfds, rec->arg[1]);
+    if (rec->ret < 0) {
+        put_errno(l, rec->err);
+    } else if (rec->ret == 0) {
+        put(l, "0 (Timeout)");
+    } else {
+        put(l, "%" PRId64 " ([", rec->ret);
+        const char *sep = "";
+        for (int64_t i = 0; i < nfds && i < QP_TRACE_POLL_FDS_MAX; i++)
+            if (rec->pfd[i].revents) {
+                put(l, "%s{fd=%" PRId32 ", revents=", sep, rec->pfd[i].fd);
+                put_poll_events(l, rec->pfd[i].revents);
+                put(l, "}");
+                sep = ", ";
+            }
+        put(l, "])");
+    }
+}
+
+static void put_syscall(line *l, const qp_rec *rec)
+{
+    switch (rec->sys) {
+    case QP_SYS_POLL:
+        put_poll(l, rec);
+        break;
+    case QP_SYS_CLOCK_GETTIME:
+        put(l, "clock_gettime(CLOCK_MONOTONIC, {tv_sec=%" PRIu64 ", tv_nsec=%" PRIu64 "}) = 0",
+            rec->t_enter_ns / QP_NS_PER_S, rec->t_enter_ns % QP_NS_PER_S);
+        break;
+    case QP_SYS_CLOSE:
+        put(l, "close(%" PRId64 ") = ", rec->arg[0]);
+        break;
+    case QP_SYS_RECV:
+    case QP_SYS_RECVFROM:
+        put(l, "recvfrom(%" PRId64 ", " QP_FAKE_BUF_ADDR ", %" PRId64 ", %s, %s) = ", rec->arg[0],
+            rec->arg[1], (rec->arg[2] & MSG_DONTWAIT) ? "MSG_DONTWAIT" : "0",
+            rec->sys == QP_SYS_RECV ? "NULL, NULL" : "{sa_family=AF_INET, ...}, [16]");
+        break;
+    default:
+        put(l, "%s(%" PRId64 ", " QP_FAKE_BUF_ADDR ", %" PRId64 ") = ", qp_sys_name(rec->sys),
+            rec->arg[0], rec->arg[1]);
+        break;
+    }
+    if (rec->sys != QP_SYS_POLL && rec->sys != QP_SYS_CLOCK_GETTIME) {
+        if (rec->ret < 0)
+            put_errno(l, rec->err);
+        else
+            put(l, "%" PRId64, rec->ret);
+    }
+    uint64_t took_ns = rec->t_exit_ns - rec->t_enter_ns;
+    put(l, " <%" PRIu64 ".%09" PRIu64 ">", took_ns / QP_NS_PER_S, took_ns % QP_NS_PER_S);
+}
+
+static void put_event(line *l, const qp_rec *rec)
+{
+    put(l, "world: ");
+    switch (rec->arg[0]) {
+    case QP_EV_DATA:
+        put(l, "%" PRId64 " bytes arrive on fd %" PRId64, rec->arg[2], rec->arg[1]);
+        break;
+    case QP_EV_EOF:
+        put(l, "the peer of fd %" PRId64 " closes", rec->arg[1]);
+        break;
+    case QP_EV_RESET:
+        put(l, "the peer of fd %" PRId64 " resets the connection", rec->arg[1]);
+        break;
+    case QP_EV_SIGNAL:
+        put(l, "a signal arrives");
+        break;
+    case QP_EV_SPURIOUS:
+        put(l, "a spurious readiness on fd %" PRId64, rec->arg[1]);
+        break;
+    default:
+        put(l, "event %" PRId64, rec->arg[0]);
+        break;
+    }
+    put(l, rec->arg[3] ? " (wakes the blocked wait)" : "");
+}
+
+void qp_trace_format_rec(char *buf, size_t buf_size, const qp_rec *rec)
+{
+    line l = {buf, buf_size, 0};
+    char clock[32], ms[32];
+    buf[0] = '\0';
+    switch (rec->type) {
+    case QP_REC_SYSCALL:
+        put(&l, "[pid %d] %s ", QP_PID_BASE + rec->task, qp_fmt_clock(clock, rec->t_enter_ns));
+        put_syscall(&l, rec);
+        break;
+    case QP_REC_EVENT:
+        put(&l, "# %s ", qp_fmt_clock(clock, rec->t_enter_ns));
+        put_event(&l, rec);
+        break;
+    case QP_REC_OP_BEGIN:
+        put(&l, "# %s [pid %d] op begin: %s on fd %" PRId64 ", ",
+            qp_fmt_clock(clock, rec->t_enter_ns), QP_PID_BASE + rec->task,
+            qp_op_kind_name((unsigned)rec->arg[0]), rec->arg[1]);
+        if (rec->deadline_ns == rec->t_enter_ns)
+            put(&l, "non-blocking");
+        else if (rec->deadline_ns == QP_NS_INFINITE)
+            put(&l, "no timeout");
+        else
+            put(&l, "timeout %s, deadline %s", qp_fmt_ms(ms, rec->deadline_ns - rec->t_enter_ns),
+                qp_fmt_clock(clock, rec->deadline_ns));
+        break;
+    case QP_REC_OP_END:
+        put(&l, "# %s [pid %d] op end: %s", qp_fmt_clock(clock, rec->t_enter_ns),
+            QP_PID_BASE + rec->task, qp_op_result_name((unsigned)rec->arg[0]));
+        break;
+    }
+}
+
+/* Records in the order of their enter times: a syscall joins the trace when
+ * it returns, after the world events that happened while it was blocked, but
+ * reads best on the line where it began, as strace -tt shows it. */
+static size_t *print_order(const qp_trace *trace)
+{
+    size_t *order = malloc((trace->count ? trace->count : 1) * sizeof *order);
+    if (order == NULL)
+        abort();
+    for (size_t i = 0; i < trace->count; i++) {
+        size_t j = i;
+        while (j > 0 && trace->recs[order[j - 1]].t_enter_ns > trace->recs[i].t_enter_ns) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = i;
+    }
+    return order;
+}
+
+void qp_trace_print(FILE *out, const qp_trace *trace, const qp_annotation *note)
+{
+    char buf[512];
+    size_t *order = print_order(trace);
+    for (size_t k = 0; k < trace->count; k++) {
+        size_t i = order[k];
+        const qp_rec *rec = &trace->recs[i];
+        bool noted = note && note->rec_index == i;
+        if (rec->type == QP_REC_SYSCALL && rec->sys == QP_SYS_CLOCK_GETTIME && !noted)
+            continue;
+        qp_trace_format_rec(buf, sizeof buf, rec);
+        fprintf(out, "%s\n", buf);
+        if (noted)
+            fprintf(out, "  ^-- %s\n", note->text);
+    }
+    free(order);
+}

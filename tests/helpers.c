@@ -1,0 +1,55 @@
+#include "helpers.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+bool run_schedule(qp_run *run, const qp_machine *machine, size_t variant, const qp_schedule *sched)
+{
+    qp_tape_writer w;
+    qp_writer_init(&w);
+    qp_schedule_encode(&w, &machine->shape, sched);
+    CHECK(!w.overflow);
+    bool violated = qp_run_bytes(run, machine, variant, w.data, w.size);
+    CHECK(schedules_equal(&run->sched, sched));
+    return violated;
+}
+
+size_t random_tape(uint64_t *rng, uint8_t *buf, size_t size_max)
+{
+    size_t size = (size_t)(qp_splitmix64(rng) % (size_max + 1));
+    qp_random_bytes(rng, buf, size);
+    return size;
+}
+
+bool schedules_equal(const qp_schedule *a, const qp_schedule *b)
+{
+    if (a->start_ns != b->start_ns || a->cost_ns != b->cost_ns || a->slack_ns != b->slack_ns ||
+        a->ops_count != b->ops_count || a->events_count != b->events_count)
+        return false;
+    for (size_t i = 0; i < a->ops_count; i++)
+        if (a->ops[i].timeout_ns != b->ops[i].timeout_ns || a->ops[i].size != b->ops[i].size)
+            return false;
+    for (size_t i = 0; i < a->events_count; i++) {
+        const qp_event *x = &a->events[i], *y = &b->events[i];
+        if (x->at_ns != y->at_ns || x->kind != y->kind || x->target != y->target ||
+            x->size != y->size)
+            return false;
+    }
+    return true;
+}
+
+char *run_text(const qp_run *run)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    if (out == NULL)
+        abort();
+    fprintf(out, "verdict %d\n", run->oracle.violation.property);
+    qp_run_describe(out, run);
+    qp_run_print_trace(out, run);
+    fclose(out);
+    return text;
+}

@@ -1,0 +1,241 @@
+/* The oracle on hand-written traces: each property fires where it must and
+ * stays quiet where it must not. */
+#include "check.h"
+#include "helpers.h"
+#include "quietpoll/os.h"
+#include "quietpoll/units.h"
+
+#define MS QP_NS_PER_MS
+#define T0 (UINT64_C(500) * QP_NS_PER_S)
+#define COST 1000
+#define SLACK 50000
+
+typedef struct fixture {
+    qp_rec recs[64];
+    qp_trace trace;
+    qp_oracle oracle;
+    int fired; /* property, or -1 */
+    size_t fired_at;
+} fixture;
+
+static void start(fixture *f)
+{
+    memset(f, 0, sizeof *f);
+    f->trace = (qp_trace){f->recs, 0, 64};
+    qp_schedule s = {.cost_ns = COST, .slack_ns = SLACK};
+    qp_oracle_init(&f->oracle, &s);
+    f->fired = -1;
+}
+
+static void feed(fixture *f, qp_rec rec)
+{
+    qp_rec *slot = qp_trace_push(&f->trace);
+    *slot = rec;
+    if (f->fired < 0 && qp_oracle_on_rec(&f->oracle, &f->trace, f->trace.count - 1)) {
+        f->fired = f->oracle.violation.property;
+        f->fired_at = f->trace.count - 1;
+    }
+}
+
+static void op_begin(fixture *f, uint64_t at_ns, uint64_t timeout_ns, bool ready)
+{
+    qp_rec r = {.type = QP_REC_OP_BEGIN, .t_enter_ns = at_ns, .t_exit_ns = at_ns,
+                .arg = {QP_OP_TIMED_READ, 3, ready, 0},
+                .deadline_ns = timeout_ns == QP_NS_INFINITE ? QP_NS_INFINITE : at_ns + timeout_ns};
+    feed(f, r);
+}
+
+static void op_end(fixture *f, uint64_t at_ns, unsigned result)
+{
+    feed(f, (qp_rec){.type = QP_REC_OP_END, .t_enter_ns = at_ns, .t_exit_ns = at_ns,
+                     .arg = {result}});
+}
+
+static void sys_read(fixture *f, uint64_t at_ns, int64_t ret)
+{
+    feed(f, (qp_rec){.type = QP_REC_SYSCALL, .sys = QP_SYS_READ, .t_enter_ns = at_ns,
+                     .t_exit_ns = at_ns + COST, .arg = {3, 1}, .ret = ret, .err = ret < 0 ? 11 : 0});
+}
+
+static void sys_poll(fixture *f, uint64_t at_ns, uint64_t took_ns, int timeout_ms, int64_t ret)
+{
+    qp_rec r = {.type = QP_REC_SYSCALL, .sys = QP_SYS_POLL, .t_enter_ns = at_ns,
+                .t_exit_ns = at_ns + took_ns, .arg = {1, timeout_ms}, .ret = ret};
+    r.pfd[0] = (qp_pollrec){3, POLLIN, ret > 0 ? POLLIN : 0};
+    feed(f, r);
+}
+
+static void event(fixture *f, uint64_t at_ns, unsigned kind, bool delivered)
+{
+    feed(f, (qp_rec){.type = QP_REC_EVENT, .t_enter_ns = at_ns, .t_exit_ns = at_ns,
+                     .arg = {kind, 3, 0, delivered}});
+}
+
+static const char *fired(const fixture *f)
+{
+    return f->fired < 0 ? "none" : qp_property_name((unsigned)f->fired);
+}
+
+/* seed 000 before the fix: poll(1), then poll(0) with 0.9 ms left */
+static void test_spin_fires_on_poll0_with_time_left(void)
+{
+    fixture f;
+    start(&f);
+    op_begin(&f, T0, 2 * MS, false);
+    sys_read(&f, T0, -1);
+    sys_poll(&f, T0 + COST, MS + SLACK, 1, 0);
+    sys_read(&f, T0 + 2 * COST + MS + SLACK, -1);
+    CHECK_STR(fired(&f), "none");
+    sys_poll(&f, T0 + 3 * COST + MS + SLACK, COST, 0, 0);
+    CHECK_STR(fired(&f), "spin");
+    CHECK_EQ_U(f.fired_at, 4);
+}
+
+static void test_spin_quiet_for_poll0_at_deadline_or_ready(void)
+{
+    fixture f;
+    start(&f);
+    op_begin(&f, T0, 2 * MS, false);
+    sys_poll(&f, T0 + 2 * MS, COST, 0, 0);        /* no time left: not a spin */
+    sys_poll(&f, T0 + 2 * MS + COST, COST, 0, 1); /* it found the fd ready */
+    sys_read(&f, T0 + 2 * MS + 2 * COST, 1);
+    op_end(&f, T0 + 2 * MS + 3 * COST, QP_OP_DATA);
+    CHECK_STR(fired(&f), "none");
+}
+
+static void test_spin_quiet_for_undershooting_nonzero_timeout(void)
+{
+    fixture f;
+    start(&f);
+    op_begin(&f, T0, 2500000, false);
+    sys_read(&f, T0, -1);
+    sys_poll(&f, T0 + COST, 2 * MS + COST, 2, 0); /* woke with 0.5 ms left: not a spin */
+    CHECK_STR(fired(&f), "none");
+}
+
+static void test_spin_fires_on_readiness_waited_again(void)
+{
+    fixture f;
+    start(&f);
+    sys_poll(&f, T0, COST, -1, 1);
+    sys_poll(&f, T0 + COST, COST, -1, 1);
+    CHECK_STR(fired(&f), "spin");
+    start(&f);
+    sys_poll(&f, T0, COST, -1, 1);
+    sys_read(&f, T0 + COST, 1);
+    sys_poll(&f, T0 + 2 * COST, COST, -1, 1);
+    CHECK_STR(fired(&f), "none");
+}
+
+static void test_bound_counts_signals_and_spurious(void)
+{
+    /* read, poll (EINTR), read, poll (timeout), read: 5 calls, one signal: bound 5 */
+    fixture f;
+    start(&f);
+    op_begin(&f, T0, 5 * MS, false);
+    sys_read(&f, T0, -1);
+    event(&f, T0 + MS, QP_EV_SIGNAL, true);
+    sys_poll(&f, T0 + COST, MS, 5, -1);
+    sys_read(&f, T0 + MS + COST, -1);
+    sys_poll(&f, T0 + MS + 2 * COST, 4 * MS + SLACK, 4, 0);
+    sys_read(&f, T0 + 5 * MS + SLACK + 2 * COST, -1);
+    op_end(&f, T0 + 5 * MS + SLACK + 3 * COST, QP_OP_TIMEOUT);
+    CHECK_STR(fired(&f), "none");
+    CHECK_EQ_U(f.oracle.done[0].bound, 5);
+    CHECK_EQ_U(f.oracle.done[0].calls_count, 5);
+    /* the same calls with an undelivered signal: bound 3, and 5 calls fire */
+    start(&f);
+    op_begin(&f, T0, 5 * MS, false);
+    sys_read(&f, T0, -1);
+    event(&f, T0 + MS, QP_EV_SIGNAL, false);
+    sys_poll(&f, T0 + COST, MS, 5, 0);
+    sys_read(&f, T0 + MS + COST, -1);
+    sys_poll(&f, T0 + MS + 2 * COST, 4 * MS + SLACK, 4, 0);
+    sys_read(&f, T0 + 5 * MS + SLACK + 2 * COST, -1);
+    op_end(&f, T0 + 5 * MS + SLACK + 3 * COST, QP_OP_TIMEOUT);
+    CHECK_STR(fired(&f), "syscall-bound");
+}
+
+static void test_bound_is_one_when_ready_at_begin(void)
+{
+    fixture f;
+    start(&f);
+    op_begin(&f, T0, 5 * MS, true);
+    sys_read(&f, T0, 1);
+    op_end(&f, T0 + COST, QP_OP_DATA);
+    CHECK_STR(fired(&f), "none");
+    start(&f);
+    op_begin(&f, T0, 5 * MS, true);
+    sys_poll(&f, T0, COST, 5, 1);
+    sys_read(&f, T0 + COST, 1);
+    op_end(&f, T0 + 2 * COST, QP_OP_DATA);
+    CHECK_STR(fired(&f), "syscall-bound");
+}
+
+static void test_timeout_early_and_its_edge(void)
+{
+    fixture f;
+    start(&f);
+    op_begin(&f, T0, 2 * MS, false);
+    op_end(&f, T0 + 2 * MS - 1, QP_OP_TIMEOUT);
+    CHECK_STR(fired(&f), "timeout-early");
+    start(&f);
+    op_begin(&f, T0, 2 * MS, false);
+    op_end(&f, T0 + 2 * MS, QP_OP_TIMEOUT);
+    CHECK_STR(fired(&f), "none");
+    start(&f); /* data before the deadline is not a timeout */
+    op_begin(&f, T0, 2 * MS, false);
+    sys_read(&f, T0, 1);
+    op_end(&f, T0 + COST, QP_OP_DATA);
+    CHECK_STR(fired(&f), "none");
+}
+
+static void test_timeout_late_and_its_edge(void)
+{
+    /* allowed: 1 ms + slack + calls * cost after the deadline */
+    fixture f;
+    start(&f);
+    op_begin(&f, T0, 2 * MS, false);
+    sys_read(&f, T0, -1);
+    op_end(&f, T0 + 3 * MS + SLACK + COST, QP_OP_TIMEOUT);
+    CHECK_STR(fired(&f), "none");
+    start(&f);
+    op_begin(&f, T0, 2 * MS, false);
+    sys_read(&f, T0, -1);
+    op_end(&f, T0 + 3 * MS + SLACK + COST + 1, QP_OP_TIMEOUT);
+    CHECK_STR(fired(&f), "timeout-late");
+}
+
+static void test_budget_and_finish(void)
+{
+    fixture f;
+    start(&f);
+    sys_read(&f, T0, -1);
+    CHECK(qp_oracle_on_budget(&f.oracle, &f.trace, 0, 4096));
+    CHECK_STR(qp_property_name((unsigned)f.oracle.violation.property), "syscall-bound");
+    start(&f); /* blocked forever past a finite deadline */
+    op_begin(&f, T0, 2 * MS, false);
+    sys_read(&f, T0, -1);
+    CHECK(qp_oracle_finish(&f.oracle, &f.trace, T0 + COST, true));
+    CHECK_STR(qp_property_name((unsigned)f.oracle.violation.property), "timeout-late");
+    start(&f); /* with no deadline it may wait forever */
+    op_begin(&f, T0, QP_NS_INFINITE, false);
+    sys_read(&f, T0, -1);
+    CHECK(!qp_oracle_finish(&f.oracle, &f.trace, T0 + COST, true));
+}
+
+int main(void)
+{
+    static const test_case tests[] = {
+        TEST(test_spin_fires_on_poll0_with_time_left),
+        TEST(test_spin_quiet_for_poll0_at_deadline_or_ready),
+        TEST(test_spin_quiet_for_undershooting_nonzero_timeout),
+        TEST(test_spin_fires_on_readiness_waited_again),
+        TEST(test_bound_counts_signals_and_spurious),
+        TEST(test_bound_is_one_when_ready_at_begin),
+        TEST(test_timeout_early_and_its_edge),
+        TEST(test_timeout_late_and_its_edge),
+        TEST(test_budget_and_finish),
+    };
+    return check_run(tests, sizeof tests / sizeof tests[0]);
+}
