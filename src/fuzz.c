@@ -75,7 +75,7 @@ int qp_fuzz_one(const uint8_t *data, size_t size)
                  "QP_VARIANT=%s %s crash-%s   (the engine saves the input; libFuzzer "
                  "names it crash-%s)",
                  variant, target.program, sha1, sha1);
-    qp_run_report(stderr, target.run, cmd);
+    qp_run_report(stderr, target.run, NULL, cmd);
     fflush(stderr);
     abort();
 }

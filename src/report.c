@@ -21,13 +21,15 @@ void qp_run_print_trace(FILE *out, const qp_run *run)
         fprintf(out, "# the task waits with no timeout and no event will come: the run ends\n");
 }
 
-void qp_run_report(FILE *out, const qp_run *run, const char *replay_cmd)
+void qp_run_report(FILE *out, const qp_run *run, const char *details, const char *replay_cmd)
 {
     const qp_violation *v = &run->oracle.violation;
     if (v->property < 0)
         return;
     fprintf(out, "quietpoll: VIOLATION %s in %s/%s\n", qp_property_name((unsigned)v->property),
             run->machine->name, qp_run_variant(run)->name);
+    if (details != NULL)
+        fputs(details, out);
     fprintf(out, "why: %s\n", v->why);
     fprintf(out, "schedule:\n");
     qp_run_describe(out, run);

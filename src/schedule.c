@@ -166,7 +166,8 @@ void qp_schedule_describe(FILE *out, const qp_schedule_shape *shape, const qp_sc
     if (s->ops_count == 0)
         fprintf(out, "  no %ss\n", shape->op_noun);
     for (size_t i = 0; i < s->ops_count; i++) {
-        fprintf(out, "  %s %zu: up to %" PRIu32 " bytes, ", shape->op_noun, i + 1, s->ops[i].size);
+        fprintf(out, "  %s %zu: up to %" PRIu32 " byte%s, ", shape->op_noun, i + 1, s->ops[i].size,
+                s->ops[i].size == 1 ? "" : "s");
         describe_timeout(out, s->ops[i].timeout_ns);
         fputc('\n', out);
     }

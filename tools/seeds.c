@@ -1,5 +1,5 @@
-/* qp-seeds: the seed corpora and hand-written reproducers, written as
- * readable schedules and encoded with the tape writer.
+/* qp-seeds: the seed corpora, written as readable schedules and encoded
+ * with the tape writer. (Reproducers are made by the property engine.)
  *   qp-seeds --write ROOT   (re)writes the files under ROOT
  *   qp-seeds --check ROOT   fails if a file differs from its schedule's
  *                           encoding (the decoder or a schedule changed) */
@@ -28,9 +28,6 @@ typedef struct seed {
 static const seed seeds[] = {
     /* seed 000: a 2 ms timed read of 1 byte, and no data ever comes */
     {"corpus/fuzz_timed_read/seed000-2ms-no-data", &qp_machine_timed_read,
-     {.start_ns = START_NS, .cost_ns = 13 * US, .slack_ns = 58 * US,
-      .ops = {{2 * MS, 1}}, .ops_count = 1}},
-    {"reproducers/timed_read/jdk-8307425", &qp_machine_timed_read,
      {.start_ns = START_NS, .cost_ns = 13 * US, .slack_ns = 58 * US,
       .ops = {{2 * MS, 1}}, .ops_count = 1}},
     /* data arrives in the middle of the wait */

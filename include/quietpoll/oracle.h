@@ -32,6 +32,8 @@ enum qp_property {
 };
 
 const char *qp_property_name(unsigned property);
+/* One sentence: when the property fires. */
+const char *qp_property_summary(unsigned property);
 /* Returns the property with that name, or -1. */
 int qp_property_parse(const char *name);
 

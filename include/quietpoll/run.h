@@ -41,9 +41,10 @@ bool qp_run_violated(const qp_run *run);
 /* The schedule in words. */
 void qp_run_describe(FILE *out, const qp_run *run);
 
-/* The full report of a violated run: the VIOLATION line, why, the schedule,
- * the annotated trace, and replay_cmd (a command line that replays it). */
-void qp_run_report(FILE *out, const qp_run *run, const char *replay_cmd);
+/* The full report of a violated run: the VIOLATION line, details (lines
+ * the caller adds, or NULL), why, the schedule, the annotated trace, and
+ * replay_cmd (a command line that replays it). */
+void qp_run_report(FILE *out, const qp_run *run, const char *details, const char *replay_cmd);
 
 /* The trace alone, annotated with the violation if there is one. */
 void qp_run_print_trace(FILE *out, const qp_run *run);

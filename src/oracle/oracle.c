@@ -9,22 +9,34 @@
 #include "quietpoll/os.h"
 #include "quietpoll/units.h"
 
-static const char *const property_names[QP_PROP_COUNT] = {
-    [QP_PROP_SPIN] = "spin",
-    [QP_PROP_SYSCALL_BOUND] = "syscall-bound",
-    [QP_PROP_TIMEOUT_EARLY] = "timeout-early",
-    [QP_PROP_TIMEOUT_LATE] = "timeout-late",
+static const struct {
+    const char *name;
+    const char *summary;
+} properties[QP_PROP_COUNT] = {
+    [QP_PROP_SPIN] = {"spin", "a zero-timeout wait times out while its operation had time left, "
+                              "or a wait reports readiness nothing consumed since the last one"},
+    [QP_PROP_SYSCALL_BOUND] = {"syscall-bound",
+                               "an operation makes more syscalls than its bound "
+                               "(src/oracle/bound.c), or the run's budget is spent"},
+    [QP_PROP_TIMEOUT_EARLY] = {"timeout-early", "an operation reports a timeout before its deadline"},
+    [QP_PROP_TIMEOUT_LATE] = {"timeout-late", "an operation returns after its deadline + 1 ms + "
+                                              "timer slack + the syscall costs it incurred"},
 };
 
 const char *qp_property_name(unsigned property)
 {
-    return property < QP_PROP_COUNT ? property_names[property] : "?";
+    return property < QP_PROP_COUNT ? properties[property].name : "?";
+}
+
+const char *qp_property_summary(unsigned property)
+{
+    return property < QP_PROP_COUNT ? properties[property].summary : "?";
 }
 
 int qp_property_parse(const char *name)
 {
     for (unsigned p = 0; p < QP_PROP_COUNT; p++)
-        if (strcmp(name, property_names[p]) == 0)
+        if (strcmp(name, properties[p].name) == 0)
             return (int)p;
     return -1;
 }

@@ -1,0 +1,108 @@
+/* The property engine: random tapes from a seed, always-seeds first, and on
+ * a failure a shrinker that works on bytes (so a failure from any engine,
+ * libFuzzer's or AFL++'s included, shrinks the same way) down to a local
+ * minimum in shortlex order while the SAME property keeps firing.
+ *
+ * Trial i runs the tape drawn from trial seed i, and trial seeds come from
+ * the run seed through splitmix64: a failure is named by (seed, trial). */
+#ifndef QUIETPOLL_PROP_H
+#define QUIETPOLL_PROP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "quietpoll/machine.h"
+#include "quietpoll/run.h"
+#include "quietpoll/tape.h"
+
+#define QP_PROP_TRIALS_DEFAULT 1000
+#define QP_PROP_SEED_DEFAULT 1
+#define QP_SHRINK_ATTEMPTS_MAX 200000 /* candidate runs per shrink */
+#define QP_SHRINK_STALL_MAX 20000     /* attempts in a row without progress */
+#define QP_SHRINK_SECONDS_MAX 30.0    /* wall-clock safety bound */
+
+/* Runs one tape; returns the property that fired (>= 0) or -1 for a pass. */
+typedef int (*qp_check_fn)(void *ctx, const uint8_t *data, size_t size);
+
+/* A tape held by value. */
+typedef struct qp_tape_buf {
+    uint8_t data[QP_TAPE_MAX_BYTES];
+    size_t size;
+} qp_tape_buf;
+
+typedef struct qp_shrink_stats {
+    unsigned long steps;    /* candidates accepted (each strictly smaller) */
+    unsigned long attempts; /* candidates run */
+    unsigned long duplicates; /* candidates skipped as already tried */
+    double seconds;
+    bool hit_limit; /* stopped by attempts, stall or time rather than a fixed point */
+    const char *limit; /* which one, when hit_limit */
+} qp_shrink_stats;
+
+/* Shrinks in (which makes check fire property) into out. */
+void qp_shrink(qp_check_fn check, void *ctx, int property, const qp_tape_buf *in, qp_tape_buf *out,
+               qp_shrink_stats *stats);
+
+/* Is a smaller than b in shortlex order (shorter, or as long and lexically smaller)? */
+bool qp_shortlex_less(const uint8_t *a, size_t a_size, const uint8_t *b, size_t b_size);
+
+typedef struct qp_prop_config {
+    uint64_t seed;
+    unsigned long trials;
+    size_t tape_size_max;        /* random tapes are 0..this many bytes */
+    const char *const *always;   /* paths of files to run before random trials */
+    size_t always_count;
+    bool shrink;
+} qp_prop_config;
+
+void qp_prop_config_defaults(qp_prop_config *config);
+
+/* Reads QP_SEED and QP_TRIALS into config; returns false (with a message on
+ * stderr) when one is set but is not a number. */
+bool qp_prop_config_from_env(qp_prop_config *config);
+
+typedef struct qp_prop_result {
+    bool failed;
+    int property;
+    unsigned long trials_run;   /* random trials run, the failing one included */
+    unsigned long failing_trial; /* index of the failing random trial */
+    uint64_t trial_seed;
+    const char *always_path;     /* set when an always-seed failed instead */
+    qp_tape_buf original;
+    qp_tape_buf minimal;
+    qp_shrink_stats shrink;
+} qp_prop_result;
+
+/* Runs always-seeds, then random trials until one fails; shrinks it. */
+void qp_prop_run(const qp_prop_config *config, qp_check_fn check, void *ctx,
+                 qp_prop_result *result);
+
+/* The check of a machine variant: the property its run fires. */
+typedef struct qp_machine_check {
+    qp_run *run;
+    const qp_machine *machine;
+    size_t variant;
+} qp_machine_check;
+
+int qp_machine_check_fn(void *ctx, const uint8_t *data, size_t size);
+
+/* The always-seeds of a machine under root: the files of
+ * corpus/fuzz_<machine>/ and reproducers/<machine>/, sorted by name. The
+ * caller frees with qp_path_list_free. */
+typedef struct qp_path_list {
+    char **paths;
+    size_t count;
+} qp_path_list;
+
+void qp_always_seeds(const char *root, const qp_machine *machine, qp_path_list *out);
+void qp_path_list_free(qp_path_list *list);
+
+/* Reads at most QP_TAPE_MAX_BYTES of path into buf; false with errno set. */
+bool qp_tape_buf_read(qp_tape_buf *buf, const char *path);
+bool qp_tape_buf_write(const qp_tape_buf *buf, const char *path);
+
+/* The tape as spaced hex, 32 bytes a line, each line starting with indent. */
+void qp_tape_buf_print_hex(FILE *out, const qp_tape_buf *buf, const char *indent);
+
+#endif

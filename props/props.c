@@ -1,0 +1,115 @@
+#include "props.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "quietpoll/prop.h"
+
+typedef struct props {
+    const qp_machine *machine;
+    const char *root;
+    qp_prop_config config;
+    qp_run *run;
+    int failures;
+} props;
+
+static void fail(props *p, const char *variant, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void fail(props *p, const char *variant, const char *fmt, ...)
+{
+    fprintf(stderr, "FAIL %s/%s: ", p->machine->name, variant);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n  rerun: quietpoll prop --machine %s --variant %s --seed %" PRIu64
+                    " --trials %lu\n",
+            p->machine->name, variant, p->config.seed, p->config.trials);
+    p->failures++;
+}
+
+static void search(props *p, size_t variant, bool with_seeds, qp_prop_result *r)
+{
+    qp_machine_check mc = {p->run, p->machine, variant};
+    qp_prop_config config = p->config;
+    qp_path_list seeds = {0};
+    if (with_seeds)
+        qp_always_seeds(p->root, p->machine, &seeds);
+    config.always = (const char *const *)seeds.paths;
+    config.always_count = seeds.count;
+    qp_prop_run(&config, qp_machine_check_fn, &mc, r);
+    qp_path_list_free(&seeds);
+}
+
+static void ref_passes_every_property(props *p, size_t variant)
+{
+    const char *name = p->machine->variants[variant].name;
+    static qp_prop_result r;
+    search(p, variant, true, &r);
+    if (r.failed)
+        fail(p, name, "the reference fired %s", qp_property_name((unsigned)r.property));
+    else
+        printf("ok   %s/%s passes every property over %lu trials and the always-seeds\n",
+               p->machine->name, name, r.trials_run);
+}
+
+static void mutant_fires_its_expected_property(props *p, size_t variant, bool with_seeds)
+{
+    const qp_variant *v = &p->machine->variants[variant];
+    static qp_prop_result r;
+    search(p, variant, with_seeds, &r);
+    const char *how = with_seeds ? "with always-seeds" : "by random trials alone";
+    if (!r.failed) {
+        fail(p, v->name, "survived %s", how);
+        return;
+    }
+    const char *fired = qp_property_name((unsigned)r.property);
+    if (strcmp(fired, v->expect) != 0) {
+        fail(p, v->name, "fired %s, not its expected %s", fired, v->expect);
+        return;
+    }
+    qp_machine_check mc = {p->run, p->machine, variant};
+    if (qp_machine_check_fn(&mc, r.minimal.data, r.minimal.size) != r.property)
+        fail(p, v->name, "its shrunk tape no longer fires %s", fired);
+    if (qp_shortlex_less(r.original.data, r.original.size, r.minimal.data, r.minimal.size))
+        fail(p, v->name, "the shrunk tape is larger than the original");
+    mc.variant = 0;
+    if (qp_machine_check_fn(&mc, r.minimal.data, r.minimal.size) >= 0)
+        fail(p, v->name, "the reference fails its minimal tape too: not a witness of the bug");
+    char where[64];
+    if (r.always_path != NULL)
+        snprintf(where, sizeof where, "a seed file");
+    else
+        snprintf(where, sizeof where, "trial %lu", r.failing_trial);
+    printf("ok   %s/%s fires %s %s: %s, shrunk %zu -> %zu bytes in %lu steps\n",
+           p->machine->name, v->name, fired, how, where, r.original.size, r.minimal.size,
+           r.shrink.steps);
+}
+
+int qp_props_main(const qp_machine *machine, int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s SOURCE_ROOT\n", argv[0]);
+        return 2;
+    }
+    props p = {.machine = machine, .root = argv[1], .run = qp_run_new()};
+    qp_prop_config_defaults(&p.config);
+    if (!qp_prop_config_from_env(&p.config))
+        return 2;
+    size_t checks = 0;
+    for (size_t v = 0; v < machine->variants_count; v++) {
+        if (strcmp(machine->variants[v].expect, "pass") == 0) {
+            ref_passes_every_property(&p, v);
+            checks++;
+        } else {
+            mutant_fires_its_expected_property(&p, v, true);
+            mutant_fires_its_expected_property(&p, v, false);
+            checks += 2;
+        }
+    }
+    qp_run_free(p.run);
+    printf("%zu passed, %d failed\n", checks - (size_t)p.failures, p.failures);
+    return p.failures ? 1 : 0;
+}

@@ -1,0 +1,63 @@
+/* Helpers shared by the subcommands (see cli.h). */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "quietpoll %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nsee: quietpoll %s --help\n", cmd);
+    return CLI_EXIT_USAGE;
+}
+
+const qp_machine *cli_machine(const char *name)
+{
+    const qp_machine *m = qp_machine_find(name);
+    if (m != NULL)
+        return m;
+    fprintf(stderr, "quietpoll: unknown machine '%s'; the machines are:", name);
+    for (size_t i = 0; i < qp_machines_count; i++)
+        fprintf(stderr, " %s", qp_machines[i]->name);
+    fprintf(stderr, "\n");
+    exit(CLI_EXIT_USAGE);
+}
+
+size_t cli_variant(const qp_machine *machine, const char *name)
+{
+    long v = qp_variant_find(machine, name);
+    if (v >= 0)
+        return (size_t)v;
+    fprintf(stderr, "quietpoll: %s has no variant '%s'; its variants are:", machine->name, name);
+    for (size_t i = 0; i < machine->variants_count; i++)
+        fprintf(stderr, " %s", machine->variants[i].name);
+    fprintf(stderr, "\n");
+    exit(CLI_EXIT_USAGE);
+}
+
+void cli_read_tape(const char *path, qp_tape_buf *buf)
+{
+    if (qp_tape_buf_read(buf, path))
+        return;
+    fprintf(stderr, "quietpoll: cannot read %s: %s\n", path, strerror(errno));
+    exit(CLI_EXIT_USAGE);
+}
+
+uint64_t cli_number(const char *option, const char *text)
+{
+    char *end;
+    errno = 0;
+    unsigned long long value = strtoull(text, &end, 0);
+    if (errno != 0 || *end != '\0' || *text == '\0' || *text == '-') {
+        fprintf(stderr, "quietpoll: %s wants a whole number, not '%s'\n", option, text);
+        exit(CLI_EXIT_USAGE);
+    }
+    return value;
+}

@@ -1,0 +1,39 @@
+/* What the quietpoll subcommands share: looking up machines and variants,
+ * reading input files, and exiting 2 with a clear message on bad input. */
+#ifndef QUIETPOLL_CLI_H
+#define QUIETPOLL_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "quietpoll/machine.h"
+#include "quietpoll/prop.h"
+#include "quietpoll/run.h"
+
+#define CLI_EXIT_OK 0
+#define CLI_EXIT_VIOLATION 1
+#define CLI_EXIT_USAGE 2
+
+/* Each exits 2 with a message on stderr when the lookup or read fails. */
+const qp_machine *cli_machine(const char *name);
+size_t cli_variant(const qp_machine *machine, const char *name);
+void cli_read_tape(const char *path, qp_tape_buf *buf);
+uint64_t cli_number(const char *option, const char *text);
+
+/* Prints the message and "see quietpoll CMD --help", returns 2. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Reruns minimal and prints its report, with how it was found and shrunk;
+ * the shrink's wall time goes to stderr, so stdout is the same every run. */
+void cli_report_shrunk(qp_run *run, const qp_machine *machine, size_t variant, const char *found,
+                       const qp_tape_buf *original, const qp_tape_buf *minimal,
+                       const qp_shrink_stats *stats, const char *minimal_path);
+
+int cmd_list(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
+int cmd_explain(int argc, char **argv);
+int cmd_shrink(int argc, char **argv);
+int cmd_prop(int argc, char **argv);
+
+#endif

@@ -1,0 +1,28 @@
+/* quietpoll list */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+int cmd_list(int argc, char **argv)
+{
+    if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        printf("usage: quietpoll list\n\nPrints the machines, their variants (name, the property "
+               "each must fire or 'pass', origin, summary), and the properties.\n");
+        return CLI_EXIT_OK;
+    }
+    if (argc > 1)
+        return cli_usage_error("list", "takes no arguments");
+    for (size_t i = 0; i < qp_machines_count; i++) {
+        const qp_machine *m = qp_machines[i];
+        printf("%s: %s\n", m->name, m->summary);
+        for (size_t v = 0; v < m->variants_count; v++)
+            printf("  %-18s %-15s %-32s %s\n", m->variants[v].name, m->variants[v].expect,
+                   m->variants[v].origin, m->variants[v].summary);
+        printf("\n");
+    }
+    printf("properties:\n");
+    for (unsigned p = 0; p < QP_PROP_COUNT; p++)
+        printf("  %-15s %s\n", qp_property_name(p), qp_property_summary(p));
+    return CLI_EXIT_OK;
+}

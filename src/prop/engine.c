@@ -1,0 +1,101 @@
+/* The property engine: always-seeds, then random trials; the first failure
+ * is shrunk. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "quietpoll/prop.h"
+#include "quietpoll/rng.h"
+
+void qp_prop_config_defaults(qp_prop_config *config)
+{
+    memset(config, 0, sizeof *config);
+    config->seed = QP_PROP_SEED_DEFAULT;
+    config->trials = QP_PROP_TRIALS_DEFAULT;
+    config->tape_size_max = 256;
+    config->shrink = true;
+}
+
+static bool env_number(const char *name, uint64_t *out)
+{
+    const char *text = getenv(name);
+    if (text == NULL || *text == '\0')
+        return true;
+    char *end;
+    errno = 0;
+    unsigned long long value = strtoull(text, &end, 0);
+    if (errno != 0 || *end != '\0' || text[0] == '-') {
+        fprintf(stderr, "quietpoll: %s=%s is not a number\n", name, text);
+        return false;
+    }
+    *out = value;
+    return true;
+}
+
+bool qp_prop_config_from_env(qp_prop_config *config)
+{
+    uint64_t trials = config->trials;
+    if (!env_number("QP_SEED", &config->seed) || !env_number("QP_TRIALS", &trials))
+        return false;
+    config->trials = (unsigned long)trials;
+    return true;
+}
+
+/* The tape of one trial depends on its trial seed alone. */
+static void trial_tape(uint64_t trial_seed, size_t size_max, qp_tape_buf *tape)
+{
+    uint64_t state = trial_seed;
+    size_t cap = size_max < QP_TAPE_MAX_BYTES ? size_max : QP_TAPE_MAX_BYTES;
+    tape->size = (size_t)(qp_splitmix64(&state) % (cap + 1));
+    qp_random_bytes(&state, tape->data, tape->size);
+}
+
+static void found(const qp_prop_config *config, qp_check_fn check, void *ctx,
+                  qp_prop_result *result, int property)
+{
+    result->failed = true;
+    result->property = property;
+    if (config->shrink)
+        qp_shrink(check, ctx, property, &result->original, &result->minimal, &result->shrink);
+    else
+        result->minimal = result->original;
+}
+
+void qp_prop_run(const qp_prop_config *config, qp_check_fn check, void *ctx,
+                 qp_prop_result *result)
+{
+    memset(result, 0, sizeof *result);
+    result->property = -1;
+    for (size_t i = 0; i < config->always_count; i++) {
+        if (!qp_tape_buf_read(&result->original, config->always[i]))
+            continue; /* callers list what exists; a vanished file is no failure */
+        int property = check(ctx, result->original.data, result->original.size);
+        if (property >= 0) {
+            result->always_path = config->always[i];
+            found(config, check, ctx, result, property);
+            return;
+        }
+    }
+    uint64_t state = config->seed;
+    for (unsigned long trial = 0; trial < config->trials; trial++) {
+        uint64_t trial_seed = qp_splitmix64(&state);
+        trial_tape(trial_seed, config->tape_size_max, &result->original);
+        result->trials_run = trial + 1;
+        int property = check(ctx, result->original.data, result->original.size);
+        if (property >= 0) {
+            result->failing_trial = trial;
+            result->trial_seed = trial_seed;
+            found(config, check, ctx, result, property);
+            return;
+        }
+    }
+}
+
+int qp_machine_check_fn(void *ctx, const uint8_t *data, size_t size)
+{
+    qp_machine_check *mc = ctx;
+    if (!qp_run_bytes(mc->run, mc->machine, mc->variant, data, size))
+        return -1;
+    return mc->run->oracle.violation.property;
+}

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# The quietpoll command line: exit codes, messages, and the acceptance
+# scenarios of the property engine.   test_cli.sh QUIETPOLL SOURCE_ROOT
+set -u
+qp=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+root=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$root"
+passed=0
+failed=0
+
+check() { # NAME WANT_STATUS COMMAND...: runs COMMAND, output in $work/out
+    local name=$1 want=$2
+    shift 2
+    "$@" >"$work/out" 2>"$work/err"
+    local got=$?
+    if [ "$got" -eq "$want" ]; then
+        passed=$((passed + 1))
+        echo "ok   $name"
+        return 0
+    fi
+    failed=$((failed + 1))
+    echo "FAIL $name: exit $got, want $want; stderr:"
+    sed 's/^/  /' "$work/err"
+    return 1
+}
+
+contains() { # NAME FILE TEXT: FILE has a line containing TEXT
+    if grep -qF -- "$3" "$2"; then
+        passed=$((passed + 1))
+        echo "ok   $1"
+    else
+        failed=$((failed + 1))
+        echo "FAIL $1: no line with '$3' in:"
+        sed 's/^/  /' "$2" | head -20
+    fi
+}
+
+check "list" 0 "$qp" list && contains "list names timed_read and its mutants" "$work/out" "floor-ms"
+check "help" 0 "$qp" --help
+for cmd in list replay explain shrink prop; do
+    check "$cmd --help" 0 "$qp" "$cmd" --help
+done
+check "no command" 2 "$qp"
+check "unknown command" 2 "$qp" frobnicate
+check "unknown machine" 2 "$qp" replay nosuch corpus/fuzz_timed_read/eof
+contains "unknown machine says which exist" "$work/err" "the machines are: timed_read"
+check "unknown variant" 2 "$qp" replay timed_read --variant nosuch corpus/fuzz_timed_read/eof
+contains "unknown variant lists the variants" "$work/err" "floor-ms"
+check "unreadable file" 2 "$qp" replay timed_read "$work/missing"
+check "bad --trials" 2 "$qp" prop --trials lots
+check "bad QP_SEED" 2 env QP_SEED=x "$qp" prop --machine timed_read --variant ref
+
+check "replay corpus under ref passes" 0 "$qp" replay timed_read corpus/fuzz_timed_read/eof corpus/fuzz_timed_read/reset
+check "replay reproducer under its mutant fails" 1 "$qp" replay timed_read --variant floor-ms reproducers/timed_read/jdk-8307425
+contains "replay names the property" "$work/out" "VIOLATION spin in timed_read/floor-ms"
+
+check "explain the JDK reproducer" 0 "$qp" explain timed_read --variant floor-ms reproducers/timed_read/jdk-8307425
+contains "explain shows poll(0) timing out" "$work/out" "poll([{fd=3, events=POLLIN}], 1, 0) = 0 (Timeout)"
+if grep -A1 -F "poll([{fd=3, events=POLLIN}], 1, 0) = 0 (Timeout)" "$work/out" | grep -q '^  ^-- spin:'; then
+    passed=$((passed + 1)); echo "ok   explain marks that poll(0) as the spin"
+else
+    failed=$((failed + 1)); echo "FAIL explain marks that poll(0) as the spin"
+fi
+
+# the engine: floor-ms with seed 1 fails, shrinks to one read with no data, and is deterministic
+check "prop floor-ms seed 1 exits 1" 1 "$qp" prop --machine timed_read --variant floor-ms --seed 1 -o "$work/min.tape"
+head -n 1 "$work/out" >"$work/first"
+contains "the report starts with the violation" "$work/first" "quietpoll: VIOLATION spin in timed_read/floor-ms"
+contains "the shrunk schedule has one read" "$work/out" "read 1: "
+contains "the shrunk schedule has no data" "$work/out" "no world events"
+if grep -q "read 2: " "$work/out"; then failed=$((failed + 1)); echo "FAIL shrunk to one read"; fi
+cp "$work/out" "$work/first-run"
+"$qp" prop --machine timed_read --variant floor-ms --seed 1 -o "$work/min.tape" >"$work/second-run" 2>/dev/null
+if cmp -s "$work/first-run" "$work/second-run"; then
+    passed=$((passed + 1)); echo "ok   prop prints the same bytes twice"
+else
+    failed=$((failed + 1)); echo "FAIL prop prints the same bytes twice"; diff "$work/first-run" "$work/second-run" | head
+fi
+check "prop ref passes" 0 "$qp" prop --machine timed_read --variant ref --trials 300
+check "prop matrix kills every mutant" 0 "$qp" prop --trials 300
+
+# shrink keeps the property of a crash file from any engine
+check "shrink a crash file" 0 "$qp" shrink timed_read --variant restart-timeout corpus/fuzz_timed_read/eintr-then-timeout -o "$work/shrunk"
+check "the shrunk file fires the same property" 1 "$qp" replay timed_read --variant restart-timeout "$work/shrunk"
+contains "same property after shrinking" "$work/out" "VIOLATION timeout-late"
+check "shrink refuses a passing input" 2 "$qp" shrink timed_read --variant floor-ms corpus/fuzz_timed_read/eof -o "$work/x"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,163 @@
+/* The property engine on toy properties whose minimal counterexamples are
+ * known: the shrinker must reach exactly them, and keep the same property. */
+#include <stdlib.h>
+
+#include "check.h"
+#include "quietpoll/prop.h"
+
+enum { PROP_A, PROP_B };
+
+static int has_byte_100(void *ctx, const uint8_t *d, size_t n)
+{
+    (void)ctx;
+    for (size_t i = 0; i < n; i++)
+        if (d[i] >= 100)
+            return PROP_A;
+    return -1;
+}
+
+static int seven_then_three(void *ctx, const uint8_t *d, size_t n)
+{
+    (void)ctx;
+    return n >= 5 && d[0] == 7 && d[4] >= 3 ? PROP_A : -1;
+}
+
+static int a_before_b(void *ctx, const uint8_t *d, size_t n)
+{
+    (void)ctx;
+    bool seen_a = false;
+    for (size_t i = 0; i < n; i++) {
+        if (d[i] == 'a')
+            seen_a = true;
+        else if (d[i] == 'b' && seen_a)
+            return PROP_A;
+    }
+    return -1;
+}
+
+/* A for a byte >= 100; otherwise B for three bytes or more. */
+static int two_properties(void *ctx, const uint8_t *d, size_t n)
+{
+    return has_byte_100(ctx, d, n) == PROP_A ? PROP_A : n >= 3 ? PROP_B : -1;
+}
+
+static int never(void *ctx, const uint8_t *d, size_t n)
+{
+    (void)ctx;
+    (void)d;
+    (void)n;
+    return -1;
+}
+
+static void shrink_to(qp_check_fn check, const uint8_t *start, size_t start_size,
+                      const uint8_t *want, size_t want_size)
+{
+    qp_tape_buf in = {.size = start_size}, out;
+    memcpy(in.data, start, start_size);
+    qp_shrink_stats stats;
+    qp_shrink(check, NULL, check(NULL, start, start_size), &in, &out, &stats);
+    CHECK_EQ_U(out.size, want_size);
+    CHECK(out.size == want_size && memcmp(out.data, want, want_size) == 0);
+    CHECK(!stats.hit_limit);
+    CHECK(stats.steps > 0);
+}
+
+static void test_shrinks_to_the_single_byte_100(void)
+{
+    uint8_t start[64];
+    for (size_t i = 0; i < sizeof start; i++)
+        start[i] = (uint8_t)(i * 37 + 11);
+    start[40] = 250;
+    shrink_to(has_byte_100, start, sizeof start, (const uint8_t[]){100}, 1);
+}
+
+static void test_shrinks_to_seven_zeros_three(void)
+{
+    const uint8_t start[] = {7, 200, 9, 31, 250, 1, 2, 3, 4, 5, 6};
+    shrink_to(seven_then_three, start, sizeof start, (const uint8_t[]){7, 0, 0, 0, 3}, 5);
+}
+
+static void test_shrinks_to_a_then_b(void)
+{
+    const uint8_t start[] = "xxaqqqqqzzbzzzzbbbaaa";
+    shrink_to(a_before_b, start, sizeof start - 1, (const uint8_t[]){'a', 'b'}, 2);
+}
+
+static void test_keeps_the_same_property(void)
+{
+    /* [5,5,5,200] fires A; its smaller neighbours [5,5,5] fire B and are refused */
+    shrink_to(two_properties, (const uint8_t[]){5, 5, 5, 200}, 4, (const uint8_t[]){100}, 1);
+    /* [5,5,5,5] fires B: it shrinks to the smallest B, three zeros */
+    shrink_to(two_properties, (const uint8_t[]){5, 5, 5, 5}, 4, (const uint8_t[]){0, 0, 0}, 3);
+}
+
+static void test_a_passing_property_runs_every_trial(void)
+{
+    qp_prop_config config;
+    qp_prop_config_defaults(&config);
+    config.trials = 777;
+    static qp_prop_result r;
+    qp_prop_run(&config, never, NULL, &r);
+    CHECK(!r.failed);
+    CHECK_EQ_U(r.trials_run, 777);
+}
+
+static void test_same_seed_same_result(void)
+{
+    static qp_prop_result a, b;
+    qp_prop_config config;
+    qp_prop_config_defaults(&config);
+    config.seed = 12345;
+    qp_prop_run(&config, has_byte_100, NULL, &a);
+    qp_prop_run(&config, has_byte_100, NULL, &b);
+    CHECK(a.failed && b.failed);
+    CHECK_EQ_U(a.failing_trial, b.failing_trial);
+    CHECK_EQ_U(a.trial_seed, b.trial_seed);
+    CHECK(a.original.size == b.original.size &&
+          memcmp(a.original.data, b.original.data, a.original.size) == 0);
+    CHECK(a.minimal.size == 1 && a.minimal.data[0] == 100);
+    config.seed = 12346; /* another seed draws other tapes */
+    qp_prop_run(&config, has_byte_100, NULL, &b);
+    CHECK(a.trial_seed != b.trial_seed);
+}
+
+static void test_always_seeds_run_first(void)
+{
+    const char *path = "test_prop_always.tape";
+    qp_tape_buf seed = {.size = 3, .data = {1, 2, 150}};
+    CHECK(qp_tape_buf_write(&seed, path));
+    const char *always[] = {"no-such-file.tape", path};
+    qp_prop_config config;
+    qp_prop_config_defaults(&config);
+    config.always = always;
+    config.always_count = 2;
+    static qp_prop_result r;
+    qp_prop_run(&config, has_byte_100, NULL, &r);
+    CHECK(r.failed);
+    CHECK(r.always_path != NULL && strcmp(r.always_path, path) == 0);
+    CHECK_EQ_U(r.trials_run, 0);
+    remove(path);
+}
+
+static void test_shortlex_order(void)
+{
+    CHECK(qp_shortlex_less((const uint8_t[]){9}, 1, (const uint8_t[]){0, 0}, 2));
+    CHECK(qp_shortlex_less((const uint8_t[]){0, 1}, 2, (const uint8_t[]){0, 2}, 2));
+    CHECK(!qp_shortlex_less((const uint8_t[]){0, 2}, 2, (const uint8_t[]){0, 2}, 2));
+    CHECK(!qp_shortlex_less(NULL, 0, NULL, 0));
+}
+
+int main(void)
+{
+    static const test_case tests[] = {
+        TEST(test_shrinks_to_the_single_byte_100),
+        TEST(test_shrinks_to_seven_zeros_three),
+        TEST(test_shrinks_to_a_then_b),
+        TEST(test_keeps_the_same_property),
+        TEST(test_a_passing_property_runs_every_trial),
+        TEST(test_same_seed_same_result),
+        TEST(test_always_seeds_run_first),
+        TEST(test_shortlex_order),
+    };
+    return check_run(tests, sizeof tests / sizeof tests[0]);
+}
