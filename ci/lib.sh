@@ -33,11 +33,16 @@ qp_setup() {
     fi
 }
 
-# The machines, from the fuzz targets in corpus/.
-qp_machines() {
+# The fuzz targets: every corpus/fuzz_<name>/ has one.
+qp_targets() {
     local d
     for d in corpus/fuzz_*/; do
         d=${d%/}
-        printf '%s\n' "${d#corpus/fuzz_}"
+        printf '%s\n' "${d#corpus/}"
     done
+}
+
+# The machines, as the built quietpoll command lists them: qp_machines BUILD_DIR
+qp_machines() {
+    "$1"/quietpoll list --machines
 }

@@ -7,12 +7,18 @@
 int cmd_list(int argc, char **argv)
 {
     if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-        printf("usage: quietpoll list\n\nPrints the machines, their variants (name, the property "
-               "each must fire or 'pass', origin, summary), and the properties.\n");
+        printf("usage: quietpoll list [--machines]\n\nPrints the machines, their variants (name, "
+               "the property each must fire or 'pass', origin, summary), and the properties.\n"
+               "--machines: the machine names alone, one per line.\n");
+        return CLI_EXIT_OK;
+    }
+    if (argc == 2 && strcmp(argv[1], "--machines") == 0) {
+        for (size_t i = 0; i < qp_machines_count; i++)
+            printf("%s\n", qp_machines[i]->name);
         return CLI_EXIT_OK;
     }
     if (argc > 1)
-        return cli_usage_error("list", "takes no arguments");
+        return cli_usage_error("list", "takes no arguments but --machines");
     for (size_t i = 0; i < qp_machines_count; i++) {
         const qp_machine *m = qp_machines[i];
         printf("%s: %s\n", m->name, m->summary);
