@@ -32,7 +32,7 @@ int qp_fuzz_init(const qp_machine *machine, int argc, char **argv)
     target.program = argc > 0 ? argv[0] : machine->name;
     const char *name = getenv("QP_VARIANT");
     if (name == NULL || *name == '\0')
-        name = "ref";
+        name = machine->variants[0].name; /* the first reference */
     if (strcmp(name, "list") == 0) {
         printf("variants of %s (QP_VARIANT=NAME; name, expected property, origin):\n",
                machine->name);

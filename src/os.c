@@ -19,6 +19,10 @@ const char *qp_op_kind_name(unsigned kind)
     switch (kind) {
     case QP_OP_TIMED_READ:
         return "timed read";
+    case QP_OP_SELECT:
+        return "select";
+    case QP_OP_WAKEUP:
+        return "wakeup";
     }
     return "?";
 }
@@ -28,6 +32,7 @@ const char *qp_op_result_name(unsigned result)
     static const char *const names[QP_OP_RESULT_COUNT] = {
         [QP_OP_DATA] = "data",       [QP_OP_EOF] = "eof",         [QP_OP_ERROR] = "error",
         [QP_OP_WOULDBLOCK] = "would block", [QP_OP_TIMEOUT] = "timeout",
+        [QP_OP_EVENTS] = "events",   [QP_OP_WOKEN] = "woken up",  [QP_OP_DONE] = "done",
     };
     return result < QP_OP_RESULT_COUNT ? names[result] : "?";
 }

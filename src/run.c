@@ -4,6 +4,7 @@
 
 #include <assert.h>
 #include <setjmp.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,12 @@ void qp_run_free(qp_run *run)
     free(run);
 }
 
+static void world_action(void *ctx, qp_os *os, const qp_event *ev)
+{
+    qp_run *run = ctx;
+    run->machine->world(os, &run->ctx, ev);
+}
+
 bool qp_run_bytes(qp_run *run, const qp_machine *machine, size_t variant, const uint8_t *data,
                   size_t size)
 {
@@ -34,12 +41,15 @@ bool qp_run_bytes(qp_run *run, const qp_machine *machine, size_t variant, const 
     qp_oracle_init(&run->oracle, &run->sched);
     jmp_buf stop_jmp;
     qp_sim_init(&run->sim, &run->sched, &run->trace, &run->oracle, &stop_jmp);
-    qp_world world;
-    memset(&world, 0, sizeof world);
-    machine->setup(&run->sim, &world);
+    memset(&run->world, 0, sizeof run->world);
+    memset(run->state, 0, sizeof run->state);
+    run->ctx = (qp_machine_ctx){&run->world, &run->sched, variant, run->state};
+    machine->setup(&run->sim, &run->world);
+    if (machine->world != NULL)
+        qp_sim_set_world_hook(&run->sim, world_action, run);
 
     if (setjmp(stop_jmp) == 0)
-        machine->run(&run->sim.os, &world, &run->sched, variant);
+        machine->run(&run->sim.os, &run->ctx);
 
     run->end_ns = run->sim.now_ns;
     run->blocked_forever = run->sim.stop == QP_STOP_BLOCKED_FOREVER;

@@ -13,6 +13,18 @@ static const char *const event_kind_names[QP_EV_KIND_COUNT] = {
     [QP_EV_RESET] = "reset",
     [QP_EV_SIGNAL] = "signal",
     [QP_EV_SPURIOUS] = "spurious",
+    [QP_EV_WAKEUP] = "wakeup",
+    [QP_EV_REGISTER] = "register",
+};
+
+/* The range of an event's size, by kind; kinds without one read no bytes. */
+static const struct {
+    uint32_t min;
+    uint32_t max;
+} event_sizes[QP_EV_KIND_COUNT] = {
+    [QP_EV_DATA] = {1, QP_DATA_SIZE_MAX},
+    [QP_EV_WAKEUP] = {1, QP_WAKEUP_REQUESTS_MAX},
+    [QP_EV_REGISTER] = {0, 1},
 };
 
 const char *qp_event_kind_name(unsigned kind)
@@ -87,7 +99,9 @@ void qp_schedule_decode(qp_tape *tape, const qp_schedule_shape *shape, qp_schedu
     out->cost_ns = 1 + qp_tape_time_ns(tape, QP_COST_NS_MAX - 1, 0);
     out->slack_ns = qp_tape_time_ns(tape, QP_SLACK_NS_MAX, 0);
 
-    while (out->ops_count < QP_OPS_MAX && qp_tape_more(tape)) {
+    /* the continue flag is read even at the cap (and ignored there), so that
+       deleting an item from a full list leaves a list the same shape */
+    while (qp_tape_more(tape) && out->ops_count < QP_OPS_MAX) {
         qp_op *op = &out->ops[out->ops_count++];
         op->timeout_ns = decode_timeout_ns(tape, phase_ns);
         op->size = (uint32_t)qp_tape_range(tape, 1, QP_OP_SIZE_MAX);
@@ -95,14 +109,14 @@ void qp_schedule_decode(qp_tape *tape, const qp_schedule_shape *shape, qp_schedu
 
     uint64_t at_ns = out->start_ns;
     unsigned kinds = kinds_count(shape->event_kinds_mask);
-    while (out->events_count < QP_EVENTS_MAX && qp_tape_more(tape)) {
+    while (qp_tape_more(tape) && out->events_count < QP_EVENTS_MAX) {
         qp_event *ev = &out->events[out->events_count++];
         ev->kind = (uint8_t)kind_at(shape->event_kinds_mask, qp_tape_choice(tape, kinds));
         at_ns += qp_tape_time_ns(tape, QP_GAP_NS_MAX, at_ns % QP_NS_PER_MS);
         ev->at_ns = at_ns;
         ev->target = (uint8_t)qp_tape_range(tape, 0, shape->targets_count - 1);
-        if (ev->kind == QP_EV_DATA)
-            ev->size = (uint32_t)qp_tape_range(tape, 1, QP_DATA_SIZE_MAX);
+        ev->size = (uint32_t)qp_tape_range(tape, event_sizes[ev->kind].min,
+                                           event_sizes[ev->kind].max);
     }
 }
 
@@ -119,8 +133,7 @@ void qp_schedule_encode(qp_tape_writer *w, const qp_schedule_shape *shape, const
         encode_timeout_ns(w, s->ops[i].timeout_ns);
         qp_write_range(w, s->ops[i].size, 1, QP_OP_SIZE_MAX);
     }
-    if (s->ops_count < QP_OPS_MAX)
-        qp_write_more(w, false);
+    qp_write_more(w, false);
 
     uint64_t at_ns = s->start_ns;
     unsigned kinds = kinds_count(shape->event_kinds_mask);
@@ -132,11 +145,9 @@ void qp_schedule_encode(qp_tape_writer *w, const qp_schedule_shape *shape, const
         qp_write_time_ns(w, ev->at_ns - at_ns, QP_GAP_NS_MAX);
         at_ns = ev->at_ns;
         qp_write_range(w, ev->target, 0, shape->targets_count - 1);
-        if (ev->kind == QP_EV_DATA)
-            qp_write_range(w, ev->size, 1, QP_DATA_SIZE_MAX);
+        qp_write_range(w, ev->size, event_sizes[ev->kind].min, event_sizes[ev->kind].max);
     }
-    if (s->events_count < QP_EVENTS_MAX)
-        qp_write_more(w, false);
+    qp_write_more(w, false);
 }
 
 const char *qp_fmt_clock(char *buf, uint64_t at_ns)
@@ -166,8 +177,9 @@ void qp_schedule_describe(FILE *out, const qp_schedule_shape *shape, const qp_sc
     if (s->ops_count == 0)
         fprintf(out, "  no %ss\n", shape->op_noun);
     for (size_t i = 0; i < s->ops_count; i++) {
-        fprintf(out, "  %s %zu: up to %" PRIu32 " byte%s, ", shape->op_noun, i + 1, s->ops[i].size,
-                s->ops[i].size == 1 ? "" : "s");
+        fprintf(out, "  %s %zu: ", shape->op_noun, i + 1);
+        if (shape->op_sized)
+            fprintf(out, "up to %" PRIu32 " byte%s, ", s->ops[i].size, s->ops[i].size == 1 ? "" : "s");
         describe_timeout(out, s->ops[i].timeout_ns);
         fputc('\n', out);
     }
@@ -179,7 +191,13 @@ void qp_schedule_describe(FILE *out, const qp_schedule_shape *shape, const qp_sc
                 qp_fmt_clock(ms2, ev->at_ns), qp_event_kind_name(ev->kind));
         if (ev->kind == QP_EV_DATA)
             fprintf(out, ", %" PRIu32 " bytes", ev->size);
-        if (shape->targets_count > 1)
+        else if (ev->kind == QP_EV_WAKEUP)
+            fprintf(out, " by thread %u, %" PRIu32 " request%s", 1 + ev->target, ev->size,
+                    ev->size == 1 ? "" : "s");
+        else if (ev->kind == QP_EV_REGISTER)
+            fprintf(out, " by thread %u, interest %s", 1 + ev->target, ev->size ? "read" : "none");
+        if (shape->targets_count > 1 && ev->kind != QP_EV_WAKEUP && ev->kind != QP_EV_REGISTER &&
+            ev->kind != QP_EV_SIGNAL)
             fprintf(out, " on object %u", ev->target);
         fputc('\n', out);
     }

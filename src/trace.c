@@ -20,6 +20,11 @@ static const char *const sys_names[QP_SYS_COUNT] = {
     [QP_SYS_POLL] = "poll",
     [QP_SYS_CLOCK_GETTIME] = "clock_gettime",
     [QP_SYS_CLOSE] = "close",
+    [QP_SYS_EPOLL_CREATE1] = "epoll_create1",
+    [QP_SYS_EPOLL_CTL] = "epoll_ctl",
+    [QP_SYS_EPOLL_WAIT] = "epoll_wait",
+    [QP_SYS_EVENTFD2] = "eventfd2",
+    [QP_SYS_PIPE2] = "pipe2",
 };
 
 const char *qp_sys_name(unsigned sys)
@@ -29,7 +34,7 @@ const char *qp_sys_name(unsigned sys)
 
 bool qp_sys_is_wait(unsigned sys)
 {
-    return sys == QP_SYS_POLL;
+    return sys == QP_SYS_POLL || sys == QP_SYS_EPOLL_WAIT;
 }
 
 bool qp_sys_is_receive(unsigned sys)

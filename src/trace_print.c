@@ -3,10 +3,13 @@
  * --syscall-times=ns). vDSO calls are not printed, as strace does not see
  * them; world events and operation marks are printed as '#' lines. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <string.h>
 
 #include "quietpoll/os.h"
@@ -106,11 +109,107 @@ static void put_poll(line *l, const qp_rec *rec)
     }
 }
 
+static void put_epoll_events(line *l, uint32_t events)
+{
+    static const struct {
+        uint32_t bit;
+        const char *name;
+    } bits[] = {{EPOLLIN, "EPOLLIN"},       {EPOLLPRI, "EPOLLPRI"}, {EPOLLOUT, "EPOLLOUT"},
+                {EPOLLERR, "EPOLLERR"},     {EPOLLHUP, "EPOLLHUP"}, {EPOLLRDHUP, "EPOLLRDHUP"},
+                {EPOLLONESHOT, "EPOLLONESHOT"}, {EPOLLET, "EPOLLET"}};
+    const char *sep = "";
+    for (size_t i = 0; i < sizeof bits / sizeof bits[0]; i++)
+        if (events & bits[i].bit) {
+            put(l, "%s%s", sep, bits[i].name);
+            sep = "|";
+        }
+    if (*sep == '\0')
+        put(l, "0");
+}
+
+static void put_epoll_wait(line *l, const qp_rec *rec)
+{
+    put(l, "epoll_wait(%" PRId64 ", [", rec->arg[0]);
+    for (int64_t i = 0; i < rec->ret && i < QP_TRACE_POLL_FDS_MAX; i++) {
+        put(l, "%s{events=", i ? ", " : "");
+        put_epoll_events(l, (uint16_t)rec->pfd[i].revents);
+        put(l, ", data={u32=%" PRId32 ", u64=%" PRId32 "}}", rec->pfd[i].fd, rec->pfd[i].fd);
+    }
+    if (rec->ret > QP_TRACE_POLL_FDS_MAX)
+        put(l, ", ...");
+    put(l, "], %" PRId64 ", %" PRId64 ") = ", rec->arg[2], rec->arg[1]);
+    if (rec->ret < 0)
+        put_errno(l, rec->err);
+    else
+        put(l, "%" PRId64, rec->ret);
+}
+
+static void put_epoll_ctl(line *l, const qp_rec *rec)
+{
+    static const char *const ops[] = {"0", "EPOLL_CTL_ADD", "EPOLL_CTL_DEL", "EPOLL_CTL_MOD"};
+    put(l, "epoll_ctl(%" PRId64 ", %s, %" PRId64, rec->arg[0],
+        rec->arg[1] >= 0 && rec->arg[1] <= 3 ? ops[rec->arg[1]] : "?", rec->arg[2]);
+    if (rec->arg[1] == EPOLL_CTL_DEL) {
+        put(l, ", NULL) = ");
+    } else {
+        put(l, ", {events=");
+        put_epoll_events(l, (uint32_t)rec->arg[3]);
+        put(l, ", data={u32=%" PRId64 ", u64=%" PRId64 "}}) = ", rec->arg[2], rec->arg[2]);
+    }
+}
+
+/* O_CLOEXEC and O_NONBLOCK, as pipe2 (prefix "O") or eventfd2 ("EFD") names them */
+static void put_open_flags(line *l, int64_t flags, const char *prefix)
+{
+    const char *sep = "";
+    if (flags & O_CLOEXEC) {
+        put(l, "%s_CLOEXEC", prefix);
+        sep = "|";
+    }
+    if (flags & O_NONBLOCK) {
+        put(l, "%s%s_NONBLOCK", sep, prefix);
+        sep = "|";
+    }
+    if (*sep == '\0')
+        put(l, "0");
+}
+
+/* The 8 bytes of an eventfd read or write, as strace shows a buffer. */
+static void put_u64_buffer(line *l, uint64_t value)
+{
+    put(l, "\"");
+    for (int i = 0; i < 8; i++)
+        put(l, "\\%u", (unsigned)((value >> (8 * i)) & 0xff));
+    put(l, "\"");
+}
+
 static void put_syscall(line *l, const qp_rec *rec)
 {
     switch (rec->sys) {
     case QP_SYS_POLL:
         put_poll(l, rec);
+        break;
+    case QP_SYS_EPOLL_WAIT:
+        put_epoll_wait(l, rec);
+        break;
+    case QP_SYS_EPOLL_CTL:
+        put_epoll_ctl(l, rec);
+        break;
+    case QP_SYS_EPOLL_CREATE1:
+        put(l, "epoll_create1(%s) = ", rec->arg[0] & EPOLL_CLOEXEC ? "EPOLL_CLOEXEC" : "0");
+        break;
+    case QP_SYS_EVENTFD2:
+        put(l, "eventfd2(%" PRId64 ", ", rec->arg[0]);
+        put_open_flags(l, rec->arg[1], "EFD");
+        put(l, ") = ");
+        break;
+    case QP_SYS_PIPE2:
+        if (rec->ret == 0)
+            put(l, "pipe2([%" PRId32 ", %" PRId32 "], ", rec->pfd[0].fd, rec->pfd[1].fd);
+        else
+            put(l, "pipe2(" QP_FAKE_BUF_ADDR ", ");
+        put_open_flags(l, rec->arg[0], "O");
+        put(l, ") = ");
         break;
     case QP_SYS_CLOCK_GETTIME:
         put(l, "clock_gettime(CLOCK_MONOTONIC, {tv_sec=%" PRIu64 ", tv_nsec=%" PRIu64 "}) = 0",
@@ -126,11 +225,15 @@ static void put_syscall(line *l, const qp_rec *rec)
             rec->sys == QP_SYS_RECV ? "NULL, NULL" : "{sa_family=AF_INET, ...}, [16]");
         break;
     default:
-        put(l, "%s(%" PRId64 ", " QP_FAKE_BUF_ADDR ", %" PRId64 ") = ", qp_sys_name(rec->sys),
-            rec->arg[0], rec->arg[1]);
+        put(l, "%s(%" PRId64 ", ", qp_sys_name(rec->sys), rec->arg[0]);
+        if (rec->arg[3] == QP_REC_EVENTFD_VALUE)
+            put_u64_buffer(l, (uint64_t)rec->arg[2]); /* an eventfd's 8 bytes */
+        else
+            put(l, QP_FAKE_BUF_ADDR);
+        put(l, ", %" PRId64 ") = ", rec->arg[1]);
         break;
     }
-    if (rec->sys != QP_SYS_POLL && rec->sys != QP_SYS_CLOCK_GETTIME) {
+    if (rec->sys != QP_SYS_POLL && rec->sys != QP_SYS_EPOLL_WAIT && rec->sys != QP_SYS_CLOCK_GETTIME) {
         if (rec->ret < 0)
             put_errno(l, rec->err);
         else
@@ -159,6 +262,14 @@ static void put_event(line *l, const qp_rec *rec)
     case QP_EV_SPURIOUS:
         put(l, "a spurious readiness on fd %" PRId64, rec->arg[1]);
         break;
+    case QP_EV_WAKEUP:
+        put(l, "thread %d calls wakeup() for %" PRId64 " queued request%s", QP_PID_BASE + rec->task,
+            rec->arg[2], rec->arg[2] == 1 ? "" : "s");
+        break;
+    case QP_EV_REGISTER:
+        put(l, "thread %d registers a channel, interest %s", QP_PID_BASE + rec->task,
+            rec->arg[2] ? "read" : "none");
+        break;
     default:
         put(l, "event %" PRId64, rec->arg[0]);
         break;
@@ -184,7 +295,9 @@ void qp_trace_format_rec(char *buf, size_t buf_size, const qp_rec *rec)
         put(&l, "# %s [pid %d] op begin: %s on fd %" PRId64 ", ",
             qp_fmt_clock(clock, rec->t_enter_ns), QP_PID_BASE + rec->task,
             qp_op_kind_name((unsigned)rec->arg[0]), rec->arg[1]);
-        if (rec->deadline_ns == rec->t_enter_ns)
+        if (rec->arg[0] == QP_OP_WAKEUP)
+            put(&l, "requested");
+        else if (rec->deadline_ns == rec->t_enter_ns)
             put(&l, "non-blocking");
         else if (rec->deadline_ns == QP_NS_INFINITE)
             put(&l, "no timeout");

@@ -5,6 +5,8 @@
 #include "quietpoll/os.h"
 #include "quietpoll/units.h"
 
+#include <sys/epoll.h>
+
 #define MS QP_NS_PER_MS
 #define T0 (UINT64_C(500) * QP_NS_PER_S)
 #define COST 1000
@@ -224,6 +226,104 @@ static void test_budget_and_finish(void)
     CHECK(!qp_oracle_finish(&f.oracle, &f.trace, T0 + COST, true));
 }
 
+/* The wakeup protocol: task 0 selects on fd 6, threads 1 and 2 write it. */
+static void select_begin(fixture *f, uint64_t at_ns, uint64_t timeout_ns)
+{
+    feed(f, (qp_rec){.type = QP_REC_OP_BEGIN, .task = 0, .t_enter_ns = at_ns, .t_exit_ns = at_ns,
+                     .arg = {QP_OP_SELECT, 6, 0, 0}, .deadline_ns = at_ns + timeout_ns});
+}
+
+static void wakeup_call(fixture *f, uint8_t task, uint64_t at_ns, uint64_t level_before)
+{
+    feed(f, (qp_rec){.type = QP_REC_OP_BEGIN, .task = task, .t_enter_ns = at_ns,
+                     .t_exit_ns = at_ns, .arg = {QP_OP_WAKEUP, 6, 0, 0}, .deadline_ns = at_ns});
+    feed(f, (qp_rec){.type = QP_REC_SYSCALL, .task = task, .sys = QP_SYS_WRITE,
+                     .t_enter_ns = at_ns, .t_exit_ns = at_ns + COST, .arg = {6, 8, 1, 1},
+                     .ret = 8, .level_before = level_before, .level_after = level_before + 1});
+    feed(f, (qp_rec){.type = QP_REC_OP_END, .task = task, .t_enter_ns = at_ns + COST,
+                     .t_exit_ns = at_ns + COST, .arg = {QP_OP_DONE}});
+}
+
+static void epoll_wait_rec(fixture *f, uint64_t at_ns, uint64_t took_ns, int64_t ret)
+{
+    qp_rec r = {.type = QP_REC_SYSCALL, .sys = QP_SYS_EPOLL_WAIT, .t_enter_ns = at_ns,
+                .t_exit_ns = at_ns + took_ns, .arg = {5, 10, 8}, .ret = ret};
+    if (ret > 0)
+        r.pfd[0] = (qp_pollrec){6, EPOLLIN, EPOLLIN};
+    feed(f, r);
+}
+
+static void drain_rec(fixture *f, uint64_t at_ns, uint64_t level_before, uint64_t level_after)
+{
+    feed(f, (qp_rec){.type = QP_REC_SYSCALL, .sys = QP_SYS_READ, .t_enter_ns = at_ns,
+                     .t_exit_ns = at_ns + COST, .arg = {6, 8}, .ret = 8,
+                     .level_before = level_before, .level_after = level_after});
+}
+
+static void test_one_wakeup_costs_one_write_one_return_one_read(void)
+{
+    fixture f;
+    start(&f);
+    select_begin(&f, T0, 10 * MS);
+    wakeup_call(&f, 1, T0 + MS, 0);
+    epoll_wait_rec(&f, T0, MS + COST, 1);
+    drain_rec(&f, T0 + MS + COST, 1, 0);
+    CHECK_STR(fired(&f), "none");
+    CHECK_EQ_U(f.oracle.wakeup.completed, 1);
+}
+
+static void test_redundant_write_while_pending(void)
+{
+    fixture f;
+    start(&f);
+    select_begin(&f, T0, 10 * MS);
+    wakeup_call(&f, 1, T0 + MS, 0);
+    wakeup_call(&f, 2, T0 + MS + 10, 1);
+    CHECK_STR(fired(&f), "redundant-wakeup");
+}
+
+static void test_redundant_return_with_no_request(void)
+{
+    fixture f;
+    start(&f);
+    select_begin(&f, T0, 10 * MS);
+    epoll_wait_rec(&f, T0, COST, 1);
+    CHECK_STR(fired(&f), "redundant-wakeup");
+}
+
+static void test_lost_when_the_selector_sleeps_past_a_request(void)
+{
+    fixture f;
+    start(&f);
+    select_begin(&f, T0, 10 * MS);
+    wakeup_call(&f, 1, T0 + MS, 0);
+    epoll_wait_rec(&f, T0, 10 * MS + SLACK, 0); /* it slept to its timeout */
+    CHECK_STR(fired(&f), "lost-wakeup");
+    /* returning one cost after the request is on time */
+    start(&f);
+    select_begin(&f, T0, 10 * MS);
+    wakeup_call(&f, 1, T0 + MS, 0);
+    epoll_wait_rec(&f, T0, MS + COST, 0);
+    CHECK_STR(fired(&f), "none");
+    /* blocking forever with a request pending */
+    start(&f);
+    select_begin(&f, T0, QP_NS_INFINITE - T0);
+    wakeup_call(&f, 1, T0 + MS, 0);
+    CHECK(qp_oracle_finish(&f.oracle, &f.trace, T0 + 2 * MS, true));
+    CHECK_STR(qp_property_name((unsigned)f.oracle.violation.property), "lost-wakeup");
+}
+
+static void test_a_drain_that_leaves_bytes_goes_over_the_bound(void)
+{
+    fixture f;
+    start(&f);
+    select_begin(&f, T0, 10 * MS);
+    wakeup_call(&f, 1, T0 + MS, 0);
+    epoll_wait_rec(&f, T0, MS + COST, 1);
+    drain_rec(&f, T0 + MS + COST, 3, 2);
+    CHECK_STR(fired(&f), "syscall-bound");
+}
+
 int main(void)
 {
     static const test_case tests[] = {
@@ -236,6 +336,11 @@ int main(void)
         TEST(test_timeout_early_and_its_edge),
         TEST(test_timeout_late_and_its_edge),
         TEST(test_budget_and_finish),
+        TEST(test_one_wakeup_costs_one_write_one_return_one_read),
+        TEST(test_redundant_write_while_pending),
+        TEST(test_redundant_return_with_no_request),
+        TEST(test_lost_when_the_selector_sleeps_past_a_request),
+        TEST(test_a_drain_that_leaves_bytes_goes_over_the_bound),
     };
     return check_run(tests, sizeof tests / sizeof tests[0]);
 }

@@ -34,10 +34,10 @@ static void note(size_t i, qp_os *os, int rc, short revents)
 }
 
 /* One poll with the timeout of op 0 (in ms, -1 for infinite), then reads. */
-static void run_poll_then_reads(qp_os *os, const qp_world *world, const qp_schedule *sched,
-                                size_t variant)
+static void run_poll_then_reads(qp_os *os, const qp_machine_ctx *ctx)
 {
-    (void)variant;
+    const qp_world *world = ctx->world;
+    const qp_schedule *sched = ctx->sched;
     struct pollfd pfd = {.fd = world->fds[0], .events = POLLIN};
     int timeout_ms = qp_ns_to_poll_ms_ceil(sched->ops[0].timeout_ns);
     int rc = os->poll(os, &pfd, 1, timeout_ms);
@@ -51,7 +51,7 @@ static const qp_machine poll_then_reads = {
     .name = "poll_then_reads",
     .variants = one_variant,
     .variants_count = 1,
-    .shape = {"poll", 1, (1u << QP_EV_KIND_COUNT) - 1},
+    .shape = {"poll", false, 1, (1u << QP_EV_KIND_COUNT) - 1},
     .setup = setup_stream,
     .run = run_poll_then_reads,
 };
@@ -163,21 +163,18 @@ static void test_eof_and_reset(void)
     CHECK_EQ_I(seen.rc[3], 0);
 }
 
-static void run_read_forever(qp_os *os, const qp_world *world, const qp_schedule *sched,
-                             size_t variant)
+static void run_read_forever(qp_os *os, const qp_machine_ctx *ctx)
 {
-    (void)sched;
-    (void)variant;
     char buf[1];
     for (;;)
-        os->read(os, world->fds[0], buf, 1);
+        os->read(os, ctx->world->fds[0], buf, 1);
 }
 
 static const qp_machine read_forever = {
     .name = "read_forever",
     .variants = one_variant,
     .variants_count = 1,
-    .shape = {"read", 1, 1u << QP_EV_DATA},
+    .shape = {"read", true, 1, 1u << QP_EV_DATA},
     .setup = setup_stream,
     .run = run_read_forever,
 };

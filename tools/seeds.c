@@ -73,6 +73,64 @@ static const seed seeds[] = {
       .ops = {{2500 * US, 1}}, .ops_count = 1}},
 };
 
+/* the selector: thread (target) t, requests k */
+#define WAKE(at, t, k) {.at_ns = START_NS + (at), .kind = QP_EV_WAKEUP, .target = (t), .size = (k)}
+#define ON(at, kind_, ch, size_) {.at_ns = START_NS + (at), .kind = (kind_), .target = (ch), .size = (size_)}
+
+static const seed selector_seeds[] = {
+    /* a wakeup() while the selector is blocked */
+    {"corpus/fuzz_selector/wakeup-during-select", &qp_machine_selector,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {{10 * MS, 1}}, .ops_count = 1,
+      .events = {WAKE(2 * MS, 0, 1)}, .events_count = 1}},
+    /* two wakeup() calls before the selector drains: one write */
+    {"corpus/fuzz_selector/two-wakeups-one-select", &qp_machine_selector,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {{10 * MS, 1}, {5 * MS, 1}}, .ops_count = 2,
+      .events = {WAKE(1 * MS, 0, 1), WAKE(1 * MS + 1, 1, 1)}, .events_count = 2}},
+    /* a wakeup() while the selector is busy reading: the next select returns at once */
+    {"corpus/fuzz_selector/wakeup-while-busy", &qp_machine_selector,
+     {.start_ns = START_NS, .cost_ns = 5 * US, .slack_ns = 50 * US,
+      .ops = {{20 * MS, 1}, {QP_NS_INFINITE, 1}}, .ops_count = 2,
+      .events = {ON(1 * MS, QP_EV_DATA, 0, 100), WAKE(1 * MS + 3 * US, 0, 1)},
+      .events_count = 2}},
+    /* a channel registered with no interest whose peer resets: EPOLLHUP|EPOLLERR */
+    {"corpus/fuzz_selector/register-no-interest-then-reset", &qp_machine_selector,
+     {.start_ns = START_NS, .cost_ns = 1 * US, .slack_ns = 50 * US,
+      .ops = {{5 * MS, 1}, {5 * MS, 1}, {5 * MS, 1}}, .ops_count = 3,
+      .events = {{.at_ns = START_NS + 1 * MS, .kind = QP_EV_REGISTER, .target = 0, .size = 0},
+                 ON(3 * MS, QP_EV_RESET, 1, 0)},
+      .events_count = 2}},
+    /* data, then the peer closes */
+    {"corpus/fuzz_selector/data-then-eof", &qp_machine_selector,
+     {.start_ns = START_NS, .cost_ns = 1 * US, .slack_ns = 0,
+      .ops = {{QP_NS_INFINITE, 1}, {QP_NS_INFINITE, 1}}, .ops_count = 2,
+      .events = {ON(1 * MS, QP_EV_DATA, 0, 10), ON(2 * MS, QP_EV_EOF, 0, 0)}, .events_count = 2}},
+    /* a signal interrupts epoll_wait; the select waits out the rest of its time */
+    {"corpus/fuzz_selector/signal-mid-select", &qp_machine_selector,
+     {.start_ns = START_NS, .cost_ns = 3 * US, .slack_ns = 50 * US,
+      .ops = {{5 * MS, 1}}, .ops_count = 1,
+      .events = {ON(2500 * US, QP_EV_SIGNAL, 0, 0)}, .events_count = 1}},
+    /* selectNow twice, a wakeup() between them */
+    {"corpus/fuzz_selector/select-now", &qp_machine_selector,
+     {.start_ns = START_NS, .cost_ns = 1 * US, .slack_ns = 0,
+      .ops = {{0, 1}, {0, 1}, {0, 1}}, .ops_count = 3,
+      .events = {WAKE(1 * US, 0, 1)}, .events_count = 1}},
+    /* one wakeup() for three queued requests */
+    {"corpus/fuzz_selector/wakeup-three-requests", &qp_machine_selector,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {{10 * MS, 1}, {5 * MS, 1}}, .ops_count = 2,
+      .events = {WAKE(1 * MS, 0, 3)}, .events_count = 1}},
+};
+
+static const struct {
+    const seed *seeds;
+    size_t count;
+} seed_sets[] = {
+    {seeds, sizeof seeds / sizeof seeds[0]},
+    {selector_seeds, sizeof selector_seeds / sizeof selector_seeds[0]},
+};
+
 static int encode(const seed *s, qp_tape_writer *w)
 {
     qp_writer_init(w);
@@ -128,13 +186,16 @@ int main(int argc, char **argv)
     }
     bool writing = strcmp(argv[1], "--write") == 0;
     int failed = 0;
-    for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; i++) {
-        qp_tape_writer w;
-        if (encode(&seeds[i], &w) != 0)
-            return 1;
-        failed |= writing ? write_one(argv[2], &seeds[i], &w) : check_one(argv[2], &seeds[i], &w);
-    }
+    size_t files = 0;
+    for (size_t set = 0; set < sizeof seed_sets / sizeof seed_sets[0]; set++)
+        for (size_t i = 0; i < seed_sets[set].count; i++, files++) {
+            const seed *one = &seed_sets[set].seeds[i];
+            qp_tape_writer w;
+            if (encode(one, &w) != 0)
+                return 1;
+            failed |= writing ? write_one(argv[2], one, &w) : check_one(argv[2], one, &w);
+        }
     if (!writing && !failed)
-        printf("qp-seeds: %zu files match their schedules\n", sizeof seeds / sizeof seeds[0]);
+        printf("qp-seeds: %zu files match their schedules\n", files);
     return failed;
 }

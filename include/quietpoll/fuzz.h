@@ -17,8 +17,9 @@
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Selects the variant named by QP_VARIANT (default "ref"). QP_VARIANT=list
- * prints the variants and exits 0; an unknown name exits 2. */
+/* Selects the variant named by QP_VARIANT (default: the machine's first
+ * variant, its reference). QP_VARIANT=list prints the variants and exits 0;
+ * an unknown name exits 2. */
 int qp_fuzz_init(const qp_machine *machine, int argc, char **argv);
 
 /* Runs one input; on a violation prints the report to stderr and aborts. */

@@ -23,6 +23,17 @@ typedef struct qp_world {
     unsigned fds_count;
 } qp_world;
 
+/* Room for the state a machine shares between its loop and the other
+ * threads' actions (a flag, a queue), zeroed before every run. */
+#define QP_MACHINE_STATE_BYTES 1024
+
+typedef struct qp_machine_ctx {
+    const qp_world *world;
+    const qp_schedule *sched;
+    size_t variant;
+    void *state; /* QP_MACHINE_STATE_BYTES, aligned for any type */
+} qp_machine_ctx;
+
 typedef struct qp_machine {
     const char *name;
     const char *summary;
@@ -31,11 +42,16 @@ typedef struct qp_machine {
     qp_schedule_shape shape;
     /* Creates the objects of the world in the sim. */
     void (*setup)(qp_sim *sim, qp_world *world);
-    /* Runs the loop under test through os, variant being an index. */
-    void (*run)(qp_os *os, const qp_world *world, const qp_schedule *sched, size_t variant);
+    /* Runs the loop under test through os, as task 0. */
+    void (*run)(qp_os *os, const qp_machine_ctx *ctx);
+    /* Another thread's action from the schedule (QP_EV_WAKEUP,
+     * QP_EV_REGISTER), run as that thread at the event's time; NULL if the
+     * machine has none. */
+    void (*world)(qp_os *os, const qp_machine_ctx *ctx, const qp_event *ev);
 } qp_machine;
 
 extern const qp_machine qp_machine_timed_read;
+extern const qp_machine qp_machine_selector;
 
 /* Every machine, in a fixed order. */
 extern const qp_machine *const qp_machines[];

@@ -7,6 +7,11 @@
  * | spin            | a zero-timeout wait times out while the operation still   |
  * |                 | had time left, or a wait reports readiness that the       |
  * |                 | previous wait reported and nothing consumed               |
+ * | redundant-wakeup| a wakeup is written to a wakeup fd that is still          |
+ * |                 | signalled, or a wait returns for the wakeup fd with no    |
+ * |                 | wakeup() requested since the last drain (wakeup.c)        |
+ * | lost-wakeup     | a wakeup() was requested, yet the waiter stays blocked    |
+ * |                 | past the request, or blocks forever with it pending       |
  * | syscall-bound   | an operation makes more syscalls than its bound (see      |
  * |                 | bound.c for the formula), or the run's budget is spent    |
  * | timeout-early   | an operation reports a timeout before its deadline        |
@@ -25,6 +30,8 @@
 
 enum qp_property {
     QP_PROP_SPIN,
+    QP_PROP_REDUNDANT_WAKEUP,
+    QP_PROP_LOST_WAKEUP,
     QP_PROP_SYSCALL_BOUND,
     QP_PROP_TIMEOUT_EARLY,
     QP_PROP_TIMEOUT_LATE,
@@ -39,11 +46,14 @@ int qp_property_parse(const char *name);
 
 #define QP_ORACLE_FDS_MAX 16
 #define QP_ORACLE_OPS_MAX 16
+#define QP_ORACLE_TASKS_MAX 4
 
 /* What the oracle saw of one operation, kept so tests can hold the bound
  * against what the reference actually spent. */
 typedef struct qp_op_stats {
     unsigned kind;
+    uint8_t task;
+    int fd;
     uint32_t calls_count; /* syscalls made inside the operation (vDSO excluded) */
     uint32_t bound;       /* the syscall bound of bound.c */
     uint32_t waits_count;
@@ -60,13 +70,36 @@ typedef struct qp_violation {
     char why[320];
 } qp_violation;
 
+/* The wakeup protocol of a selector: requests (wakeup() calls), the wakeup
+ * fd's writes, the waits that report it, and the drains that empty it. A
+ * coalesced wakeup runs from the first request after a drain to the drain
+ * that empties the fd; its bound is one write, one wait return, one read. */
+typedef struct qp_wakeup_state {
+    int fd;                 /* the fd the selector waits on and drains; -1 unknown */
+    uint8_t waiter_task;
+    uint32_t requests;      /* wakeup() calls since the last complete drain */
+    bool unobserved;        /* a request no wait has reported yet */
+    uint64_t unobserved_since_ns;
+    bool open;              /* a coalesced wakeup is in progress */
+    uint32_t writes;
+    uint32_t wait_returns;
+    uint32_t reads;
+    /* totals over the coalesced wakeups completed in the run */
+    uint32_t completed;
+    uint32_t requests_total;
+    uint32_t writes_total;
+    uint32_t wait_returns_total;
+    uint32_t reads_total;
+} qp_wakeup_state;
+
 typedef struct qp_oracle {
     uint64_t cost_ns;
     uint64_t slack_ns;
-    bool op_open;
-    qp_op_stats op; /* the open operation */
+    bool op_open[QP_ORACLE_TASKS_MAX];
+    qp_op_stats op[QP_ORACLE_TASKS_MAX]; /* each task's open operation */
     qp_op_stats done[QP_ORACLE_OPS_MAX];
     size_t done_count;
+    qp_wakeup_state wakeup;
     /* fd -> readiness a wait reported that no receive has consumed yet */
     bool ready_unconsumed[QP_ORACLE_FDS_MAX];
     qp_violation violation;

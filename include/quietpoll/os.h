@@ -15,21 +15,28 @@
 #include <poll.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <time.h>
 
 enum qp_op_kind {
     QP_OP_TIMED_READ, /* read at least one byte, EOF or an error, before timeout_ns */
+    QP_OP_SELECT,     /* one select(): wait for events or a wakeup, up to timeout_ns;
+                         fd is the wakeup fd the selector waits on and drains */
+    QP_OP_WAKEUP,     /* one wakeup() call by another thread; fd is the wakeup fd */
     QP_OP_KIND_COUNT
 };
 
 enum qp_op_result {
     QP_OP_DATA,       /* bytes were read */
     QP_OP_EOF,        /* the peer closed */
-    QP_OP_ERROR,      /* a read failed with an error other than EAGAIN */
+    QP_OP_ERROR,      /* a call failed with an error other than EAGAIN */
     QP_OP_WOULDBLOCK, /* a non-blocking operation found nothing */
     QP_OP_TIMEOUT,    /* the timeout passed */
+    QP_OP_EVENTS,     /* a select returned events */
+    QP_OP_WOKEN,      /* a select returned for a wakeup */
+    QP_OP_DONE,       /* an operation with no result of its own finished */
     QP_OP_RESULT_COUNT
 };
 
@@ -50,6 +57,12 @@ struct qp_os {
     int (*poll)(qp_os *os, struct pollfd *fds, nfds_t nfds, int timeout_ms);
     int (*clock_gettime)(qp_os *os, clockid_t clock_id, struct timespec *ts);
     int (*close)(qp_os *os, int fd);
+    int (*epoll_create1)(qp_os *os, int flags);
+    int (*epoll_ctl)(qp_os *os, int epfd, int op, int fd, struct epoll_event *event);
+    int (*epoll_wait)(qp_os *os, int epfd, struct epoll_event *events, int maxevents,
+                      int timeout_ms);
+    int (*eventfd)(qp_os *os, unsigned int initval, int flags);
+    int (*pipe2)(qp_os *os, int pipefd[2], int flags);
     void (*op_begin)(qp_os *os, const qp_op_mark *mark);
     void (*op_end)(qp_os *os, unsigned result);
 };

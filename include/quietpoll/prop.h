@@ -96,6 +96,9 @@ typedef struct qp_path_list {
 } qp_path_list;
 
 void qp_always_seeds(const char *root, const qp_machine *machine, qp_path_list *out);
+
+/* The regular files in dir, sorted by name; false if dir is no directory. */
+bool qp_list_files(const char *dir, qp_path_list *out);
 void qp_path_list_free(qp_path_list *list);
 
 /* Reads at most QP_TAPE_MAX_BYTES of path into buf; false with errno set. */

@@ -23,6 +23,9 @@ typedef struct qp_run {
     qp_oracle oracle;
     qp_trace trace;
     qp_rec recs[QP_SIM_TRACE_CAP];
+    qp_world world;
+    qp_machine_ctx ctx;
+    _Alignas(max_align_t) unsigned char state[QP_MACHINE_STATE_BYTES];
     uint64_t end_ns;
     bool blocked_forever;
 } qp_run;

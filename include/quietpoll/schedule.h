@@ -22,6 +22,7 @@
 #define QP_GAP_NS_MAX UINT64_C(10000000000)    /* between two world events */
 #define QP_OP_SIZE_MAX 4096                     /* bytes a read asks for */
 #define QP_DATA_SIZE_MAX 65536                  /* bytes in one arrival */
+#define QP_WAKEUP_REQUESTS_MAX 4                /* requests queued by one wakeup() */
 
 enum qp_event_kind {
     QP_EV_DATA,     /* size bytes arrive on the target */
@@ -29,6 +30,8 @@ enum qp_event_kind {
     QP_EV_RESET,    /* the peer resets: one ECONNRESET, then EOF */
     QP_EV_SIGNAL,   /* a signal: a blocked wait fails with EINTR */
     QP_EV_SPURIOUS, /* a blocked wait reports POLLIN, yet nothing is there */
+    QP_EV_WAKEUP,   /* thread `target` calls wakeup() for size queued requests */
+    QP_EV_REGISTER, /* thread `target` registers an fd, interest size (0 none, 1 read) */
     QP_EV_KIND_COUNT
 };
 
@@ -36,7 +39,7 @@ typedef struct qp_event {
     uint64_t at_ns;
     uint8_t kind;   /* enum qp_event_kind */
     uint8_t target; /* index of the object it acts on */
-    uint32_t size;  /* bytes, for QP_EV_DATA */
+    uint32_t size;  /* QP_EV_DATA bytes, QP_EV_WAKEUP requests, QP_EV_REGISTER interest */
 } qp_event;
 
 /* The timeout of an operation: 0 is non-blocking, QP_NS_INFINITE waits forever. */
@@ -60,6 +63,7 @@ typedef struct qp_schedule {
 /* What a machine's schedule may contain. */
 typedef struct qp_schedule_shape {
     const char *op_noun;        /* "read" */
+    bool op_sized;              /* an operation's size means something (bytes to read) */
     unsigned targets_count;     /* objects events may act on */
     uint32_t event_kinds_mask;  /* 1u << enum qp_event_kind */
 } qp_schedule_shape;

@@ -28,22 +28,65 @@
 #include "quietpoll/schedule.h"
 #include "quietpoll/trace.h"
 
-#define QP_SIM_FDS_MAX 8
+#define QP_SIM_FDS_MAX 16
 #define QP_SIM_FIRST_FD 3
 #define QP_SIM_CALLS_MAX 4096 /* syscalls per run, vDSO calls included */
+#define QP_SIM_TASKS_MAX 4    /* task 0 runs the machine; others act in world events */
+#define QP_PIPE_SLOTS 16      /* Linux's default: 16 pages, 64 KiB */
+#define QP_PAGE_SIZE 4096
+#define QP_PIPE_BUF 4096      /* writes up to this size are atomic */
+#define QP_SIM_PIPES_MAX 2
+#define QP_SIM_EPOLLS_MAX 2
+#define QP_EPOLL_ENTRIES_MAX 8
+#define QP_EVENTFD_MAX (UINT64_MAX - 1)
 
-enum qp_obj_type { QP_OBJ_NONE, QP_OBJ_STREAM };
+enum qp_obj_type {
+    QP_OBJ_NONE,
+    QP_OBJ_STREAM,
+    QP_OBJ_EVENTFD,
+    QP_OBJ_PIPE_READ,
+    QP_OBJ_PIPE_WRITE,
+    QP_OBJ_EPOLL
+};
 
 /* A connected stream socket, seen from our end. */
 typedef struct qp_stream {
     uint64_t bytes_queued;
-    bool eof;        /* the peer closed; reads return 0 once bytes_queued is 0 */
+    bool eof;           /* the peer closed; reads return 0 once bytes_queued is 0 */
     bool reset_pending; /* the next read fails with ECONNRESET, then EOF */
 } qp_stream;
 
+/* A pipe: a ring of page-sized slots. A slot is freed only when its buffer
+ * is fully consumed; a write merges into the newest buffer while it has room.
+ * head and tail count slots ever used; head - tail are occupied. */
+typedef struct qp_pipe {
+    uint32_t len[QP_PIPE_SLOTS]; /* bytes left in each slot's buffer */
+    uint32_t used[QP_PIPE_SLOTS]; /* bytes ever written into it (its page fill) */
+    uint32_t head;
+    uint32_t tail;
+    uint64_t bytes;
+    bool reader_open;
+    bool writer_open;
+} qp_pipe;
+
+typedef struct qp_epoll_entry {
+    bool used;
+    bool pending;  /* EPOLLET: woken since last reported */
+    bool disabled; /* EPOLLONESHOT: reported, until re-armed by EPOLL_CTL_MOD */
+    int fd;
+    uint32_t events;
+    uint64_t data;
+} qp_epoll_entry;
+
+typedef struct qp_epoll {
+    qp_epoll_entry entries[QP_EPOLL_ENTRIES_MAX];
+} qp_epoll;
+
 typedef struct qp_obj {
-    uint8_t type; /* enum qp_obj_type */
+    uint8_t type;  /* enum qp_obj_type */
+    uint8_t index; /* pipes[] or epolls[] */
     qp_stream stream;
+    uint64_t eventfd_count;
 } qp_obj;
 
 /* How a run stopped, when it stopped early. */
@@ -53,6 +96,12 @@ enum qp_sim_stop {
     QP_STOP_BLOCKED_FOREVER /* a wait with no timeout that nothing will end */
 };
 
+enum qp_wait_type { QP_WAIT_POLL, QP_WAIT_EPOLL };
+
+/* World events the sim does not act on itself (a wakeup() call, a
+ * registration) are handed to the machine, run as task 1 + ev->target. */
+typedef void (*qp_world_hook)(void *ctx, qp_os *os, const qp_event *ev);
+
 typedef struct qp_sim {
     uint64_t now_ns;
     const qp_schedule *sched;
@@ -61,20 +110,31 @@ typedef struct qp_sim {
     qp_obj objs[QP_SIM_FDS_MAX]; /* indexed by fd */
     int targets[QP_SIM_FDS_MAX]; /* event target index -> fd */
     unsigned targets_count;
+    qp_pipe pipes[QP_SIM_PIPES_MAX];
+    unsigned pipes_count;
+    qp_epoll epolls[QP_SIM_EPOLLS_MAX];
+    unsigned epolls_count;
 
     qp_trace *trace;
     qp_oracle *oracle;
     uint32_t calls_count;
     uint32_t calls_max;
 
-    /* The blocked wait, while one is in progress. */
+    /* The blocked wait of task 0, while one is in progress. */
     struct {
         bool active;
+        uint8_t type; /* enum qp_wait_type */
         const struct pollfd *fds;
         nfds_t nfds;
+        unsigned epoll_index;
         uint8_t wake; /* enum qp_wake */
-        unsigned spurious_fd;
+        int spurious_fd;
     } wait;
+
+    qp_world_hook world_hook;
+    void *world_ctx;
+    bool in_world; /* a world task is acting: its syscalls neither run events nor move the clock */
+    uint64_t world_now_ns;
 
     uint8_t task;
     jmp_buf *stop_jmp;
@@ -83,7 +143,8 @@ typedef struct qp_sim {
 } qp_sim;
 
 /* Prepares a run of sched; the trace must have room for a full run. When a
- * violation fires or the run can never go on, the sim longjmps to stop_jmp. */
+ * violation fires or the run can never go on, the sim longjmps to stop_jmp.
+ * oracle may be NULL: the sim then only traces (a spent budget still stops). */
 void qp_sim_init(qp_sim *sim, const qp_schedule *sched, qp_trace *trace, qp_oracle *oracle,
                  jmp_buf *stop_jmp);
 
@@ -91,7 +152,10 @@ void qp_sim_init(qp_sim *sim, const qp_schedule *sched, qp_trace *trace, qp_orac
  * on. Returns its fd. */
 int qp_sim_add_stream(qp_sim *sim);
 
+/* Hands world events the sim does not handle to hook (see qp_world_hook). */
+void qp_sim_set_world_hook(qp_sim *sim, qp_world_hook hook, void *ctx);
+
 /* Trace capacity a run can need. */
-#define QP_SIM_TRACE_CAP (QP_SIM_CALLS_MAX + QP_EVENTS_MAX + 2 * QP_OPS_MAX + 16)
+#define QP_SIM_TRACE_CAP (QP_SIM_CALLS_MAX + 3 * QP_EVENTS_MAX + 2 * QP_OPS_MAX + 16)
 
 #endif

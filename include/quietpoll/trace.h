@@ -22,6 +22,11 @@ enum qp_sys {
     QP_SYS_POLL,
     QP_SYS_CLOCK_GETTIME, /* served by the vDSO: traced, never counted as a syscall */
     QP_SYS_CLOSE,
+    QP_SYS_EPOLL_CREATE1,
+    QP_SYS_EPOLL_CTL,
+    QP_SYS_EPOLL_WAIT,
+    QP_SYS_EVENTFD2,
+    QP_SYS_PIPE2,
     QP_SYS_COUNT
 };
 
@@ -38,15 +43,26 @@ typedef struct qp_rec {
     uint8_t wake; /* QP_REC_SYSCALL: what ended a blocking wait (enum qp_wake) */
     int32_t err;  /* errno when ret == -1 */
     int64_t ret;
-    /* read/write/recv: fd, count, flags. poll: nfds, timeout_ms.
+    /* read/write/recv: fd, count, flags (an eventfd: fd, count, value,
+     * QP_REC_EVENTFD_VALUE). poll: nfds, timeout_ms.
+     * epoll_wait: epfd, maxevents, timeout_ms. epoll_ctl: epfd, op, fd, events.
+     * eventfd2: initval, flags. pipe2: flags (fds in pfd[0..1].fd).
      * event: kind, target, size, delivered. op begin: kind, fd, ready at begin.
      * op end: result. */
     int64_t arg[4];
+    /* poll: the pollfds; epoll_wait: the events returned (fd, -, revents) */
     qp_pollrec pfd[QP_TRACE_POLL_FDS_MAX];
+    /* read/write of an eventfd, pipe or socket: bytes (or the eventfd
+     * counter) held by the object before and after the call */
+    uint64_t level_before;
+    uint64_t level_after;
     uint64_t t_enter_ns;
     uint64_t t_exit_ns;
     uint64_t deadline_ns; /* op begin: begin time + timeout (or QP_NS_INFINITE) */
 } qp_rec;
+
+/* arg[3] of an eventfd read or write whose 8 bytes (arg[2]) were moved */
+#define QP_REC_EVENTFD_VALUE 1
 
 /* Why a blocking wait returned. */
 enum qp_wake { QP_WAKE_NONE, QP_WAKE_READY, QP_WAKE_TIMEOUT, QP_WAKE_SIGNAL, QP_WAKE_SPURIOUS };

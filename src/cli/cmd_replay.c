@@ -9,6 +9,7 @@
 typedef struct replay_args {
     const qp_machine *machine;
     size_t variant;
+    bool refs; /* every reference variant instead of one */
     char **files;
     int files_count;
 } replay_args;
@@ -16,13 +17,18 @@ typedef struct replay_args {
 /* Parses MACHINE [--variant V] FILE...; returns -1 when parsed, else an exit code. */
 static int parse(const char *cmd, const char *help, int argc, char **argv, replay_args *out)
 {
-    static const struct option options[] = {
-        {"variant", required_argument, NULL, 'v'}, {"help", no_argument, NULL, 'h'}, {0}};
-    const char *variant = "ref";
+    static const struct option options[] = {{"variant", required_argument, NULL, 'v'},
+                                            {"refs", no_argument, NULL, 'r'},
+                                            {"help", no_argument, NULL, 'h'},
+                                            {0}};
+    const char *variant = NULL;
+    out->refs = false;
     optind = 1;
-    for (int c; (c = getopt_long(argc, argv, "v:h", options, NULL)) != -1;) {
+    for (int c; (c = getopt_long(argc, argv, "v:rh", options, NULL)) != -1;) {
         if (c == 'v')
             variant = optarg;
+        else if (c == 'r')
+            out->refs = true;
         else if (c == 'h') {
             fputs(help, stdout);
             return CLI_EXIT_OK;
@@ -32,17 +38,56 @@ static int parse(const char *cmd, const char *help, int argc, char **argv, repla
     if (argc - optind < 2)
         return cli_usage_error(cmd, "wants a machine and at least one file");
     out->machine = cli_machine(argv[optind]);
-    out->variant = cli_variant(out->machine, variant);
+    if (variant != NULL && out->refs)
+        return cli_usage_error(cmd, "takes --variant or --refs, not both");
+    out->variant = variant ? cli_variant(out->machine, variant) : 0;
     out->files = argv + optind + 1;
     out->files_count = argc - optind - 1;
     return -1;
 }
 
 static const char replay_help[] =
-    "usage: quietpoll replay MACHINE [--variant V] FILE...\n\n"
+    "usage: quietpoll replay MACHINE [--variant V | --refs] FILE|DIR...\n\n"
     "Runs each file (a tape: a corpus input, a reproducer, a crash file from libFuzzer or\n"
-    "AFL++) through MACHINE's variant V (default ref) and prints one verdict per file.\n"
-    "Exit status: 0 when every file passes, 1 when a property fired, 2 on bad input.\n";
+    "AFL++; a directory stands for the files in it) through MACHINE's variant V (default:\n"
+    "its first reference; --refs: every reference variant) and prints one verdict per run.\n"
+    "Exit status: 0 when every run passes, 1 when a property fired, 2 on bad input.\n";
+
+typedef struct replay_tally {
+    int runs;
+    int violations;
+} replay_tally;
+
+static void replay_file(qp_run *run, const replay_args *a, size_t variant, const char *path,
+                        replay_tally *tally)
+{
+    qp_tape_buf tape;
+    cli_read_tape(path, &tape);
+    const char *vname = a->machine->variants[variant].name;
+    tally->runs++;
+    if (qp_run_bytes(run, a->machine, variant, tape.data, tape.size)) {
+        const qp_violation *v = &run->oracle.violation;
+        printf("%s: VIOLATION %s in %s/%s: %s\n", path, qp_property_name((unsigned)v->property),
+               a->machine->name, vname, v->why);
+        printf("  explain: quietpoll explain %s --variant %s %s\n", a->machine->name, vname, path);
+        tally->violations++;
+    } else {
+        printf("%s: pass (%s/%s)\n", path, a->machine->name, vname);
+    }
+}
+
+static void replay_path(qp_run *run, const replay_args *a, size_t variant, const char *path,
+                        replay_tally *tally)
+{
+    qp_path_list files;
+    if (!qp_list_files(path, &files)) {
+        replay_file(run, a, variant, path, tally);
+        return;
+    }
+    for (size_t i = 0; i < files.count; i++)
+        replay_file(run, a, variant, files.paths[i], tally);
+    qp_path_list_free(&files);
+}
 
 int cmd_replay(int argc, char **argv)
 {
@@ -51,32 +96,21 @@ int cmd_replay(int argc, char **argv)
     if (rc >= 0)
         return rc;
     qp_run *run = qp_run_new();
-    int violations = 0;
-    for (int i = 0; i < a.files_count; i++) {
-        qp_tape_buf tape;
-        cli_read_tape(a.files[i], &tape);
-        if (qp_run_bytes(run, a.machine, a.variant, tape.data, tape.size)) {
-            const qp_violation *v = &run->oracle.violation;
-            printf("%s: VIOLATION %s in %s/%s: %s\n", a.files[i],
-                   qp_property_name((unsigned)v->property), a.machine->name,
-                   a.machine->variants[a.variant].name, v->why);
-            violations++;
-        } else {
-            printf("%s: pass (%s/%s)\n", a.files[i], a.machine->name,
-                   a.machine->variants[a.variant].name);
-        }
+    replay_tally tally = {0, 0};
+    for (size_t v = 0; v < a.machine->variants_count; v++) {
+        bool chosen = a.refs ? strcmp(a.machine->variants[v].expect, "pass") == 0 : v == a.variant;
+        for (int i = 0; chosen && i < a.files_count; i++)
+            replay_path(run, &a, v, a.files[i], &tally);
     }
-    if (violations)
-        printf("%d of %d files violate a property; 'quietpoll explain %s --variant %s FILE' "
-               "shows why\n",
-               violations, a.files_count, a.machine->name, a.machine->variants[a.variant].name);
+    printf("%d runs, %d violations\n", tally.runs, tally.violations);
     qp_run_free(run);
-    return violations ? CLI_EXIT_VIOLATION : CLI_EXIT_OK;
+    return tally.violations ? CLI_EXIT_VIOLATION : CLI_EXIT_OK;
 }
 
 static const char explain_help[] =
     "usage: quietpoll explain MACHINE [--variant V] FILE\n\n"
-    "Prints the verdict of FILE under MACHINE's variant V (default ref), the schedule the\n"
+    "Prints the verdict of FILE under MACHINE's variant V (default: its first reference),\n"
+    "the schedule the\n"
     "tape decodes to, in words, and the strace-style trace of the run, with the syscall that\n"
     "breaks a property marked. Exit status: 0 when explained, 2 on bad input.\n";
 
@@ -86,8 +120,8 @@ int cmd_explain(int argc, char **argv)
     int rc = parse("explain", explain_help, argc, argv, &a);
     if (rc >= 0)
         return rc;
-    if (a.files_count != 1)
-        return cli_usage_error("explain", "explains one file at a time");
+    if (a.files_count != 1 || a.refs)
+        return cli_usage_error("explain", "explains one file under one variant at a time");
     qp_tape_buf tape;
     cli_read_tape(a.files[0], &tape);
     qp_run *run = qp_run_new();

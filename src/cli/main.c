@@ -15,6 +15,7 @@ static const struct {
     {"explain", cmd_explain, "an input's schedule in words and its annotated trace"},
     {"shrink", cmd_shrink, "shrink a failing input (a crash file from any engine)"},
     {"prop", cmd_prop, "run the property engine: random trials, shrink the first failure"},
+    {"check-strace", cmd_check_strace, "check a real program's strace log for the properties"},
 };
 
 static int usage(FILE *out, int rc)

@@ -5,6 +5,7 @@
 
 const qp_machine *const qp_machines[] = {
     &qp_machine_timed_read,
+    &qp_machine_selector,
 };
 const size_t qp_machines_count = sizeof qp_machines / sizeof qp_machines[0];
 

@@ -102,13 +102,13 @@ static void setup(qp_sim *sim, qp_world *world)
     world->fds[world->fds_count++] = qp_sim_add_stream(sim);
 }
 
-static void run(qp_os *os, const qp_world *world, const qp_schedule *sched, size_t variant)
+static void run(qp_os *os, const qp_machine_ctx *ctx)
 {
-    int fd = world->fds[0];
-    for (size_t i = 0; i < sched->ops_count; i++) {
-        const qp_op *op = &sched->ops[i];
+    int fd = ctx->world->fds[0];
+    for (size_t i = 0; i < ctx->sched->ops_count; i++) {
+        const qp_op *op = &ctx->sched->ops[i];
         os->op_begin(os, &(qp_op_mark){QP_OP_TIMED_READ, fd, op->timeout_ns});
-        os->op_end(os, timed_read(os, (enum variant)variant, fd, op));
+        os->op_end(os, timed_read(os, (enum variant)ctx->variant, fd, op));
     }
 }
 
@@ -120,6 +120,7 @@ const qp_machine qp_machine_timed_read = {
     .shape =
         {
             .op_noun = "read",
+            .op_sized = true,
             .targets_count = 1,
             .event_kinds_mask = (1u << QP_EV_DATA) | (1u << QP_EV_EOF) | (1u << QP_EV_RESET) |
                                 (1u << QP_EV_SIGNAL) | (1u << QP_EV_SPURIOUS),

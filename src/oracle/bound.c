@@ -29,7 +29,20 @@
  *   instant (the read after the spurious wakeup then finds the data).
  *   A loop that rounds the remaining time down makes an extra wait per
  *   truncated millisecond boundary (Go's netpoll floors above 1 ms), and
- *   goes over. */
+ *   goes over.
+ *
+ * Select (QP_OP_SELECT): one select() returns when events are ready, when
+ *   it is woken up, or when its timeout passes; a wait that a signal
+ *   interrupts (or a spurious wakeup ends) is retried with the time left:
+ *
+ *       waits <= 1 + signals + spurious
+ *
+ *   The handling of what a wait reports (a read per ready fd, the drain of
+ *   the wakeup fd) is bounded per coalesced wakeup in wakeup.c.
+ *
+ * Wakeup (QP_OP_WAKEUP): one wakeup() call writes at most once.
+ *
+ *       calls <= 1 */
 #include "oracle_internal.h"
 #include "quietpoll/os.h"
 #include "quietpoll/units.h"
@@ -41,15 +54,31 @@ uint32_t qp_op_bound(const qp_op_stats *op, uint64_t cost_ns)
         if (op->ready_at_begin || op->deadline_ns - op->begin_ns <= cost_ns)
             return 1;
         return 1 + 2 * (1 + op->signals_count + op->spurious_count);
+    case QP_OP_SELECT:
+        return 1 + op->signals_count + op->spurious_count;
+    case QP_OP_WAKEUP:
+        return 1;
     }
     return UINT32_MAX;
 }
 
-bool qp__bound_check(qp_oracle *oracle, size_t rec_index)
+bool qp__bound_check(qp_oracle *oracle, const qp_op_stats *op, size_t rec_index)
 {
-    const qp_op_stats *op = &oracle->op;
+    if (op->kind == QP_OP_SELECT) {
+        if (op->waits_count <= op->bound)
+            return false;
+        return qp__fire(oracle, QP_PROP_SYSCALL_BOUND, rec_index,
+                        "the select made %u waits; its bound is %u = 1 + %u signals + %u "
+                        "spurious wakeups: a wait returned with nothing to report before the "
+                        "select's deadline",
+                        op->waits_count, op->bound, op->signals_count, op->spurious_count);
+    }
     if (op->calls_count <= op->bound)
         return false;
+    if (op->kind == QP_OP_WAKEUP)
+        return qp__fire(oracle, QP_PROP_SYSCALL_BOUND, rec_index,
+                        "one wakeup() made %u syscalls; it needs at most one write",
+                        op->calls_count);
     if (op->bound == 1)
         return qp__fire(oracle, QP_PROP_SYSCALL_BOUND, rec_index,
                         "the %s made %u syscalls; its bound is 1: %s, so one read settles it",

@@ -15,9 +15,14 @@ static const struct {
 } properties[QP_PROP_COUNT] = {
     [QP_PROP_SPIN] = {"spin", "a zero-timeout wait times out while its operation had time left, "
                               "or a wait reports readiness nothing consumed since the last one"},
+    [QP_PROP_REDUNDANT_WAKEUP] = {"redundant-wakeup",
+                                  "a wakeup is written while one is still pending, or a wait "
+                                  "returns for the wakeup fd with no wakeup() requested"},
+    [QP_PROP_LOST_WAKEUP] = {"lost-wakeup", "a requested wakeup leaves its waiter blocked past "
+                                            "the request, or blocked forever"},
     [QP_PROP_SYSCALL_BOUND] = {"syscall-bound",
-                               "an operation makes more syscalls than its bound "
-                               "(src/oracle/bound.c), or the run's budget is spent"},
+                               "an operation (or a coalesced wakeup) makes more syscalls than its "
+                               "bound (src/oracle/bound.c, wakeup.c), or the run's budget is spent"},
     [QP_PROP_TIMEOUT_EARLY] = {"timeout-early", "an operation reports a timeout before its deadline"},
     [QP_PROP_TIMEOUT_LATE] = {"timeout-late", "an operation returns after its deadline + 1 ms + "
                                               "timer slack + the syscall costs it incurred"},
@@ -58,38 +63,53 @@ void qp_oracle_init(qp_oracle *oracle, const qp_schedule *sched)
     memset(oracle, 0, sizeof *oracle);
     oracle->cost_ns = sched->cost_ns;
     oracle->slack_ns = sched->slack_ns;
+    oracle->wakeup.fd = -1;
     oracle->violation.property = -1;
+}
+
+qp_op_stats *qp__open_op(qp_oracle *oracle, const qp_rec *rec)
+{
+    unsigned task = rec->task % QP_ORACLE_TASKS_MAX;
+    return oracle->op_open[task] ? &oracle->op[task] : NULL;
 }
 
 static void op_begin(qp_oracle *oracle, const qp_rec *rec)
 {
-    assert(!oracle->op_open && "operations do not nest");
-    memset(&oracle->op, 0, sizeof oracle->op);
-    oracle->op.kind = (unsigned)rec->arg[0];
-    oracle->op.ready_at_begin = rec->arg[2] != 0;
-    oracle->op.begin_ns = rec->t_enter_ns;
-    oracle->op.deadline_ns = rec->deadline_ns;
-    oracle->op_open = true;
+    unsigned task = rec->task % QP_ORACLE_TASKS_MAX;
+    assert(!oracle->op_open[task] && "operations of one task do not nest");
+    qp_op_stats *op = &oracle->op[task];
+    memset(op, 0, sizeof *op);
+    op->kind = (unsigned)rec->arg[0];
+    op->task = rec->task;
+    op->fd = (int)rec->arg[1];
+    op->ready_at_begin = rec->arg[2] != 0;
+    op->begin_ns = rec->t_enter_ns;
+    op->deadline_ns = rec->deadline_ns;
+    oracle->op_open[task] = true;
+    qp__wakeup_on_op_begin(oracle, rec);
 }
 
 static bool op_end(qp_oracle *oracle, const qp_rec *rec, size_t index)
 {
-    assert(oracle->op_open && "an op end needs an op begin");
-    oracle->op.bound = qp_op_bound(&oracle->op, oracle->cost_ns);
-    oracle->op_open = false;
-    if (oracle->done_count < QP_ORACLE_OPS_MAX)
-        oracle->done[oracle->done_count++] = oracle->op;
-    return qp__bound_check(oracle, index) || qp__timeouts_check(oracle, rec, index);
+    unsigned task = rec->task % QP_ORACLE_TASKS_MAX;
+    assert(oracle->op_open[task] && "an op end needs an op begin");
+    qp_op_stats *op = &oracle->op[task];
+    op->bound = qp_op_bound(op, oracle->cost_ns);
+    oracle->op_open[task] = false;
+    if (oracle->done_count < QP_ORACLE_OPS_MAX && op->kind != QP_OP_WAKEUP)
+        oracle->done[oracle->done_count++] = *op;
+    return qp__bound_check(oracle, op, index) || qp__timeouts_check(oracle, op, rec, index);
 }
 
+/* Signals and spurious wakeups reach task 0, the one that waits. */
 static void count_event(qp_oracle *oracle, const qp_rec *rec)
 {
-    if (!oracle->op_open || !rec->arg[3])
+    if (!oracle->op_open[0] || !rec->arg[3])
         return;
     if (rec->arg[0] == QP_EV_SIGNAL)
-        oracle->op.signals_count++;
+        oracle->op[0].signals_count++;
     else if (rec->arg[0] == QP_EV_SPURIOUS)
-        oracle->op.spurious_count++;
+        oracle->op[0].spurious_count++;
 }
 
 bool qp_oracle_on_rec(qp_oracle *oracle, const qp_trace *trace, size_t index)
@@ -105,14 +125,18 @@ bool qp_oracle_on_rec(qp_oracle *oracle, const qp_trace *trace, size_t index)
     case QP_REC_EVENT:
         count_event(oracle, rec);
         return false;
-    case QP_REC_SYSCALL:
+    case QP_REC_SYSCALL: {
         if (rec->sys == QP_SYS_CLOCK_GETTIME)
             return false;
-        if (oracle->op_open) {
-            oracle->op.calls_count++;
-            oracle->op.waits_count += qp_sys_is_wait(rec->sys);
+        qp_op_stats *op = qp__open_op(oracle, rec);
+        if (op != NULL) {
+            op->calls_count++;
+            op->waits_count += qp_sys_is_wait(rec->sys);
         }
-        return qp__spin_on_syscall(oracle, trace, index);
+        /* spin first: readiness left unconsumed is the root of what follows */
+        return qp__spin_on_syscall(oracle, trace, index) ||
+               qp__wakeup_on_syscall(oracle, rec, index);
+    }
     }
     assert(!"unknown record type");
     return false;
@@ -129,20 +153,24 @@ bool qp_oracle_on_budget(qp_oracle *oracle, const qp_trace *trace, size_t index,
 bool qp_oracle_finish(qp_oracle *oracle, const qp_trace *trace, uint64_t end_ns,
                       bool blocked_forever)
 {
-    if (!oracle->op_open)
-        return false;
-    size_t last = trace->count ? trace->count - 1 : 0;
-    oracle->op.bound = qp_op_bound(&oracle->op, oracle->cost_ns);
-    if (qp__bound_check(oracle, last))
-        return true;
-    if (blocked_forever && oracle->op.deadline_ns != QP_NS_INFINITE) {
-        char ms[32];
-        return qp__fire(oracle, QP_PROP_TIMEOUT_LATE, last,
-                        "the %s waits with no timeout and never returns, though its deadline "
-                        "passed %s after it began",
-                        qp_op_kind_name(oracle->op.kind),
-                        qp_fmt_ms(ms, oracle->op.deadline_ns - oracle->op.begin_ns));
-    }
     (void)end_ns;
+    size_t last = trace->count ? trace->count - 1 : 0;
+    if (qp__wakeup_finish(oracle, last, blocked_forever))
+        return true;
+    for (unsigned task = 0; task < QP_ORACLE_TASKS_MAX; task++) {
+        if (!oracle->op_open[task])
+            continue;
+        qp_op_stats *op = &oracle->op[task];
+        op->bound = qp_op_bound(op, oracle->cost_ns);
+        if (qp__bound_check(oracle, op, last))
+            return true;
+        if (blocked_forever && task == 0 && op->deadline_ns != QP_NS_INFINITE) {
+            char ms[32];
+            return qp__fire(oracle, QP_PROP_TIMEOUT_LATE, last,
+                            "the %s waits with no timeout and never returns, though its deadline "
+                            "passed %s after it began",
+                            qp_op_kind_name(op->kind), qp_fmt_ms(ms, op->deadline_ns - op->begin_ns));
+        }
+    }
     return false;
 }

@@ -10,9 +10,9 @@
 #include "quietpoll/os.h"
 #include "quietpoll/units.h"
 
-bool qp__timeouts_check(qp_oracle *oracle, const qp_rec *end, size_t rec_index)
+bool qp__timeouts_check(qp_oracle *oracle, const qp_op_stats *op, const qp_rec *end,
+                        size_t rec_index)
 {
-    const qp_op_stats *op = &oracle->op; /* still holds the op just ended */
     uint64_t end_ns = end->t_enter_ns;
     char a[32], b[32];
     if (op->deadline_ns == QP_NS_INFINITE)

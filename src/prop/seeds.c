@@ -35,6 +35,17 @@ static void add_dir(qp_path_list *list, const char *dir)
     free(names);
 }
 
+bool qp_list_files(const char *dir, qp_path_list *out)
+{
+    struct stat st;
+    out->paths = NULL;
+    out->count = 0;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return false;
+    add_dir(out, dir);
+    return true;
+}
+
 void qp_always_seeds(const char *root, const qp_machine *machine, qp_path_list *out)
 {
     out->paths = NULL;

@@ -7,22 +7,26 @@
 #include "quietpoll/units.h"
 #include "sim_internal.h"
 
-static qp_sim *sim_of(qp_os *os)
-{
-    return (qp_sim *)os->ctx;
-}
-
 _Noreturn void qp__sim_stop(qp_sim *sim, unsigned why)
 {
     sim->stop = (uint8_t)why;
     longjmp(*sim->stop_jmp, 1);
 }
 
+static void check_at(qp_sim *sim, size_t index)
+{
+    if (sim->oracle != NULL && qp_oracle_on_rec(sim->oracle, sim->trace, index))
+        qp__sim_stop(sim, QP_STOP_VIOLATION);
+}
+
 static void check(qp_sim *sim)
 {
-    size_t index = sim->trace->count - 1;
-    if (qp_oracle_on_rec(sim->oracle, sim->trace, index))
-        qp__sim_stop(sim, QP_STOP_VIOLATION);
+    check_at(sim, sim->trace->count - 1);
+}
+
+static uint64_t task_now_ns(const qp_sim *sim)
+{
+    return sim->in_world ? sim->world_now_ns : sim->now_ns;
 }
 
 static qp_rec *push(qp_sim *sim, unsigned type)
@@ -31,8 +35,8 @@ static qp_rec *push(qp_sim *sim, unsigned type)
     assert(rec != NULL && "trace capacity below what the budget allows");
     rec->type = (uint8_t)type;
     rec->task = sim->task;
-    rec->t_enter_ns = sim->now_ns;
-    rec->t_exit_ns = sim->now_ns;
+    rec->t_enter_ns = task_now_ns(sim);
+    rec->t_exit_ns = rec->t_enter_ns;
     return rec;
 }
 
@@ -43,12 +47,19 @@ qp_obj *qp__sim_obj(qp_sim *sim, int fd)
     return &sim->objs[fd];
 }
 
-short qp__sim_revents(qp_sim *sim, int fd, short events)
+int qp__sim_alloc_fd(qp_sim *sim, unsigned type)
 {
-    qp_obj *obj = qp__sim_obj(sim, fd);
-    if (obj == NULL)
-        return POLLNVAL;
-    const qp_stream *s = &obj->stream;
+    for (int fd = QP_SIM_FIRST_FD; fd < QP_SIM_FDS_MAX; fd++)
+        if (sim->objs[fd].type == QP_OBJ_NONE) {
+            memset(&sim->objs[fd], 0, sizeof sim->objs[fd]);
+            sim->objs[fd].type = (uint8_t)type;
+            return fd;
+        }
+    return -1;
+}
+
+static short stream_revents(const qp_stream *s, short events)
+{
     short revents = 0;
     if (s->bytes_queued > 0 || s->eof || s->reset_pending)
         revents |= POLLIN;
@@ -62,62 +73,131 @@ short qp__sim_revents(qp_sim *sim, int fd, short events)
     return revents;
 }
 
-/* Does the blocked wait watch fd for any of mask? */
-static bool wait_watches(const qp_sim *sim, int fd, short mask)
-{
-    for (nfds_t i = 0; i < sim->wait.nfds; i++)
-        if (sim->wait.fds[i].fd == fd && (sim->wait.fds[i].events & mask))
-            return true;
-    return false;
-}
-
-static bool wait_sees_ready(qp_sim *sim)
-{
-    for (nfds_t i = 0; i < sim->wait.nfds; i++)
-        if (qp__sim_revents(sim, sim->wait.fds[i].fd, sim->wait.fds[i].events))
-            return true;
-    return false;
-}
-
-/* Applies one world event; returns true if it woke the blocked wait. */
-static bool apply_event(qp_sim *sim, const qp_event *ev, int fd)
+short qp__sim_revents(qp_sim *sim, int fd, short events)
 {
     qp_obj *obj = qp__sim_obj(sim, fd);
-    bool blocked = sim->wait.active && sim->wait.wake == QP_WAKE_NONE;
+    if (obj == NULL)
+        return POLLNVAL;
+    switch (obj->type) {
+    case QP_OBJ_STREAM:
+        return stream_revents(&obj->stream, events);
+    case QP_OBJ_EVENTFD: {
+        short revents = 0;
+        if (obj->eventfd_count > 0)
+            revents |= POLLIN;
+        if (obj->eventfd_count < QP_EVENTFD_MAX - 1)
+            revents |= POLLOUT;
+        return revents & events;
+    }
+    case QP_OBJ_PIPE_READ:
+    case QP_OBJ_PIPE_WRITE: {
+        short revents = qp__pipe_revents(sim, obj);
+        return (short)((revents & events) | (revents & (POLLERR | POLLHUP)));
+    }
+    case QP_OBJ_EPOLL:
+        return qp__epoll_has_ready(sim, obj->index) ? (short)(events & POLLIN) : 0;
+    }
+    return 0;
+}
+
+bool qp__sim_wait_ready(qp_sim *sim)
+{
+    if (sim->wait.type == QP_WAIT_EPOLL)
+        return qp__epoll_has_ready(sim, sim->wait.epoll_index);
+    for (nfds_t i = 0; i < sim->wait.nfds; i++)
+        if (sim->wait.fds[i].fd >= 0 &&
+            qp__sim_revents(sim, sim->wait.fds[i].fd, sim->wait.fds[i].events))
+            return true;
+    return false;
+}
+
+static bool blocked(const qp_sim *sim)
+{
+    return sim->wait.active && sim->wait.wake == QP_WAKE_NONE;
+}
+
+void qp__sim_notify(qp_sim *sim, int fd)
+{
+    for (unsigned e = 0; e < sim->epolls_count; e++)
+        for (unsigned i = 0; i < QP_EPOLL_ENTRIES_MAX; i++) {
+            qp_epoll_entry *entry = &sim->epolls[e].entries[i];
+            if (entry->used && entry->fd == fd)
+                entry->pending = true;
+        }
+    if (blocked(sim) && qp__sim_wait_ready(sim))
+        sim->wait.wake = QP_WAKE_READY;
+}
+
+/* Does the blocked poll watch fd for POLLIN? (epoll: a registered fd) */
+static bool wait_watches_for_input(qp_sim *sim, int fd)
+{
+    if (sim->wait.type == QP_WAIT_EPOLL) {
+        const qp_epoll *ep = &sim->epolls[sim->wait.epoll_index];
+        for (unsigned i = 0; i < QP_EPOLL_ENTRIES_MAX; i++)
+            if (ep->entries[i].used && ep->entries[i].fd == fd && !ep->entries[i].disabled &&
+                (ep->entries[i].events & EPOLLIN))
+                return true;
+        return false;
+    }
+    for (nfds_t i = 0; i < sim->wait.nfds; i++)
+        if (sim->wait.fds[i].fd == fd && (sim->wait.fds[i].events & POLLIN))
+            return true;
+    return false;
+}
+
+/* Another thread's action: the machine runs it as that thread, on that
+ * thread's own clock, while task 0 stays where it is. */
+static void run_world_action(qp_sim *sim, const qp_event *ev, uint8_t task)
+{
+    if (sim->world_hook == NULL)
+        return;
+    uint8_t saved_task = sim->task;
+    sim->task = task;
+    sim->in_world = true;
+    sim->world_now_ns = ev->at_ns > sim->now_ns ? ev->at_ns : sim->now_ns;
+    sim->world_hook(sim->world_ctx, &sim->os, ev);
+    sim->in_world = false;
+    sim->task = saved_task;
+}
+
+/* Applies one world event to the sim's own objects. */
+static void apply_event(qp_sim *sim, const qp_event *ev, int fd)
+{
+    qp_obj *obj = qp__sim_obj(sim, fd);
+    bool is_stream = obj != NULL && obj->type == QP_OBJ_STREAM;
     switch (ev->kind) {
     case QP_EV_SIGNAL:
-        if (!blocked)
-            return false;
-        sim->wait.wake = QP_WAKE_SIGNAL;
-        return true;
+        if (blocked(sim))
+            sim->wait.wake = QP_WAKE_SIGNAL;
+        break;
     case QP_EV_SPURIOUS:
-        if (!blocked || !wait_watches(sim, fd, POLLIN))
-            return false;
-        sim->wait.wake = QP_WAKE_SPURIOUS;
-        sim->wait.spurious_fd = (unsigned)fd;
-        return true;
+        if (blocked(sim) && wait_watches_for_input(sim, fd)) {
+            sim->wait.wake = QP_WAKE_SPURIOUS;
+            sim->wait.spurious_fd = fd;
+        }
+        break;
     case QP_EV_DATA:
-        if (obj && !obj->stream.eof)
+        if (is_stream && !obj->stream.eof) {
             obj->stream.bytes_queued += ev->size;
+            qp__sim_notify(sim, fd);
+        }
         break;
     case QP_EV_EOF:
-        if (obj)
+        if (is_stream && !obj->stream.eof) {
             obj->stream.eof = true;
+            qp__sim_notify(sim, fd);
+        }
         break;
     case QP_EV_RESET:
-        if (obj && !obj->stream.eof) {
+        if (is_stream && !obj->stream.eof) {
             obj->stream.eof = true;
             obj->stream.reset_pending = true;
+            qp__sim_notify(sim, fd);
         }
         break;
     default:
-        assert(!"unknown event kind");
+        assert(!"not an event the sim acts on");
     }
-    if (blocked && wait_sees_ready(sim)) {
-        sim->wait.wake = QP_WAKE_READY;
-        return true;
-    }
-    return false;
 }
 
 bool qp__sim_step(qp_sim *sim, uint64_t until_ns)
@@ -130,39 +210,75 @@ bool qp__sim_step(qp_sim *sim, uint64_t until_ns)
     sim->next_event++;
     if (ev->at_ns > sim->now_ns)
         sim->now_ns = ev->at_ns;
+    bool world_action = ev->kind == QP_EV_WAKEUP || ev->kind == QP_EV_REGISTER;
     int fd = ev->target < sim->targets_count ? sim->targets[ev->target] : -1;
-    bool woke = apply_event(sim, ev, fd);
+    bool was_blocked = blocked(sim);
     qp_rec *rec = push(sim, QP_REC_EVENT);
+    size_t index = sim->trace->count - 1;
     rec->arg[0] = ev->kind;
-    rec->arg[1] = fd;
+    rec->arg[1] = world_action ? -1 : fd;
     rec->arg[2] = ev->size;
-    rec->arg[3] = woke;
-    check(sim);
+    if (world_action) {
+        /* the event first, then what the thread does, in trace order */
+        uint8_t task = (uint8_t)(1 + ev->target % (QP_SIM_TASKS_MAX - 1));
+        rec->task = task;
+        check_at(sim, index);
+        run_world_action(sim, ev, task);
+        sim->trace->recs[index].arg[3] = was_blocked && !blocked(sim);
+        return true;
+    }
+    apply_event(sim, ev, fd);
+    rec->arg[3] = was_blocked && !blocked(sim); /* delivered: it woke the wait */
+    check_at(sim, index);
     return true;
+}
+
+unsigned qp__sim_block(qp_sim *sim, int timeout_ms)
+{
+    uint64_t expire_ns = QP_NS_INFINITE;
+    if (timeout_ms >= 0)
+        expire_ns = sim->now_ns + (uint64_t)timeout_ms * QP_NS_PER_MS + sim->sched->slack_ns;
+    sim->wait.active = true;
+    sim->wait.wake = QP_WAKE_NONE;
+    while (sim->wait.wake == QP_WAKE_NONE && qp__sim_step(sim, expire_ns))
+        ;
+    unsigned wake = sim->wait.wake;
+    sim->wait.active = false;
+    if (wake != QP_WAKE_NONE)
+        return wake;
+    if (expire_ns == QP_NS_INFINITE)
+        qp__sim_stop(sim, QP_STOP_BLOCKED_FOREVER);
+    sim->now_ns = expire_ns;
+    return QP_WAKE_TIMEOUT;
 }
 
 void qp__sim_enter(qp_sim *sim, qp_rec *rec, unsigned sys)
 {
-    while (qp__sim_step(sim, sim->now_ns))
-        ;
+    if (!sim->in_world)
+        while (qp__sim_step(sim, sim->now_ns))
+            ;
     if (sim->calls_count == sim->calls_max) {
-        if (qp_oracle_on_budget(sim->oracle, sim->trace, sim->trace->count - 1, sim->calls_max))
-            qp__sim_stop(sim, QP_STOP_VIOLATION);
-        assert(!"the oracle let a spent budget pass");
+        if (sim->oracle != NULL)
+            qp_oracle_on_budget(sim->oracle, sim->trace, sim->trace->count - 1, sim->calls_max);
+        qp__sim_stop(sim, QP_STOP_VIOLATION);
     }
     sim->calls_count++;
     memset(rec, 0, sizeof *rec);
     rec->type = QP_REC_SYSCALL;
     rec->task = sim->task;
     rec->sys = (uint8_t)sys;
-    rec->t_enter_ns = sim->now_ns;
+    rec->t_enter_ns = task_now_ns(sim);
 }
 
 int64_t qp__sim_exit(qp_sim *sim, qp_rec *rec, int64_t ret, int err)
 {
-    if (rec->sys != QP_SYS_CLOCK_GETTIME)
-        sim->now_ns += sim->sched->cost_ns;
-    rec->t_exit_ns = sim->now_ns;
+    uint64_t cost_ns = rec->sys == QP_SYS_CLOCK_GETTIME ? 0 : sim->sched->cost_ns;
+    if (sim->in_world) {
+        rec->t_exit_ns = rec->t_enter_ns + cost_ns;
+    } else {
+        sim->now_ns += cost_ns;
+        rec->t_exit_ns = sim->now_ns;
+    }
     rec->ret = ret;
     rec->err = ret < 0 ? err : 0;
     /* appended at exit: world events during a blocking wait come before it */
@@ -177,35 +293,38 @@ int64_t qp__sim_exit(qp_sim *sim, qp_rec *rec, int64_t ret, int err)
 
 static int sim_clock_gettime(qp_os *os, clockid_t clock_id, struct timespec *ts)
 {
-    qp_sim *sim = sim_of(os);
+    qp_sim *sim = qp__sim_of(os);
     qp_rec rec;
     qp__sim_enter(sim, &rec, QP_SYS_CLOCK_GETTIME);
     if (clock_id != CLOCK_MONOTONIC || ts == NULL)
         return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
-    ts->tv_sec = (time_t)(sim->now_ns / QP_NS_PER_S);
-    ts->tv_nsec = (long)(sim->now_ns % QP_NS_PER_S);
+    uint64_t now_ns = task_now_ns(sim);
+    ts->tv_sec = (time_t)(now_ns / QP_NS_PER_S);
+    ts->tv_nsec = (long)(now_ns % QP_NS_PER_S);
     return (int)qp__sim_exit(sim, &rec, 0, 0);
 }
 
 static void sim_op_begin(qp_os *os, const qp_op_mark *mark)
 {
-    qp_sim *sim = sim_of(os);
-    while (qp__sim_step(sim, sim->now_ns))
-        ;
+    qp_sim *sim = qp__sim_of(os);
+    if (!sim->in_world)
+        while (qp__sim_step(sim, sim->now_ns))
+            ;
     qp_rec *rec = push(sim, QP_REC_OP_BEGIN);
     rec->arg[0] = mark->kind;
     rec->arg[1] = mark->fd;
     rec->arg[2] = (qp__sim_revents(sim, mark->fd, POLLIN) & (POLLIN | POLLERR | POLLHUP)) != 0;
-    if (mark->timeout_ns == QP_NS_INFINITE || mark->timeout_ns > QP_NS_INFINITE - sim->now_ns)
+    uint64_t now_ns = task_now_ns(sim);
+    if (mark->timeout_ns == QP_NS_INFINITE || mark->timeout_ns > QP_NS_INFINITE - now_ns)
         rec->deadline_ns = QP_NS_INFINITE;
     else
-        rec->deadline_ns = sim->now_ns + mark->timeout_ns;
+        rec->deadline_ns = now_ns + mark->timeout_ns;
     check(sim);
 }
 
 static void sim_op_end(qp_os *os, unsigned result)
 {
-    qp_sim *sim = sim_of(os);
+    qp_sim *sim = qp__sim_of(os);
     qp_rec *rec = push(sim, QP_REC_OP_END);
     rec->arg[0] = result;
     check(sim);
@@ -223,6 +342,7 @@ void qp_sim_init(qp_sim *sim, const qp_schedule *sched, qp_trace *trace, qp_orac
     sim->oracle = oracle;
     sim->calls_max = QP_SIM_CALLS_MAX;
     sim->stop_jmp = stop_jmp;
+    sim->wait.spurious_fd = -1;
     sim->os = (qp_os){
         .ctx = sim,
         .read = qp__sim_read,
@@ -232,6 +352,11 @@ void qp_sim_init(qp_sim *sim, const qp_schedule *sched, qp_trace *trace, qp_orac
         .poll = qp__sim_poll,
         .clock_gettime = sim_clock_gettime,
         .close = qp__sim_close,
+        .epoll_create1 = qp__sim_epoll_create1,
+        .epoll_ctl = qp__sim_epoll_ctl,
+        .epoll_wait = qp__sim_epoll_wait,
+        .eventfd = qp__sim_eventfd,
+        .pipe2 = qp__sim_pipe2,
         .op_begin = sim_op_begin,
         .op_end = sim_op_end,
     };
@@ -239,14 +364,14 @@ void qp_sim_init(qp_sim *sim, const qp_schedule *sched, qp_trace *trace, qp_orac
 
 int qp_sim_add_stream(qp_sim *sim)
 {
-    for (int fd = QP_SIM_FIRST_FD; fd < QP_SIM_FDS_MAX; fd++)
-        if (sim->objs[fd].type == QP_OBJ_NONE) {
-            assert(sim->targets_count < QP_SIM_FDS_MAX);
-            memset(&sim->objs[fd], 0, sizeof sim->objs[fd]);
-            sim->objs[fd].type = QP_OBJ_STREAM;
-            sim->targets[sim->targets_count++] = fd;
-            return fd;
-        }
-    assert(!"out of sim fds");
-    return -1;
+    int fd = qp__sim_alloc_fd(sim, QP_OBJ_STREAM);
+    assert(fd >= 0 && sim->targets_count < QP_SIM_FDS_MAX && "out of sim fds");
+    sim->targets[sim->targets_count++] = fd;
+    return fd;
+}
+
+void qp_sim_set_world_hook(qp_sim *sim, qp_world_hook hook, void *ctx)
+{
+    sim->world_hook = hook;
+    sim->world_ctx = ctx;
 }

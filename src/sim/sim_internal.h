@@ -4,19 +4,29 @@
 
 #include "quietpoll/sim.h"
 
-/* Starts a syscall: runs the world events due by now, charges the budget
- * (a spent budget stops the run), and fills the caller's record (task, sys,
- * t_enter). The record joins the trace at qp__sim_exit. */
+static inline qp_sim *qp__sim_of(qp_os *os)
+{
+    return (qp_sim *)os->ctx;
+}
+
+/* Starts a syscall: runs the world events due by now (unless a world task
+ * is acting), charges the budget (a spent budget stops the run), and fills
+ * the caller's record (task, sys, t_enter). The record joins the trace at
+ * qp__sim_exit. */
 void qp__sim_enter(qp_sim *sim, qp_rec *rec, unsigned sys);
 
-/* Ends a syscall: costs cost_ns (vDSO calls cost nothing), appends the
- * record to the trace, hands it to the oracle, sets errno when ret is -1,
- * and returns ret. */
+/* Ends a syscall: costs cost_ns (vDSO calls cost nothing; a world task's
+ * cost does not move the machine's clock), appends the record to the trace,
+ * hands it to the oracle, sets errno when ret is -1, and returns ret. */
 int64_t qp__sim_exit(qp_sim *sim, qp_rec *rec, int64_t ret, int err);
 
 /* Runs the next world event if it is due at or before until_ns, moving the
  * clock to it. Returns false when there is none. */
 bool qp__sim_step(qp_sim *sim, uint64_t until_ns);
+
+/* Blocks task 0 in the wait described by sim->wait until it is woken or
+ * timeout_ms (< 0: never) plus the slack passes. Returns enum qp_wake. */
+unsigned qp__sim_block(qp_sim *sim, int timeout_ms);
 
 /* Stops the run (longjmp to the run's start). */
 _Noreturn void qp__sim_stop(qp_sim *sim, unsigned why);
@@ -24,8 +34,34 @@ _Noreturn void qp__sim_stop(qp_sim *sim, unsigned why);
 /* The object behind fd, or NULL. */
 qp_obj *qp__sim_obj(qp_sim *sim, int fd);
 
+/* A free fd for a new object of type, or -1 (EMFILE). */
+int qp__sim_alloc_fd(qp_sim *sim, unsigned type);
+
 /* What poll would report for fd and events now. */
 short qp__sim_revents(qp_sim *sim, int fd, short events);
+
+/* The object behind fd changed state in a way that wakes its waiters:
+ * EPOLLET entries watching it become pending, and a blocked wait that now
+ * sees something ready is woken. */
+void qp__sim_notify(qp_sim *sim, int fd);
+
+/* Is the blocked wait ready now? (poll: a pollfd; epoll: a reportable entry) */
+bool qp__sim_wait_ready(qp_sim *sim);
+bool qp__epoll_has_ready(qp_sim *sim, unsigned epoll_index);
+
+/* Object operations, called with a syscall in progress. */
+int64_t qp__stream_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *buf, size_t count);
+int64_t qp__stream_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, size_t count);
+int64_t qp__eventfd_read(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *buf, size_t count);
+int64_t qp__eventfd_write(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const void *buf,
+                          size_t count);
+int64_t qp__pipe_read(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *buf, size_t count);
+int64_t qp__pipe_write(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, size_t count);
+short qp__pipe_revents(const qp_sim *sim, const qp_obj *obj);
+void qp__pipe_close(qp_sim *sim, qp_obj *obj);
+/* The other end's fd of the pipe behind obj, or -1. */
+int qp__pipe_peer_fd(qp_sim *sim, const qp_obj *obj);
+void qp__epoll_forget_fd(qp_sim *sim, int fd);
 
 ssize_t qp__sim_read(qp_os *os, int fd, void *buf, size_t count);
 ssize_t qp__sim_write(qp_os *os, int fd, const void *buf, size_t count);
@@ -34,5 +70,11 @@ ssize_t qp__sim_recvfrom(qp_os *os, int fd, void *buf, size_t len, int flags,
                          struct sockaddr *src_addr, socklen_t *addrlen);
 int qp__sim_close(qp_os *os, int fd);
 int qp__sim_poll(qp_os *os, struct pollfd *fds, nfds_t nfds, int timeout_ms);
+int qp__sim_epoll_create1(qp_os *os, int flags);
+int qp__sim_epoll_ctl(qp_os *os, int epfd, int op, int fd, struct epoll_event *event);
+int qp__sim_epoll_wait(qp_os *os, int epfd, struct epoll_event *events, int maxevents,
+                       int timeout_ms);
+int qp__sim_eventfd(qp_os *os, unsigned int initval, int flags);
+int qp__sim_pipe2(qp_os *os, int pipefd[2], int flags);
 
 #endif

@@ -1,0 +1,207 @@
+/* check-strace: the properties that can be judged from a real program's
+ * `strace -f` log alone.
+ *
+ *   bytes -> lines -> parsed line -> call (an <unfinished ...> half joined to
+ *   its <... resumed> half, per thread) -> checks -> result -> text or JSON
+ *
+ * | check            | fires when                                               |
+ * |------------------|----------------------------------------------------------|
+ * | spin             | a thread makes two or more waits in a row that do not    |
+ * |                  | wait: zero-timeout waits that time out, or waits that    |
+ * |                  | return at once on readiness the previous wait reported   |
+ * |                  | and nothing consumed; with no progress between them      |
+ * | syscall-bound    | a thread wastes more than a set share of its loop        |
+ * |                  | receives: EAGAIN right after a wait reported the fd      |
+ * |                  | readable, or after a successful receive, level-triggered |
+ * | redundant-wakeup | with -y: a wakeup write to an eventfd or pipe that was   |
+ * |                  | not read since the last one, or a wakeup fd reported     |
+ * |                  | ready and not read before the thread waits again         |
+ *
+ * Memory is fixed when the checker is made: lines longer than the buffer keep
+ * their start and their end, threads, epoll registrations and wakeup fds live
+ * in fixed tables (the least recently seen entry makes room), and findings are
+ * counted in full but kept in detail only up to a fixed number. Any bytes are
+ * valid input: what is not understood is counted and skipped. */
+#ifndef QUIETPOLL_STRACE_H
+#define QUIETPOLL_STRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define QP_STRACE_LINE_HEAD_MAX 16384 /* bytes kept from the start of a line */
+#define QP_STRACE_LINE_TAIL_MAX 1024  /* and from the end of a longer one */
+#define QP_STRACE_PENDING_MAX 2048    /* bytes kept of an unfinished call */
+#define QP_STRACE_THREADS_MAX 128
+#define QP_STRACE_EPOLL_REGS_MAX 256
+#define QP_STRACE_WAKEUP_FDS_MAX 64
+#define QP_STRACE_FINDINGS_KEPT 32 /* per check, in detail */
+#define QP_STRACE_BURST_FDS_MAX 8
+#define QP_STRACE_OBJECT_NAME_MAX 48 /* a -y decoration, as "pipe:[20708]" */
+
+/* A gap between two syscalls of a thread, or a non-wait syscall that blocks,
+ * at least this long, means the thread did wait: it ends a spin run. */
+#define QP_STRACE_PAUSE_NS UINT64_C(1000000)
+/* A wait that returns sooner than this returned at once. */
+#define QP_STRACE_AT_ONCE_NS UINT64_C(1000000)
+
+/* The thread id of lines that carry no pid (strace without -f). */
+#define QP_STRACE_NO_TID (-1)
+
+enum qp_strace_check {
+    QP_STRACE_SPIN,
+    QP_STRACE_SYSCALL_BOUND,
+    QP_STRACE_REDUNDANT_WAKEUP,
+    QP_STRACE_CHECKS_COUNT
+};
+
+enum qp_strace_verdict { QP_STRACE_PASS, QP_STRACE_VIOLATION, QP_STRACE_NOT_JUDGED };
+
+enum qp_strace_time_style {
+    QP_STRACE_TIME_NONE,
+    QP_STRACE_TIME_CLOCK,   /* -t, -tt: time of day */
+    QP_STRACE_TIME_EPOCH,   /* -ttt: seconds since the epoch */
+    QP_STRACE_TIME_RELATIVE /* -r: the time since the previous line */
+};
+
+typedef struct qp_strace_options {
+    /* syscall-bound fires for a thread whose wasted receives are more than
+     * this percentage of its loop receives, and at least wasted_min_count */
+    uint32_t wasted_max_percent;
+    uint32_t wasted_min_count;
+} qp_strace_options;
+
+#define QP_STRACE_WASTED_MAX_PERCENT_DEFAULT 10
+#define QP_STRACE_WASTED_MIN_COUNT_DEFAULT 3
+
+/* What one thread did, as far as the checks care. */
+typedef struct qp_strace_thread_stats {
+    int64_t tid;
+    uint64_t syscalls_count;
+    uint64_t waits_count;
+    uint64_t zero_timeouts_count; /* zero-timeout waits that timed out */
+    uint64_t ready_waits_count;   /* waits that returned readiness */
+    uint64_t receives_count;
+    uint64_t receives_eagain_count;
+    uint64_t sends_count;
+    /* receives on an fd that the thread's last wait reported readable */
+    uint64_t loop_receives_count;
+    uint64_t wasted_after_ready_count;   /* EAGAIN first thing after the report */
+    uint64_t wasted_after_receive_count; /* EAGAIN after a successful one, level-triggered */
+    uint64_t signals_count;
+    uint64_t bursts_count;
+    uint64_t wakeup_findings_count;
+} qp_strace_thread_stats;
+
+/* A spin burst: consecutive waits of one thread that did not wait. */
+typedef struct qp_strace_burst {
+    int64_t tid;
+    uint64_t line_no; /* of the first wait */
+    bool has_time;
+    uint64_t start_ns; /* in the log's time style (see qp_strace_format_time) */
+    uint64_t duration_ns;
+    uint32_t waits_count;
+    uint32_t zero_timeouts_count;
+    uint32_t repeats_count; /* returned readiness reported before, not consumed */
+    char sys_name[32];      /* the first wait's syscall */
+    bool epoll;             /* fds are epoll instances */
+    bool fds_more;          /* more fds than fds_count */
+    uint8_t fds_count;
+    int32_t fds[QP_STRACE_BURST_FDS_MAX];
+} qp_strace_burst;
+
+enum qp_strace_wakeup_kind {
+    QP_STRACE_WRITE_WHILE_PENDING, /* written again before anyone read it */
+    QP_STRACE_READY_NOT_READ       /* reported ready, waited on again unread */
+};
+
+typedef struct qp_strace_wakeup_finding {
+    uint8_t kind; /* enum qp_strace_wakeup_kind */
+    int64_t tid;
+    uint64_t line_no;
+    uint64_t earlier_line_no; /* the pending write, or the wait that reported it */
+    bool has_time;
+    uint64_t at_ns;
+    int32_t fd;
+    char object[QP_STRACE_OBJECT_NAME_MAX];
+} qp_strace_wakeup_finding;
+
+typedef struct qp_strace_result {
+    uint64_t lines_count;
+    uint64_t calls_count; /* complete syscalls, resumed halves joined */
+    uint64_t unfinished_count;
+    uint64_t resumed_count;
+    uint64_t orphans_count; /* resumed halves whose start was not seen */
+    uint64_t signals_count;
+    uint64_t exits_count;
+    uint64_t notes_count;   /* "strace: Process N attached" and the like */
+    uint64_t skipped_count; /* lines not understood */
+    uint64_t truncated_count; /* lines longer than the buffer */
+    uint8_t time_style;     /* enum qp_strace_time_style, of the first timestamp */
+    uint8_t time_digits;    /* digits after the seconds' point */
+    bool durations_seen;    /* -T */
+    bool decorations_seen;  /* -y */
+
+    uint64_t bursts_total;
+    size_t bursts_count; /* kept in detail */
+    qp_strace_burst bursts[QP_STRACE_FINDINGS_KEPT];
+
+    /* threads over the syscall-bound threshold (evicted ones included) */
+    uint64_t wasted_fired_total;
+    size_t wasted_count;
+    qp_strace_thread_stats wasted[QP_STRACE_FINDINGS_KEPT];
+
+    uint64_t wakeup_fds_total;   /* eventfds and wakeup pipes seen */
+    uint64_t wakeup_writes_total;
+    uint64_t wakeup_findings_total;
+    size_t wakeup_findings_count;
+    qp_strace_wakeup_finding wakeup_findings[QP_STRACE_FINDINGS_KEPT];
+
+    /* threads evicted from the table to make room, their stats summed */
+    uint64_t threads_folded_count;
+    qp_strace_thread_stats folded;
+} qp_strace_result;
+
+typedef struct qp_strace qp_strace;
+
+void qp_strace_options_default(qp_strace_options *options);
+
+/* NULL options: the defaults. Aborts when out of memory. */
+qp_strace *qp_strace_new(const qp_strace_options *options);
+void qp_strace_free(qp_strace *checker);
+/* Forgets everything fed so far, keeps the options. */
+void qp_strace_reset(qp_strace *checker);
+
+/* Feeds bytes of the log, split anywhere. */
+void qp_strace_feed(qp_strace *checker, const char *bytes, size_t size);
+/* Reads in to its end; false on a read error (errno says why). */
+bool qp_strace_feed_stream(qp_strace *checker, FILE *in);
+/* The log is over: the last line, open spin runs, thresholds. */
+void qp_strace_finish(qp_strace *checker);
+
+const qp_strace_result *qp_strace_get_result(const qp_strace *checker);
+/* The threads still in the table, in the order they first appeared. */
+size_t qp_strace_threads_count(const qp_strace *checker);
+const qp_strace_thread_stats *qp_strace_thread_at(const qp_strace *checker, size_t index);
+/* NULL when the thread is not in the table. */
+const qp_strace_thread_stats *qp_strace_thread_find(const qp_strace *checker, int64_t tid);
+
+const char *qp_strace_check_name(unsigned check);
+/* After qp_strace_finish. */
+enum qp_strace_verdict qp_strace_get_verdict(const qp_strace *checker, unsigned check);
+/* False when the input holds no syscall line at all. */
+bool qp_strace_usable(const qp_strace *checker);
+/* 0 clean, 1 a check fired, 2 unusable input. */
+int qp_strace_exit_code(const qp_strace *checker);
+
+/* A time from the log, in its own style ("10:38:04.000123", "1683196684.000123",
+ * "+0.000123"); buf holds at least 40 bytes. */
+const char *qp_strace_format_time(char *buf, const qp_strace_result *result, uint64_t at_ns);
+
+/* The report: a summary per thread, the findings, a verdict line per check. */
+void qp_strace_print_text(FILE *out, const qp_strace *checker, const char *input_name);
+/* The same as one JSON object, for tools. */
+void qp_strace_print_json(FILE *out, const qp_strace *checker, const char *input_name);
+
+#endif

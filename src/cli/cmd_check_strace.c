@@ -1,0 +1,103 @@
+/* quietpoll check-strace */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "quietpoll/strace.h"
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+static const char help[] =
+    "usage: quietpoll check-strace [--json] [--wasted-max-percent P] [--wasted-min N] [FILE|-]\n"
+    "\n"
+    "Reads the strace output of any program (FILE, or standard input when FILE is '-'\n"
+    "or missing), streamed in constant memory, and checks what a log alone can show.\n"
+    "Record it with: strace -f -tt -T -y -o FILE PROGRAM (other decorations work too:\n"
+    "-t, -ttt, -r, -yy, [pid N] or bare pid prefixes, unfinished/resumed pairs).\n"
+    "\n"
+    "  spin              on one thread, two or more waits in a row (poll, ppoll, select,\n"
+    "                    pselect6, epoll_wait, epoll_pwait, epoll_pwait2) that did not\n"
+    "                    wait: zero-timeout waits that time out, or waits that return\n"
+    "                    at once on readiness the previous wait reported and nothing\n"
+    "                    consumed; with no progress (data moved, an accept) between\n"
+    "                    them. Each burst is reported: thread, start, waits, duration, fds.\n"
+    "  syscall-bound     a thread whose wasted receives (EAGAIN right after a wait said\n"
+    "                    the fd was readable, or after a successful receive on a\n"
+    "                    level-triggered loop) are more than P% of its loop receives\n"
+    "                    (default " STR(QP_STRACE_WASTED_MAX_PERCENT_DEFAULT) ") and at least N (default " STR(
+        QP_STRACE_WASTED_MIN_COUNT_DEFAULT) ").\n"
+    "  redundant-wakeup  needs -y: a write to an eventfd or wakeup pipe not read since\n"
+    "                    the last write, or a wakeup fd reported ready and not read\n"
+    "                    before the thread waits again.\n"
+    "\n"
+    "Prints a summary per thread, the findings and a verdict line per check; --json\n"
+    "prints the same as one JSON object. Lines it does not understand are counted\n"
+    "and skipped. Exit status: 0 clean, 1 a check fired, 2 unusable input.\n";
+
+int cmd_check_strace(int argc, char **argv)
+{
+    static const struct option options[] = {{"json", no_argument, NULL, 'j'},
+                                            {"wasted-max-percent", required_argument, NULL, 'p'},
+                                            {"wasted-min", required_argument, NULL, 'm'},
+                                            {"help", no_argument, NULL, 'h'},
+                                            {0}};
+    qp_strace_options opts;
+    qp_strace_options_default(&opts);
+    bool json = false;
+    optind = 1;
+    for (int c; (c = getopt_long(argc, argv, "h", options, NULL)) != -1;) {
+        if (c == 'j') {
+            json = true;
+        } else if (c == 'p') {
+            uint64_t percent = cli_number("--wasted-max-percent", optarg);
+            if (percent > 100)
+                return cli_usage_error("check-strace", "--wasted-max-percent is at most 100");
+            opts.wasted_max_percent = (uint32_t)percent;
+        } else if (c == 'm') {
+            uint64_t count = cli_number("--wasted-min", optarg);
+            opts.wasted_min_count = count > UINT32_MAX ? UINT32_MAX : (uint32_t)count;
+        } else if (c == 'h') {
+            fputs(help, stdout);
+            return CLI_EXIT_OK;
+        } else {
+            return cli_usage_error("check-strace", "unknown option");
+        }
+    }
+    if (argc - optind > 1)
+        return cli_usage_error("check-strace", "reads one log at a time");
+    const char *path = optind < argc ? argv[optind] : "-";
+    bool from_stdin = strcmp(path, "-") == 0;
+    FILE *in = from_stdin ? stdin : fopen(path, "rb");
+    if (in == NULL) {
+        fprintf(stderr, "quietpoll check-strace: cannot open %s: %s\n", path, strerror(errno));
+        return CLI_EXIT_USAGE;
+    }
+    qp_strace *checker = qp_strace_new(&opts);
+    bool read_ok = qp_strace_feed_stream(checker, in);
+    int read_errno = errno;
+    if (!from_stdin)
+        fclose(in);
+    const char *name = from_stdin ? "(standard input)" : path;
+    if (!read_ok) {
+        fprintf(stderr, "quietpoll check-strace: cannot read %s: %s\n", name,
+                strerror(read_errno));
+        qp_strace_free(checker);
+        return CLI_EXIT_USAGE;
+    }
+    qp_strace_finish(checker);
+    if (json)
+        qp_strace_print_json(stdout, checker, name);
+    else
+        qp_strace_print_text(stdout, checker, name);
+    int rc = qp_strace_exit_code(checker);
+    if (!qp_strace_usable(checker))
+        fprintf(stderr,
+                "quietpoll check-strace: %s holds no strace syscall line (%llu lines read); "
+                "record one with: strace -f -tt -T -y -o FILE PROGRAM\n",
+                name, (unsigned long long)qp_strace_get_result(checker)->lines_count);
+    qp_strace_free(checker);
+    return rc;
+}

@@ -1,0 +1,184 @@
+/* epoll: an interest list per instance. Level-triggered entries report
+ * while their fd is ready; EPOLLET entries report once per wakeup of their
+ * fd (every data arrival, every eventfd or pipe write); EPOLLONESHOT
+ * entries are disabled once reported, until EPOLL_CTL_MOD re-arms them.
+ * EPOLLERR and EPOLLHUP are reported whatever the interest mask. Timeouts
+ * follow poll's rules: never early, slack late. */
+#include <errno.h>
+#include <string.h>
+
+#include "sim_internal.h"
+
+#define EVENT_BITS (EPOLLIN | EPOLLOUT | EPOLLPRI | EPOLLRDHUP)
+#define ALWAYS_BITS (EPOLLERR | EPOLLHUP)
+
+int qp__sim_epoll_create1(qp_os *os, int flags)
+{
+    qp_sim *sim = qp__sim_of(os);
+    qp_rec rec;
+    qp__sim_enter(sim, &rec, QP_SYS_EPOLL_CREATE1);
+    rec.arg[0] = flags;
+    if (flags & ~EPOLL_CLOEXEC)
+        return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
+    if (sim->epolls_count == QP_SIM_EPOLLS_MAX)
+        return (int)qp__sim_exit(sim, &rec, -1, ENFILE);
+    int fd = qp__sim_alloc_fd(sim, QP_OBJ_EPOLL);
+    if (fd < 0)
+        return (int)qp__sim_exit(sim, &rec, -1, EMFILE);
+    unsigned index = sim->epolls_count++;
+    memset(&sim->epolls[index], 0, sizeof sim->epolls[index]);
+    sim->objs[fd].index = (uint8_t)index;
+    return (int)qp__sim_exit(sim, &rec, fd, 0);
+}
+
+static qp_epoll_entry *find(qp_epoll *ep, int fd)
+{
+    for (unsigned i = 0; i < QP_EPOLL_ENTRIES_MAX; i++)
+        if (ep->entries[i].used && ep->entries[i].fd == fd)
+            return &ep->entries[i];
+    return NULL;
+}
+
+/* What the entry would report now (0: nothing). */
+static uint32_t entry_events(qp_sim *sim, const qp_epoll_entry *e)
+{
+    if (!e->used || e->disabled)
+        return 0;
+    if ((e->events & EPOLLET) && !e->pending)
+        return 0;
+    short revents = qp__sim_revents(sim, e->fd, (short)(e->events & EVENT_BITS));
+    return (uint32_t)(unsigned short)revents & (e->events | ALWAYS_BITS) & (EVENT_BITS | ALWAYS_BITS);
+}
+
+bool qp__epoll_has_ready(qp_sim *sim, unsigned epoll_index)
+{
+    qp_epoll *ep = &sim->epolls[epoll_index];
+    for (unsigned i = 0; i < QP_EPOLL_ENTRIES_MAX; i++)
+        if (entry_events(sim, &ep->entries[i]))
+            return true;
+    return false;
+}
+
+void qp__epoll_forget_fd(qp_sim *sim, int fd)
+{
+    for (unsigned e = 0; e < sim->epolls_count; e++) {
+        qp_epoll_entry *entry = find(&sim->epolls[e], fd);
+        if (entry != NULL)
+            entry->used = false;
+    }
+}
+
+int qp__sim_epoll_ctl(qp_os *os, int epfd, int op, int fd, struct epoll_event *event)
+{
+    qp_sim *sim = qp__sim_of(os);
+    qp_rec rec;
+    qp__sim_enter(sim, &rec, QP_SYS_EPOLL_CTL);
+    rec.arg[0] = epfd;
+    rec.arg[1] = op;
+    rec.arg[2] = fd;
+    rec.arg[3] = event != NULL ? event->events : 0;
+    qp_obj *epobj = qp__sim_obj(sim, epfd);
+    if (epobj == NULL || qp__sim_obj(sim, fd) == NULL)
+        return (int)qp__sim_exit(sim, &rec, -1, EBADF);
+    if (epobj->type != QP_OBJ_EPOLL || fd == epfd)
+        return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
+    qp_epoll *ep = &sim->epolls[epobj->index];
+    qp_epoll_entry *entry = find(ep, fd);
+    if (op != EPOLL_CTL_DEL && event == NULL)
+        return (int)qp__sim_exit(sim, &rec, -1, EFAULT);
+    switch (op) {
+    case EPOLL_CTL_ADD:
+        if (entry != NULL)
+            return (int)qp__sim_exit(sim, &rec, -1, EEXIST);
+        for (unsigned i = 0; i < QP_EPOLL_ENTRIES_MAX && entry == NULL; i++)
+            if (!ep->entries[i].used)
+                entry = &ep->entries[i];
+        if (entry == NULL)
+            return (int)qp__sim_exit(sim, &rec, -1, ENOSPC);
+        entry->used = true;
+        entry->fd = fd;
+        break;
+    case EPOLL_CTL_MOD:
+        if (entry == NULL)
+            return (int)qp__sim_exit(sim, &rec, -1, ENOENT);
+        break;
+    case EPOLL_CTL_DEL:
+        if (entry == NULL)
+            return (int)qp__sim_exit(sim, &rec, -1, ENOENT);
+        entry->used = false;
+        return (int)qp__sim_exit(sim, &rec, 0, 0);
+    default:
+        return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
+    }
+    entry->events = event->events;
+    entry->data = event->data.u64;
+    entry->disabled = false;
+    entry->pending = true; /* ADD and MOD queue the fd if it is ready now */
+    return (int)qp__sim_exit(sim, &rec, 0, 0);
+}
+
+/* Fills events with what is reportable now, consuming EPOLLET wakeups and
+ * disarming EPOLLONESHOT entries; returns how many. */
+static int collect(qp_sim *sim, qp_epoll *ep, struct epoll_event *events, int maxevents, qp_rec *rec)
+{
+    int n = 0;
+    for (unsigned i = 0; i < QP_EPOLL_ENTRIES_MAX && n < maxevents; i++) {
+        qp_epoll_entry *e = &ep->entries[i];
+        uint32_t ready = entry_events(sim, e);
+        if (e->events & EPOLLET)
+            e->pending = false;
+        if (ready == 0)
+            continue;
+        if (e->events & EPOLLONESHOT)
+            e->disabled = true;
+        events[n].events = ready;
+        events[n].data.u64 = e->data;
+        if (n < QP_TRACE_POLL_FDS_MAX) {
+            rec->pfd[n].fd = e->fd;
+            rec->pfd[n].events = (int16_t)e->events;
+            rec->pfd[n].revents = (int16_t)ready;
+        }
+        n++;
+    }
+    return n;
+}
+
+int qp__sim_epoll_wait(qp_os *os, int epfd, struct epoll_event *events, int maxevents,
+                       int timeout_ms)
+{
+    qp_sim *sim = qp__sim_of(os);
+    qp_rec rec;
+    qp__sim_enter(sim, &rec, QP_SYS_EPOLL_WAIT);
+    rec.arg[0] = epfd;
+    rec.arg[1] = timeout_ms;
+    rec.arg[2] = maxevents;
+    qp_obj *epobj = qp__sim_obj(sim, epfd);
+    if (epobj == NULL)
+        return (int)qp__sim_exit(sim, &rec, -1, EBADF);
+    if (epobj->type != QP_OBJ_EPOLL || maxevents <= 0)
+        return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
+    if (events == NULL)
+        return (int)qp__sim_exit(sim, &rec, -1, EFAULT);
+    if (sim->in_world)
+        return (int)qp__sim_exit(sim, &rec, -1, EINVAL); /* world threads never wait */
+    qp_epoll *ep = &sim->epolls[epobj->index];
+    int n = collect(sim, ep, events, maxevents, &rec);
+    if (n == 0 && timeout_ms != 0) {
+        sim->wait.type = QP_WAIT_EPOLL;
+        sim->wait.epoll_index = epobj->index;
+        rec.wake = (uint8_t)qp__sim_block(sim, timeout_ms);
+        if (rec.wake == QP_WAKE_SIGNAL)
+            return (int)qp__sim_exit(sim, &rec, -1, EINTR);
+        n = collect(sim, ep, events, maxevents, &rec);
+        if (rec.wake == QP_WAKE_SPURIOUS && n == 0) {
+            qp_epoll_entry *e = find(ep, sim->wait.spurious_fd);
+            if (e != NULL) {
+                events[0].events = EPOLLIN;
+                events[0].data.u64 = e->data;
+                rec.pfd[0] = (qp_pollrec){e->fd, (int16_t)e->events, EPOLLIN};
+                n = 1;
+            }
+        }
+    }
+    return (int)qp__sim_exit(sim, &rec, n, 0);
+}

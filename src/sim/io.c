@@ -1,0 +1,102 @@
+/* read, write, recv, recvfrom and close: checked here, then done by the
+ * object behind the fd. All sim fds are non-blocking. */
+#include <errno.h>
+
+#include "sim_internal.h"
+
+static int64_t receive(qp_sim *sim, qp_rec *rec, int fd, void *buf, size_t count, bool socket_call)
+{
+    rec->arg[0] = fd;
+    rec->arg[1] = (int64_t)count;
+    qp_obj *obj = qp__sim_obj(sim, fd);
+    if (obj == NULL)
+        return qp__sim_exit(sim, rec, -1, EBADF);
+    if (buf == NULL && count > 0)
+        return qp__sim_exit(sim, rec, -1, EFAULT);
+    switch (obj->type) {
+    case QP_OBJ_STREAM:
+        return qp__stream_receive(sim, rec, obj, fd, buf, count);
+    case QP_OBJ_EVENTFD:
+        if (!socket_call)
+            return qp__eventfd_read(sim, rec, obj, fd, buf, count);
+        break;
+    case QP_OBJ_PIPE_READ:
+        if (!socket_call)
+            return qp__pipe_read(sim, rec, obj, fd, buf, count);
+        break;
+    case QP_OBJ_PIPE_WRITE:
+        return qp__sim_exit(sim, rec, -1, socket_call ? ENOTSOCK : EBADF);
+    }
+    return qp__sim_exit(sim, rec, -1, socket_call ? ENOTSOCK : EINVAL);
+}
+
+ssize_t qp__sim_read(qp_os *os, int fd, void *buf, size_t count)
+{
+    qp_sim *sim = qp__sim_of(os);
+    qp_rec rec;
+    qp__sim_enter(sim, &rec, QP_SYS_READ);
+    return (ssize_t)receive(sim, &rec, fd, buf, count, false);
+}
+
+ssize_t qp__sim_recv(qp_os *os, int fd, void *buf, size_t len, int flags)
+{
+    qp_sim *sim = qp__sim_of(os);
+    qp_rec rec;
+    qp__sim_enter(sim, &rec, QP_SYS_RECV);
+    rec.arg[2] = flags;
+    return (ssize_t)receive(sim, &rec, fd, buf, len, true);
+}
+
+ssize_t qp__sim_recvfrom(qp_os *os, int fd, void *buf, size_t len, int flags,
+                         struct sockaddr *src_addr, socklen_t *addrlen)
+{
+    qp_sim *sim = qp__sim_of(os);
+    qp_rec rec;
+    qp__sim_enter(sim, &rec, QP_SYS_RECVFROM);
+    rec.arg[2] = flags;
+    /* a connected stream socket reports no source address */
+    if (src_addr != NULL && addrlen != NULL)
+        *addrlen = 0;
+    return (ssize_t)receive(sim, &rec, fd, buf, len, true);
+}
+
+ssize_t qp__sim_write(qp_os *os, int fd, const void *buf, size_t count)
+{
+    qp_sim *sim = qp__sim_of(os);
+    qp_rec rec;
+    qp__sim_enter(sim, &rec, QP_SYS_WRITE);
+    rec.arg[0] = fd;
+    rec.arg[1] = (int64_t)count;
+    qp_obj *obj = qp__sim_obj(sim, fd);
+    if (obj == NULL)
+        return (ssize_t)qp__sim_exit(sim, &rec, -1, EBADF);
+    if (buf == NULL && count > 0)
+        return (ssize_t)qp__sim_exit(sim, &rec, -1, EFAULT);
+    switch (obj->type) {
+    case QP_OBJ_STREAM:
+        return (ssize_t)qp__stream_send(sim, &rec, obj, count);
+    case QP_OBJ_EVENTFD:
+        return (ssize_t)qp__eventfd_write(sim, &rec, obj, fd, buf, count);
+    case QP_OBJ_PIPE_WRITE:
+        return (ssize_t)qp__pipe_write(sim, &rec, obj, fd, count);
+    case QP_OBJ_PIPE_READ:
+        return (ssize_t)qp__sim_exit(sim, &rec, -1, EBADF);
+    }
+    return (ssize_t)qp__sim_exit(sim, &rec, -1, EINVAL);
+}
+
+int qp__sim_close(qp_os *os, int fd)
+{
+    qp_sim *sim = qp__sim_of(os);
+    qp_rec rec;
+    qp__sim_enter(sim, &rec, QP_SYS_CLOSE);
+    rec.arg[0] = fd;
+    qp_obj *obj = qp__sim_obj(sim, fd);
+    if (obj == NULL)
+        return (int)qp__sim_exit(sim, &rec, -1, EBADF);
+    if (obj->type == QP_OBJ_PIPE_READ || obj->type == QP_OBJ_PIPE_WRITE)
+        qp__pipe_close(sim, obj);
+    qp__epoll_forget_fd(sim, fd);
+    obj->type = QP_OBJ_NONE;
+    return (int)qp__sim_exit(sim, &rec, 0, 0);
+}

@@ -1,0 +1,212 @@
+/* The report for people: what was read, a summary per thread, each finding,
+ * and a verdict line per check. */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "quietpoll/units.h"
+#include "strace_internal.h"
+
+static const char *thread_name(char *buf, int64_t tid)
+{
+    if (tid == QP_STRACE_NO_TID)
+        snprintf(buf, 32, "no pid");
+    else
+        snprintf(buf, 32, "pid %" PRId64, tid);
+    return buf;
+}
+
+/* "12.5%" of part in whole, rounded down to a tenth */
+static const char *share(char *buf, uint64_t part, uint64_t whole)
+{
+    uint64_t per_mille = whole > 0 ? part * 1000 / whole : 0;
+    snprintf(buf, 32, "%" PRIu64 ".%" PRIu64 "%%", per_mille / 10, per_mille % 10);
+    return buf;
+}
+
+static const char *time_style_name(const qp_strace_result *r)
+{
+    switch (r->time_style) {
+    case QP_STRACE_TIME_CLOCK:
+        return r->time_digits == 0 ? "-t (time of day)" : "-tt (time of day)";
+    case QP_STRACE_TIME_EPOCH:
+        return "-ttt (seconds since the epoch)";
+    case QP_STRACE_TIME_RELATIVE:
+        return "-r (relative)";
+    default:
+        return "no timestamps";
+    }
+}
+
+static bool interesting(const qp_strace_thread_stats *t)
+{
+    return t->waits_count > 0 || t->receives_count > 0 || t->sends_count > 0 ||
+           t->bursts_count > 0 || t->wakeup_findings_count > 0;
+}
+
+static void print_thread(FILE *out, const qp_strace_thread_stats *t)
+{
+    char name[32], pct[32];
+    uint64_t wasted = t->wasted_after_ready_count + t->wasted_after_receive_count;
+    fprintf(out,
+            "  %s: %" PRIu64 " syscalls; %" PRIu64 " waits (%" PRIu64 " zero-timeout timed out, "
+            "%" PRIu64 " returned readiness); %" PRIu64 " receives (%" PRIu64 " EAGAIN), "
+            "%" PRIu64 " sends; %" PRIu64 " of %" PRIu64 " loop receives wasted (%s)\n",
+            thread_name(name, t->tid), t->syscalls_count, t->waits_count, t->zero_timeouts_count,
+            t->ready_waits_count, t->receives_count, t->receives_eagain_count, t->sends_count,
+            wasted, t->loop_receives_count, share(pct, wasted, t->loop_receives_count));
+}
+
+static void print_threads(FILE *out, const qp_strace *s)
+{
+    const qp_strace_result *r = &s->result;
+    size_t count = qp_strace_threads_count(s), quiet = 0;
+    uint64_t quiet_calls = 0;
+    fprintf(out, "threads:\n");
+    for (size_t i = 0; i < count; i++) {
+        const qp_strace_thread_stats *t = qp_strace_thread_at(s, i);
+        if (interesting(t)) {
+            print_thread(out, t);
+        } else {
+            quiet++;
+            quiet_calls += t->syscalls_count;
+        }
+    }
+    if (quiet > 0)
+        fprintf(out, "  %zu more threads: %" PRIu64 " syscalls, no wait, receive or send\n", quiet,
+                quiet_calls);
+    if (r->threads_folded_count > 0) {
+        fprintf(out, "  %" PRIu64 " threads left the table to make room; together:\n",
+                r->threads_folded_count);
+        print_thread(out, &r->folded);
+    }
+}
+
+static void print_bursts(FILE *out, const qp_strace_result *r)
+{
+    fprintf(out, "spin: %" PRIu64 " bursts\n", r->bursts_total);
+    for (size_t i = 0; i < r->bursts_count; i++) {
+        const qp_strace_burst *b = &r->bursts[i];
+        char name[32], at[40], took[32];
+        fprintf(out, "  %s", thread_name(name, b->tid));
+        if (b->has_time)
+            fprintf(out, " at %s", qp_strace_format_time(at, r, b->start_ns));
+        fprintf(out, " (line %" PRIu64 "): %" PRIu32 " waits in %s, %s on %s", b->line_no,
+                b->waits_count, qp_fmt_ms(took, b->duration_ns), b->sys_name,
+                b->epoll ? "epoll fd" : b->fds_count == 1 ? "fd" : "fds");
+        for (uint8_t f = 0; f < b->fds_count; f++)
+            fprintf(out, "%s%" PRId32, f > 0 ? " " : " ", b->fds[f]);
+        if (b->fds_count == 0)
+            fprintf(out, " ?");
+        fprintf(out, "%s: %" PRIu32 " zero-timeout waits timed out, %" PRIu32
+                     " returned at once on readiness not consumed\n",
+                b->fds_more ? " ..." : "", b->zero_timeouts_count, b->repeats_count);
+    }
+    if (r->bursts_total > r->bursts_count)
+        fprintf(out, "  ... and %" PRIu64 " more\n", r->bursts_total - r->bursts_count);
+}
+
+static void print_wasted(FILE *out, const qp_strace *s)
+{
+    const qp_strace_result *r = &s->result;
+    fprintf(out,
+            "wasted receives: %" PRIu64 " threads over the threshold (more than %" PRIu32
+            "%% of loop receives, and at least %" PRIu32 ")\n",
+            r->wasted_fired_total, s->options.wasted_max_percent, s->options.wasted_min_count);
+    for (size_t i = 0; i < r->wasted_count; i++) {
+        const qp_strace_thread_stats *t = &r->wasted[i];
+        char name[32], pct[32];
+        uint64_t wasted = t->wasted_after_ready_count + t->wasted_after_receive_count;
+        fprintf(out,
+                "  %s: %" PRIu64 " of %" PRIu64 " loop receives wasted (%s): %" PRIu64
+                " EAGAIN after a successful receive, level-triggered; %" PRIu64
+                " EAGAIN right after a wait reported the fd readable\n",
+                thread_name(name, t->tid), wasted, t->loop_receives_count,
+                share(pct, wasted, t->loop_receives_count), t->wasted_after_receive_count,
+                t->wasted_after_ready_count);
+    }
+    if (r->wasted_fired_total > r->wasted_count)
+        fprintf(out, "  ... and %" PRIu64 " more\n", r->wasted_fired_total - r->wasted_count);
+}
+
+static void print_wakeups(FILE *out, const qp_strace_result *r)
+{
+    if (!r->decorations_seen) {
+        fprintf(out, "wakeups: not judged, the log has no fd decorations (strace -y)\n");
+        return;
+    }
+    fprintf(out, "wakeups: %" PRIu64 " wakeup fds, %" PRIu64 " writes to them, %" PRIu64
+                 " findings\n",
+            r->wakeup_fds_total, r->wakeup_writes_total, r->wakeup_findings_total);
+    for (size_t i = 0; i < r->wakeup_findings_count; i++) {
+        const qp_strace_wakeup_finding *f = &r->wakeup_findings[i];
+        char name[32];
+        fprintf(out, "  %s (line %" PRIu64 "): ", thread_name(name, f->tid), f->line_no);
+        if (f->kind == QP_STRACE_WRITE_WHILE_PENDING)
+            fprintf(out,
+                    "write to fd %" PRId32 " <%s> while the wakeup written at line %" PRIu64
+                    " was still unread\n",
+                    f->fd, f->object, f->earlier_line_no);
+        else
+            fprintf(out,
+                    "waits again, and fd %" PRId32 " <%s>, reported ready at line %" PRIu64
+                    ", was never read\n",
+                    f->fd, f->object, f->earlier_line_no);
+    }
+    if (r->wakeup_findings_total > r->wakeup_findings_count)
+        fprintf(out, "  ... and %" PRIu64 " more\n",
+                r->wakeup_findings_total - r->wakeup_findings_count);
+}
+
+static void print_verdicts(FILE *out, const qp_strace *s)
+{
+    const qp_strace_result *r = &s->result;
+    char line[160];
+    for (unsigned c = 0; c < QP_STRACE_CHECKS_COUNT; c++) {
+        enum qp_strace_verdict v = qp_strace_get_verdict(s, c);
+        const char *word = v == QP_STRACE_VIOLATION ? "VIOLATION"
+                           : v == QP_STRACE_PASS    ? "pass"
+                                                    : "not judged";
+        switch (c) {
+        case QP_STRACE_SPIN:
+            snprintf(line, sizeof line, "%" PRIu64 " bursts of waits that did not wait",
+                     r->bursts_total);
+            break;
+        case QP_STRACE_SYSCALL_BOUND:
+            snprintf(line, sizeof line,
+                     "%" PRIu64 " threads wasted more than %" PRIu32 "%% of their loop receives",
+                     r->wasted_fired_total, s->options.wasted_max_percent);
+            break;
+        default:
+            if (v == QP_STRACE_NOT_JUDGED)
+                snprintf(line, sizeof line, "no fd decorations: record with strace -y");
+            else
+                snprintf(line, sizeof line, "%" PRIu64 " wakeups written or left pending in vain",
+                         r->wakeup_findings_total);
+            break;
+        }
+        fprintf(out, "%-17s %-11s %s\n", qp_strace_check_name(c), word, line);
+    }
+}
+
+void qp_strace_print_text(FILE *out, const qp_strace *s, const char *input_name)
+{
+    const qp_strace_result *r = &s->result;
+    fprintf(out, "quietpoll check-strace: %s\n", input_name);
+    fprintf(out,
+            "read %" PRIu64 " lines: %" PRIu64 " syscalls (%" PRIu64 " joined from unfinished "
+            "and resumed halves, %" PRIu64 " halves without their start), %" PRIu64
+            " signals, %" PRIu64 " exits; %" PRIu64 " lines not understood, skipped\n",
+            r->lines_count, r->calls_count, r->resumed_count - r->orphans_count,
+            r->orphans_count, r->signals_count, r->exits_count, r->skipped_count);
+    fprintf(out, "recorded with: %s, %s, %s\n", time_style_name(r),
+            r->durations_seen ? "-T (durations)" : "no -T", r->decorations_seen ? "-y" : "no -y");
+    if (r->truncated_count > 0)
+        fprintf(out, "%" PRIu64 " lines were longer than %d bytes: their middle was skipped\n",
+                r->truncated_count, QP_STRACE_LINE_HEAD_MAX + QP_STRACE_LINE_TAIL_MAX);
+    print_threads(out, s);
+    print_bursts(out, r);
+    print_wasted(out, s);
+    print_wakeups(out, r);
+    fprintf(out, "\n");
+    print_verdicts(out, s);
+}

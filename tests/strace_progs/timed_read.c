@@ -1,0 +1,70 @@
+/* A timed read on a socketpair that never gets data, done the way JDK's
+ * NioSocketImpl.timedRead does it: read, and on EAGAIN poll for the time
+ * left, converted to milliseconds rounding down (floor: JDK-8307425, poll(0)
+ * for the last fraction of a millisecond) or up (ceil: the fix).
+ *   timed_read floor|ceil
+ * test_strace_real runs it under strace and checks the log. */
+#include <errno.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define READS_COUNT 8
+#define TIMEOUT_NS UINT64_C(1900000) /* 1.9 ms: the last 0.9 ms is where floor spins */
+#define NS_PER_MS UINT64_C(1000000)
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* 1 when a byte came, 0 on a timeout, -1 on an error */
+static int timed_read(int fd, uint64_t timeout_ns, bool ceil)
+{
+    uint64_t deadline_ns = now_ns() + timeout_ns;
+    for (;;) {
+        char c;
+        ssize_t n = read(fd, &c, 1);
+        if (n >= 0)
+            return n > 0;
+        if (errno != EAGAIN)
+            return -1;
+        uint64_t t_ns = now_ns();
+        if (t_ns >= deadline_ns)
+            return 0;
+        uint64_t left_ns = deadline_ns - t_ns;
+        int timeout_ms = (int)(left_ns / NS_PER_MS);
+        if (ceil && left_ns % NS_PER_MS != 0)
+            timeout_ms++;
+        struct pollfd pfd = {.fd = fd, .events = POLLIN};
+        if (poll(&pfd, 1, timeout_ms) < 0)
+            return -1;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2 || (strcmp(argv[1], "floor") != 0 && strcmp(argv[1], "ceil") != 0)) {
+        fprintf(stderr, "usage: timed_read floor|ceil\n");
+        return 2;
+    }
+    bool ceil = strcmp(argv[1], "ceil") == 0;
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv) != 0) {
+        perror("socketpair");
+        return 1;
+    }
+    for (int i = 0; i < READS_COUNT; i++)
+        if (timed_read(sv[0], TIMEOUT_NS, ceil) != 0) {
+            fprintf(stderr, "timed_read: expected a timeout\n");
+            return 1;
+        }
+    return 0;
+}

@@ -1,0 +1,613 @@
+/* check-strace on hand-written logs: every decoration strace writes is read,
+ * each check fires where it must and stays quiet where it must not, and the
+ * checker streams in fixed memory (any split of the input gives the same
+ * report; overlong lines, thousands of threads and garbage are survived). */
+#include <stdlib.h>
+
+#include "check.h"
+#include "quietpoll/strace.h"
+
+static qp_strace *checker;
+
+/* Feeds log (NUL-terminated) in one piece and finishes. */
+static const qp_strace_result *check_log(const char *log)
+{
+    qp_strace_reset(checker);
+    qp_strace_feed(checker, log, strlen(log));
+    qp_strace_finish(checker);
+    return qp_strace_get_result(checker);
+}
+
+static const qp_strace_result *check_file(const char *path)
+{
+    FILE *in = fopen(path, "rb");
+    CHECK(in != NULL);
+    qp_strace_reset(checker);
+    if (in != NULL) {
+        CHECK(qp_strace_feed_stream(checker, in));
+        fclose(in);
+    }
+    qp_strace_finish(checker);
+    return qp_strace_get_result(checker);
+}
+
+static int verdict(unsigned check) { return (int)qp_strace_get_verdict(checker, check); }
+
+static char *json_of(const qp_strace *s)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    qp_strace_print_json(out, s, "log");
+    qp_strace_print_text(out, s, "log");
+    fclose(out);
+    return text;
+}
+
+static const char *data_dir;
+
+static void path_of(char *buf, size_t buf_size, const char *name)
+{
+    snprintf(buf, buf_size, "%s/%s", data_dir, name);
+}
+
+/* ---- the seed's straces (JDK-8307425) ---- */
+
+static void test_seed_before_is_one_spin_burst(void)
+{
+    char path[4096];
+    path_of(path, sizeof path, "jdk-8307425-before.strace");
+    const qp_strace_result *r = check_file(path);
+    CHECK_EQ_U(r->calls_count, 19);
+    CHECK_EQ_U(r->skipped_count, 10); /* the program's own output */
+    CHECK_EQ_U(r->bursts_total, 1);
+    const qp_strace_burst *b = &r->bursts[0];
+    CHECK_EQ_I(b->tid, 20963);
+    CHECK_EQ_U(b->line_no, 6);
+    CHECK_EQ_U(b->waits_count, 8);
+    CHECK_EQ_U(b->zero_timeouts_count, 8);
+    CHECK_EQ_U(b->duration_ns, 200000); /* 8 polls and the 7 reads between them, by -T */
+    CHECK_EQ_U(b->fds_count, 1);
+    CHECK_EQ_I(b->fds[0], 5);
+    CHECK_STR(b->sys_name, "poll");
+    char at[40];
+    CHECK_STR(qp_strace_format_time(at, r, b->start_ns), "10:38:04");
+    CHECK_EQ_I(verdict(QP_STRACE_SPIN), QP_STRACE_VIOLATION);
+    CHECK_EQ_I(verdict(QP_STRACE_SYSCALL_BOUND), QP_STRACE_PASS);
+    CHECK_EQ_I(verdict(QP_STRACE_REDUNDANT_WAKEUP), QP_STRACE_NOT_JUDGED);
+    CHECK_EQ_I(qp_strace_exit_code(checker), 1);
+}
+
+static void test_seed_after_is_clean(void)
+{
+    char path[4096];
+    path_of(path, sizeof path, "jdk-8307425-after.strace");
+    const qp_strace_result *r = check_file(path);
+    CHECK_EQ_U(r->calls_count, 3);
+    CHECK_EQ_U(r->bursts_total, 0);
+    CHECK_EQ_I(qp_strace_exit_code(checker), 0);
+}
+
+/* ---- reading every decoration ---- */
+
+static void test_pid_prefixes_and_timestamps(void)
+{
+    const qp_strace_result *r = check_log("[pid  4200] 10:38:04.000123 getpid() = 4200 <0.000010>\n"
+                                          "4201  10:38:04.000200 getpid() = 4201\n"
+                                          "getpid() = 4202\n");
+    CHECK_EQ_U(r->calls_count, 3);
+    CHECK_EQ_U(r->time_style, QP_STRACE_TIME_CLOCK);
+    CHECK_EQ_U(r->time_digits, 6);
+    CHECK(r->durations_seen);
+    CHECK(qp_strace_thread_find(checker, 4200) != NULL);
+    CHECK(qp_strace_thread_find(checker, 4201) != NULL);
+    CHECK(qp_strace_thread_find(checker, QP_STRACE_NO_TID) != NULL);
+
+    r = check_log("1683196684.123456789 getpid() = 1\n");
+    CHECK_EQ_U(r->calls_count, 1);
+    CHECK_EQ_U(r->time_style, QP_STRACE_TIME_EPOCH);
+    CHECK_EQ_U(r->time_digits, 9);
+    CHECK(qp_strace_thread_find(checker, QP_STRACE_NO_TID) != NULL);
+
+    r = check_log("     0.000000 getpid() = 1\n"
+                  "9291       0.000026 getpid() = 1\n");
+    CHECK_EQ_U(r->calls_count, 2);
+    CHECK_EQ_U(r->time_style, QP_STRACE_TIME_RELATIVE);
+    CHECK(qp_strace_thread_find(checker, 9291) != NULL);
+
+    r = check_log("9297  22:14:05.246834 (+     0.000029) getpid() = 9297\n"
+                  "22:14:01.580117 [ 231] [00007f24479ff409] getpid() = 1\n"
+                  "22:14:01 getpid() = 1\n");
+    CHECK_EQ_U(r->calls_count, 3);
+    CHECK(qp_strace_thread_find(checker, 9297) != NULL);
+}
+
+static void test_signals_exits_notes_and_unknown_lines(void)
+{
+    const qp_strace_result *r =
+        check_log("strace: Process 4200 attached\n"
+                  "[pid 4200] --- SIGALRM {si_signo=SIGALRM, si_code=SI_KERNEL} ---\n"
+                  "[pid 4200] +++ exited with 0 +++\n"
+                  "+++ killed by SIGKILL +++\n"
+                  "Exception in thread \"main\" java.net.SocketTimeoutException\n"
+                  "\tat Foo.bar(Foo.java:1)\n"
+                  "main(argv)\n"
+                  "write(1, \"x\", 1) = 1\r\n"
+                  "\n");
+    CHECK_EQ_U(r->notes_count, 1);
+    CHECK_EQ_U(r->signals_count, 1);
+    CHECK_EQ_U(r->exits_count, 2);
+    CHECK_EQ_U(r->calls_count, 1);
+    CHECK_EQ_U(r->skipped_count, 4);
+    CHECK_EQ_U(r->lines_count, 9);
+}
+
+static void test_strings_and_decorations_do_not_split_arguments(void)
+{
+    /* a ')', a ',' and a '"' inside the string; -yy decorations holding '>' */
+    const qp_strace_result *r = check_log(
+        "write(7<UNIX-STREAM:[20751->20750]>, \"a), (b\\\"c\"..., 8) = 8\n"
+        "poll([{fd=6<UNIX-STREAM:[20750->20751]>, events=POLLIN}], 1, 1000) = 1 "
+        "([{fd=6, revents=POLLIN}]) <0.000010>\n"
+        "read(6<UNIX-STREAM:[20750->20751]>, \"a), (b\", 64) = 8 <0.000010>\n"
+        "read(6<UNIX-STREAM:[20750->20751]>, 0x7ffd, 64) = -1 EAGAIN (Resource temporarily "
+        "unavailable) <0.000008>\n");
+    CHECK_EQ_U(r->calls_count, 4);
+    CHECK(r->decorations_seen);
+    const qp_strace_thread_stats *t = qp_strace_thread_find(checker, QP_STRACE_NO_TID);
+    CHECK(t != NULL);
+    if (t != NULL) {
+        CHECK_EQ_U(t->sends_count, 1);
+        CHECK_EQ_U(t->loop_receives_count, 2);
+        CHECK_EQ_U(t->wasted_after_receive_count, 1);
+    }
+}
+
+static void test_unfinished_and_resumed_halves_join(void)
+{
+    /* two zero-timeout polls, each cut in two by another thread's lines */
+    const qp_strace_result *r = check_log(
+        "[pid 11] 10:00:00.000100 poll([{fd=5, events=POLLIN}], 1, 0 <unfinished ...>\n"
+        "[pid 12] 10:00:00.000105 getpid() = 12 <0.000001>\n"
+        "[pid 11] 10:00:00.000110 <... poll resumed>) = 0 (Timeout) <0.000010>\n"
+        "[pid 11] 10:00:00.000120 read(5,  <unfinished ...>\n"
+        "[pid 12] 10:00:00.000121 getpid() = 12 <0.000001>\n"
+        "[pid 11] 10:00:00.000130 <... read resumed>0x7f00, 1) = -1 EAGAIN (x) <0.000010>\n"
+        "[pid 11] 10:00:00.000140 poll([{fd=5, events=POLLIN}],  <unfinished ...>\n"
+        "[pid 11] 10:00:00.000150 <... poll resumed>1, 0) = 0 (Timeout) <0.000010>\n"
+        "[pid 13] 10:00:00.000160 <... futex resumed>) = 0 <0.000010>\n");
+    CHECK_EQ_U(r->unfinished_count, 3);
+    CHECK_EQ_U(r->resumed_count, 4);
+    CHECK_EQ_U(r->orphans_count, 1);
+    CHECK_EQ_U(r->calls_count, 6);
+    CHECK_EQ_U(r->bursts_total, 1);
+    CHECK_EQ_I(r->bursts[0].tid, 11);
+    CHECK_EQ_U(r->bursts[0].line_no, 1); /* where the first poll began */
+}
+
+/* ---- spin ---- */
+
+static void test_lone_zero_timeout_wait_is_not_a_burst(void)
+{
+    const qp_strace_result *r =
+        check_log("epoll_wait(4, [], 64, 0) = 0 <0.000005>\n"
+                  "epoll_wait(4, [], 64, 1000) = 0 <1.000100>\n"
+                  "epoll_wait(4, [], 64, 0) = 0 <0.000005>\n"
+                  "epoll_wait(4, [], 64, 1000) = 0 <1.000100>\n"
+                  "epoll_wait(4, [], 64, 0) = 0 <0.000005>\n");
+    CHECK_EQ_U(r->bursts_total, 0);
+    CHECK_EQ_I(qp_strace_exit_code(checker), 0);
+}
+
+static void test_progress_ends_a_run(void)
+{
+    const qp_strace_result *r = check_log("poll([{fd=5, events=POLLIN}], 1, 0) = 0 (Timeout)\n"
+                                          "write(6, \"x\", 1) = 1\n"
+                                          "poll([{fd=5, events=POLLIN}], 1, 0) = 0 (Timeout)\n"
+                                          "accept4(7, NULL, NULL, SOCK_NONBLOCK) = 8\n"
+                                          "poll([{fd=5, events=POLLIN}], 1, 0) = 0 (Timeout)\n");
+    CHECK_EQ_U(r->bursts_total, 0);
+    /* a failed or empty receive is no progress */
+    r = check_log("poll([{fd=5, events=POLLIN}], 1, 0) = 0 (Timeout)\n"
+                  "read(5, \"\", 1) = 0\n"
+                  "poll([{fd=5, events=POLLIN}], 1, 0) = 0 (Timeout)\n");
+    CHECK_EQ_U(r->bursts_total, 1);
+}
+
+static void test_every_wait_syscall_reads_its_zero_timeout(void)
+{
+    static const char *const pairs[] = {
+        "ppoll([{fd=6, events=POLLIN}], 1, {tv_sec=0, tv_nsec=0}, NULL, 8) = 0 (Timeout)\n",
+        "select(7, [6], NULL, NULL, {tv_sec=0, tv_usec=0}) = 0 (Timeout)\n",
+        "pselect6(7, [6], NULL, NULL, {tv_sec=0, tv_nsec=0}, NULL) = 0 (Timeout)\n",
+        "epoll_pwait(9, [], 4, 0, NULL, 8) = 0\n",
+        "epoll_pwait2(9, [], 4, {tv_sec=0, tv_nsec=0}, NULL, 8) = 0\n",
+    };
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+        char log[512];
+        snprintf(log, sizeof log, "%s%s", pairs[i], pairs[i]);
+        CHECK_EQ_U(check_log(log)->bursts_total, 1);
+    }
+    /* the same with time to wait: no burst */
+    CHECK_EQ_U(check_log("pselect6(7, [6], NULL, NULL, {tv_sec=0, tv_nsec=1}, NULL) = 0 (Timeout)\n"
+                         "pselect6(7, [6], NULL, NULL, {tv_sec=0, tv_nsec=1}, NULL) = 0 (Timeout)\n")
+                   ->bursts_total,
+               0);
+    CHECK_EQ_U(check_log("epoll_pwait2(9, [], 4, NULL, NULL, 8) = 0\n"
+                         "epoll_pwait2(9, [], 4, NULL, NULL, 8) = 0\n")
+                   ->bursts_total,
+               0);
+}
+
+static void test_readiness_never_consumed_spins(void)
+{
+    static const char ready[] =
+        "poll([{fd=5, events=POLLIN}, {fd=6, events=POLLIN}], 2, 1000) = 1 "
+        "([{fd=5, revents=POLLIN}]) <0.000004>\n";
+    static const char other[] = "read(6, 0x7f, 10) = -1 EAGAIN (x) <0.000002>\n";
+    char log[2048];
+    snprintf(log, sizeof log, "%s%s%s%s%s", ready, other, ready, other, ready);
+    const qp_strace_result *r = check_log(log);
+    CHECK_EQ_U(r->bursts_total, 1);
+    CHECK_EQ_U(r->bursts[0].waits_count, 2);
+    CHECK_EQ_U(r->bursts[0].repeats_count, 2);
+    CHECK_EQ_U(r->bursts[0].fds_count, 2);
+    /* reported once more only: not again and again */
+    snprintf(log, sizeof log, "%s%s%s", ready, other, ready);
+    CHECK_EQ_U(check_log(log)->bursts_total, 0);
+    /* consumed in between: fresh readiness every time */
+    snprintf(log, sizeof log, "%sread(5, \"x\", 1) = 1\n%srecv(5, \"x\", 1, 0) = 1\n%s", ready,
+             ready, ready);
+    CHECK_EQ_U(check_log(log)->bursts_total, 0);
+}
+
+static void test_epoll_readiness_is_known_through_registrations(void)
+{
+    static const char ctl[] =
+        "epoll_ctl(9, EPOLL_CTL_ADD, 5, {events=EPOLLIN, data={u32=77, u64=77}}) = 0\n";
+    static const char ready[] =
+        "epoll_wait(9, [{events=EPOLLIN, data={u32=77, u64=77}}], 8, -1) = 1 <0.000003>\n";
+    char log[2048];
+    snprintf(log, sizeof log, "%s%s%s%s", ctl, ready, ready, ready);
+    CHECK_EQ_U(check_log(log)->bursts_total, 1);
+    /* data never registered in the log is not guessed at */
+    snprintf(log, sizeof log, "%s%s%s", ready, ready, ready);
+    CHECK_EQ_U(check_log(log)->bursts_total, 0);
+    /* deregistered: unknown again */
+    snprintf(log, sizeof log, "%sepoll_ctl(9, EPOLL_CTL_DEL, 5, NULL) = 0\n%s%s%s", ctl, ready,
+             ready, ready);
+    CHECK_EQ_U(check_log(log)->bursts_total, 0);
+}
+
+static void test_a_pause_ends_a_run(void)
+{
+    static const char zero[] = "poll([{fd=5, events=POLLIN}], 1, 0) = 0 (Timeout) <0.000010>\n";
+    char log[2048];
+    /* a sleep */
+    snprintf(log, sizeof log, "%snanosleep({tv_sec=0, tv_nsec=100}, NULL) = 0\n%s", zero, zero);
+    CHECK_EQ_U(check_log(log)->bursts_total, 0);
+    /* a call that blocked */
+    snprintf(log, sizeof log, "%sfutex(0x7f, FUTEX_WAIT, 0, NULL) = 0 <0.002000>\n%s", zero, zero);
+    CHECK_EQ_U(check_log(log)->bursts_total, 0);
+    /* time between the calls */
+    CHECK_EQ_U(check_log("10:00:00.000000 poll([{fd=5, events=POLLIN}], 1, 0) = 0 (Timeout)\n"
+                         "10:00:00.016000 poll([{fd=5, events=POLLIN}], 1, 0) = 0 (Timeout)\n")
+                   ->bursts_total,
+               0);
+    CHECK_EQ_U(check_log("10:00:00.000000 poll([{fd=5, events=POLLIN}], 1, 0) = 0 (Timeout)\n"
+                         "10:00:00.000100 poll([{fd=5, events=POLLIN}], 1, 0) = 0 (Timeout)\n")
+                   ->bursts_total,
+               1);
+    /* EINTR neither waits nor spins */
+    snprintf(log, sizeof log, "%spoll([{fd=5, events=POLLIN}], 1, 5) = -1 EINTR (x)\n%s", zero,
+             zero);
+    CHECK_EQ_U(check_log(log)->bursts_total, 1);
+}
+
+static void test_bursts_end_with_their_thread(void)
+{
+    const qp_strace_result *r = check_log("[pid 7] epoll_wait(4, [], 64, 0) = 0\n"
+                                          "[pid 7] epoll_wait(4, [], 64, 0) = 0\n"
+                                          "[pid 7] +++ exited with 0 +++\n"
+                                          "[pid 7] epoll_wait(4, [], 64, 0) = 0\n"
+                                          "[pid 8] epoll_wait(4, [], 64, 0) = 0\n");
+    CHECK_EQ_U(r->bursts_total, 1);
+    CHECK(r->bursts[0].epoll);
+    CHECK_EQ_I(r->bursts[0].fds[0], 4);
+}
+
+static void test_midnight_does_not_make_a_day_long_burst(void)
+{
+    const qp_strace_result *r = check_log("23:59:59.999990 poll([{fd=5, events=POLLIN}], 1, 0) = 0\n"
+                                          "00:00:00.000010 poll([{fd=5, events=POLLIN}], 1, 0) = 0\n");
+    CHECK_EQ_U(r->bursts_total, 1);
+    CHECK_EQ_U(r->bursts[0].duration_ns, 20000);
+}
+
+/* ---- wasted receives (syscall-bound) ---- */
+
+static const char udns_cycle[] =
+    "poll([{fd=3, events=POLLIN}], 1, 5000) = 1 ([{fd=3, revents=POLLIN}])\n"
+    "recvfrom(3, \"q\", 512, 0, NULL, NULL) = 1\n"
+    "recvfrom(3, 0x7ffc, 512, 0, NULL, NULL) = -1 EAGAIN (Resource temporarily unavailable)\n";
+
+static void test_drain_until_eagain_on_poll_fires_syscall_bound(void)
+{
+    char log[4096] = "";
+    for (int i = 0; i < 4; i++)
+        strcat(log, udns_cycle);
+    const qp_strace_result *r = check_log(log);
+    CHECK_EQ_I(verdict(QP_STRACE_SYSCALL_BOUND), QP_STRACE_VIOLATION);
+    CHECK_EQ_U(r->wasted_fired_total, 1);
+    CHECK_EQ_U(r->wasted[0].loop_receives_count, 8);
+    CHECK_EQ_U(r->wasted[0].wasted_after_receive_count, 4);
+    CHECK_EQ_I(verdict(QP_STRACE_SPIN), QP_STRACE_PASS);
+    /* the threshold is the user's */
+    qp_strace_options lenient = {.wasted_max_percent = 50, .wasted_min_count = 1};
+    qp_strace *other = qp_strace_new(&lenient);
+    qp_strace_feed(other, log, strlen(log));
+    qp_strace_finish(other);
+    CHECK_EQ_I(qp_strace_get_verdict(other, QP_STRACE_SYSCALL_BOUND), QP_STRACE_PASS);
+    qp_strace_free(other);
+    qp_strace_options patient = {.wasted_max_percent = 10, .wasted_min_count = 5};
+    other = qp_strace_new(&patient);
+    qp_strace_feed(other, log, strlen(log));
+    qp_strace_finish(other);
+    CHECK_EQ_I(qp_strace_get_verdict(other, QP_STRACE_SYSCALL_BOUND), QP_STRACE_PASS);
+    qp_strace_free(other);
+}
+
+static void test_drain_on_edge_triggered_epoll_is_required(void)
+{
+    char log[4096] = "epoll_ctl(9, EPOLL_CTL_ADD, 3, {events=EPOLLIN|EPOLLET, data={u32=3, u64=3}}) = 0\n";
+    for (int i = 0; i < 4; i++)
+        strcat(log, "epoll_wait(9, [{events=EPOLLIN, data={u32=3, u64=3}}], 8, -1) = 1\n"
+                    "recvfrom(3, \"q\", 512, 0, NULL, NULL) = 1\n"
+                    "recvfrom(3, 0x7ffc, 512, 0, NULL, NULL) = -1 EAGAIN (x)\n");
+    check_log(log);
+    CHECK_EQ_I(verdict(QP_STRACE_SYSCALL_BOUND), QP_STRACE_PASS);
+    /* the same registration level-triggered: wasted */
+    char *et = strstr(log, "|EPOLLET");
+    memmove(et, et + 8, strlen(et + 8) + 1);
+    check_log(log);
+    CHECK_EQ_I(verdict(QP_STRACE_SYSCALL_BOUND), QP_STRACE_VIOLATION);
+}
+
+static void test_eagain_right_after_readiness_is_wasted(void)
+{
+    char log[4096] = "";
+    for (int i = 0; i < 3; i++)
+        strcat(log, "poll([{fd=3, events=POLLIN}], 1, -1) = 1 ([{fd=3, revents=POLLIN}])\n"
+                    "read(3, 0x7ffc, 512) = -1 EAGAIN (x)\n");
+    const qp_strace_result *r = check_log(log);
+    CHECK_EQ_U(r->wasted_fired_total, 1);
+    CHECK_EQ_U(r->wasted[0].wasted_after_ready_count, 3);
+}
+
+static void test_receive_once_is_clean(void)
+{
+    char log[4096] = "";
+    for (int i = 0; i < 8; i++)
+        strcat(log, "poll([{fd=3, events=POLLIN}], 1, 5000) = 1 ([{fd=3, revents=POLLIN}])\n"
+                    "recvfrom(3, \"q\", 512, 0, NULL, NULL) = 1\n");
+    /* a read before the first wait (the optimistic read) is no loop receive */
+    strcat(log, "read(3, 0x7ffc, 512) = -1 EAGAIN (x)\n");
+    const qp_strace_result *r = check_log(log);
+    CHECK_EQ_U(r->wasted_fired_total, 0);
+    CHECK_EQ_I(qp_strace_exit_code(checker), 0);
+}
+
+/* ---- wakeups (redundant-wakeup) ---- */
+
+static void test_eventfd_written_while_pending(void)
+{
+    const qp_strace_result *r = check_log(
+        "[pid 2] write(3<anon_inode:[eventfd]>, \"\\1\\0\\0\\0\\0\\0\\0\\0\", 8) = 8\n"
+        "[pid 3] write(3<anon_inode:[eventfd]>, \"\\1\\0\\0\\0\\0\\0\\0\\0\", 8) = 8\n"
+        "[pid 1] poll([{fd=3<anon_inode:[eventfd]>, events=POLLIN}], 1, -1) = 1 "
+        "([{fd=3, revents=POLLIN}])\n"
+        "[pid 1] read(3<anon_inode:[eventfd]>, \"\\2\\0\\0\\0\\0\\0\\0\\0\", 8) = 8\n"
+        "[pid 2] write(3<anon_inode:[eventfd]>, \"\\1\\0\\0\\0\\0\\0\\0\\0\", 8) = 8\n");
+    CHECK_EQ_I(verdict(QP_STRACE_REDUNDANT_WAKEUP), QP_STRACE_VIOLATION);
+    CHECK_EQ_U(r->wakeup_findings_total, 1);
+    CHECK_EQ_U(r->wakeup_findings[0].kind, QP_STRACE_WRITE_WHILE_PENDING);
+    CHECK_EQ_I(r->wakeup_findings[0].tid, 3);
+    CHECK_EQ_U(r->wakeup_findings[0].line_no, 2);
+    CHECK_EQ_U(r->wakeup_findings[0].earlier_line_no, 1);
+    CHECK_STR(r->wakeup_findings[0].object, "anon_inode:[eventfd]");
+}
+
+static void test_wakeup_reported_ready_and_never_read(void)
+{
+    static const char ctl[] = "epoll_ctl(9<anon_inode:[eventpoll]>, EPOLL_CTL_ADD, "
+                              "3<anon_inode:[eventfd]>, {events=EPOLLIN, data={u32=3, u64=3}}) = 0\n";
+    static const char wait_ready[] =
+        "epoll_wait(9<anon_inode:[eventpoll]>, [{events=EPOLLIN, data={u32=3, u64=3}}], 8, -1) = "
+        "1\n";
+    static const char wait_empty[] = "epoll_wait(9<anon_inode:[eventpoll]>, [], 8, 100) = 0\n";
+    static const char read_it[] = "read(3<anon_inode:[eventfd]>, \"\\1\\0\\0\\0\\0\\0\\0\\0\", 8) = 8\n";
+    char log[2048];
+    snprintf(log, sizeof log, "%s%s%s", ctl, wait_ready, wait_empty);
+    const qp_strace_result *r = check_log(log);
+    CHECK_EQ_U(r->wakeup_findings_total, 1);
+    CHECK_EQ_U(r->wakeup_findings[0].kind, QP_STRACE_READY_NOT_READ);
+    CHECK_EQ_U(r->wakeup_findings[0].earlier_line_no, 2);
+    CHECK_EQ_I(r->wakeup_findings[0].fd, 3);
+    snprintf(log, sizeof log, "%s%s%s%s", ctl, wait_ready, read_it, wait_empty);
+    CHECK_EQ_U(check_log(log)->wakeup_findings_total, 0);
+    CHECK_EQ_I(verdict(QP_STRACE_REDUNDANT_WAKEUP), QP_STRACE_PASS);
+}
+
+static void test_pipes_are_judged_only_as_wakeup_pipes(void)
+{
+    static const char waited[] = "poll([{fd=4<pipe:[777]>, events=POLLIN}], 1, 0) = 0 (Timeout)\n";
+    static const char small[] = "write(5<pipe:[777]>, \"x\", 1) = 1\n";
+    static const char big[] = "write(5<pipe:[777]>, \"0123456789\", 10) = 10\n";
+    char log[2048];
+    snprintf(log, sizeof log, "%s%s%s", waited, small, small);
+    CHECK_EQ_U(check_log(log)->wakeup_findings_total, 1);
+    snprintf(log, sizeof log, "%s%s%s", small, small, small); /* never waited on */
+    CHECK_EQ_U(check_log(log)->wakeup_findings_total, 0);
+    snprintf(log, sizeof log, "%s%s%s%s", waited, big, small, small); /* a data pipe */
+    CHECK_EQ_U(check_log(log)->wakeup_findings_total, 0);
+    /* the other end reads in between */
+    snprintf(log, sizeof log, "%s%sread(4<pipe:[777]>, \"x\", 128) = 1\n%s", waited, small, small);
+    CHECK_EQ_U(check_log(log)->wakeup_findings_total, 0);
+}
+
+static void test_wakeups_need_decorations(void)
+{
+    check_log("write(3, \"\\1\\0\\0\\0\\0\\0\\0\\0\", 8) = 8\n"
+              "write(3, \"\\1\\0\\0\\0\\0\\0\\0\\0\", 8) = 8\n");
+    CHECK_EQ_I(verdict(QP_STRACE_REDUNDANT_WAKEUP), QP_STRACE_NOT_JUDGED);
+    CHECK_EQ_I(qp_strace_exit_code(checker), 0);
+}
+
+/* ---- streaming, bounds, bad input ---- */
+
+static const char mixed_log[] =
+    "execve(\"./x\", [\"./x\"], 0x7ffe /* 37 vars */) = 0 <0.000300>\n"
+    "[pid 11] 10:00:00.000100 poll([{fd=5<socket:[1]>, events=POLLIN}], 1, 0 <unfinished ...>\n"
+    "[pid 12] 10:00:00.000105 write(3<anon_inode:[eventfd]>, \"\\1\\0\\0\\0\\0\\0\\0\\0\", 8) = 8\n"
+    "[pid 11] 10:00:00.000110 <... poll resumed>) = 0 (Timeout) <0.000010>\n"
+    "[pid 11] 10:00:00.000140 poll([{fd=5<socket:[1]>, events=POLLIN}], 1, 0) = 0 (Timeout)\n"
+    "[pid 12] 10:00:00.000150 write(3<anon_inode:[eventfd]>, \"\\1\\0\\0\\0\\0\\0\\0\\0\", 8) = 8\n"
+    "[pid 12] --- SIGCHLD {si_signo=SIGCHLD} ---\n"
+    "[pid 13] 10:00:00.000160 poll([{fd=3, events=POLLIN}], 1, 5000) = 1 ([{fd=3, revents=POLLIN}])\n"
+    "[pid 13] 10:00:00.000170 recvfrom(3, \"q\", 512, 0, NULL, NULL) = 1\n"
+    "[pid 13] 10:00:00.000180 recvfrom(3, 0x7ffc, 512, 0, NULL, NULL) = -1 EAGAIN (x)\n"
+    "[pid 11] +++ exited with 0 +++\n"
+    "garbage \x01\xff line\n"
+    "[pid 13] 10:00:00.000190 poll([{fd=3, events=POLLIN}], 1, 5000) = 1 ([{fd=3, revents=POLLIN}])";
+
+static void test_any_split_gives_the_same_report(void)
+{
+    check_log(mixed_log);
+    CHECK_EQ_I(qp_strace_exit_code(checker), 1);
+    CHECK_EQ_U(qp_strace_get_result(checker)->lines_count, 13); /* the last has no newline */
+    char *expected = json_of(checker);
+    size_t size = strlen(mixed_log);
+    for (size_t step = 1; step <= 7; step++) {
+        qp_strace_reset(checker);
+        for (size_t at = 0; at < size; at += step)
+            qp_strace_feed(checker, mixed_log + at, at + step <= size ? step : size - at);
+        qp_strace_finish(checker);
+        char *got = json_of(checker);
+        CHECK_STR(got, expected);
+        free(got);
+    }
+    free(expected);
+}
+
+static void test_overlong_line_keeps_its_start_and_its_end(void)
+{
+    size_t string_size = 100000;
+    char *log = malloc(string_size + 256);
+    int n = sprintf(log, "[pid 5] 10:00:00.000001 write(1<pipe:[9]>, \"");
+    memset(log + n, 'a', string_size);
+    sprintf(log + n + string_size, "\", %zu) = %zu <0.000100>\nread(4, \"\", 1) = 0\n",
+            string_size, string_size);
+    qp_strace_reset(checker);
+    for (size_t at = 0, size = strlen(log); at < size; at += 4096)
+        qp_strace_feed(checker, log + at, size - at < 4096 ? size - at : 4096);
+    qp_strace_finish(checker);
+    const qp_strace_result *r = qp_strace_get_result(checker);
+    CHECK_EQ_U(r->lines_count, 2);
+    CHECK_EQ_U(r->truncated_count, 1);
+    CHECK_EQ_U(r->calls_count, 2);
+    CHECK_EQ_U(r->wakeup_writes_total, 1); /* fd, decoration and result all read */
+    const qp_strace_thread_stats *t = qp_strace_thread_find(checker, 5);
+    CHECK(t != NULL && t->sends_count == 1);
+    free(log);
+}
+
+static void test_thread_table_stays_bounded(void)
+{
+    char line[128];
+    qp_strace_reset(checker);
+    for (int tid = 1; tid <= 1000; tid++) {
+        snprintf(line, sizeof line, "[pid %d] poll([{fd=3, events=POLLIN}], 1, 0) = 0 (Timeout)\n",
+                 tid);
+        qp_strace_feed(checker, line, strlen(line));
+        qp_strace_feed(checker, line, strlen(line));
+    }
+    qp_strace_finish(checker);
+    const qp_strace_result *r = qp_strace_get_result(checker);
+    CHECK_EQ_U(qp_strace_threads_count(checker), QP_STRACE_THREADS_MAX);
+    CHECK_EQ_U(r->threads_folded_count, 1000 - QP_STRACE_THREADS_MAX);
+    CHECK_EQ_U(r->bursts_total, 1000); /* evicted threads' runs are closed, not lost */
+    CHECK_EQ_U(r->bursts_count, QP_STRACE_FINDINGS_KEPT);
+    CHECK_EQ_U(r->folded.syscalls_count + 2 * QP_STRACE_THREADS_MAX, 2000);
+    CHECK_EQ_I(qp_strace_thread_at(checker, 0)->tid, 1000 - QP_STRACE_THREADS_MAX + 1);
+}
+
+static void test_unusable_input(void)
+{
+    check_log("");
+    CHECK(!qp_strace_usable(checker));
+    CHECK_EQ_I(qp_strace_exit_code(checker), 2);
+    check_log("hello\nworld\n");
+    CHECK_EQ_I(qp_strace_exit_code(checker), 2);
+    uint8_t noise[4096];
+    uint64_t x = 88172645463325252u;
+    for (size_t i = 0; i < sizeof noise; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        noise[i] = (uint8_t)x;
+    }
+    qp_strace_reset(checker);
+    qp_strace_feed(checker, (const char *)noise, sizeof noise);
+    qp_strace_finish(checker);
+    CHECK(qp_strace_get_result(checker)->lines_count > 0);
+}
+
+static void test_json_names_the_verdicts(void)
+{
+    check_log(mixed_log);
+    char *json = json_of(checker);
+    CHECK(strstr(json, "\"spin\": {\"verdict\": \"violation\"") != NULL);
+    CHECK(strstr(json, "\"syscall-bound\": {\"verdict\": \"pass\"") != NULL);
+    CHECK(strstr(json, "\"redundant-wakeup\": {\"verdict\": \"violation\"") != NULL);
+    CHECK(strstr(json, "\"exit\": 1}") != NULL);
+    CHECK(strstr(json, "\"tid\": null") != NULL); /* the execve line had no pid */
+    free(json);
+}
+
+int main(int argc, char **argv)
+{
+    data_dir = argc > 1 ? argv[1] : "tests/data/strace";
+    checker = qp_strace_new(NULL);
+    static const test_case tests[] = {
+        TEST(test_seed_before_is_one_spin_burst),
+        TEST(test_seed_after_is_clean),
+        TEST(test_pid_prefixes_and_timestamps),
+        TEST(test_signals_exits_notes_and_unknown_lines),
+        TEST(test_strings_and_decorations_do_not_split_arguments),
+        TEST(test_unfinished_and_resumed_halves_join),
+        TEST(test_lone_zero_timeout_wait_is_not_a_burst),
+        TEST(test_progress_ends_a_run),
+        TEST(test_every_wait_syscall_reads_its_zero_timeout),
+        TEST(test_readiness_never_consumed_spins),
+        TEST(test_epoll_readiness_is_known_through_registrations),
+        TEST(test_a_pause_ends_a_run),
+        TEST(test_bursts_end_with_their_thread),
+        TEST(test_midnight_does_not_make_a_day_long_burst),
+        TEST(test_drain_until_eagain_on_poll_fires_syscall_bound),
+        TEST(test_drain_on_edge_triggered_epoll_is_required),
+        TEST(test_eagain_right_after_readiness_is_wasted),
+        TEST(test_receive_once_is_clean),
+        TEST(test_eventfd_written_while_pending),
+        TEST(test_wakeup_reported_ready_and_never_read),
+        TEST(test_pipes_are_judged_only_as_wakeup_pipes),
+        TEST(test_wakeups_need_decorations),
+        TEST(test_any_split_gives_the_same_report),
+        TEST(test_overlong_line_keeps_its_start_and_its_end),
+        TEST(test_thread_table_stays_bounded),
+        TEST(test_unusable_input),
+        TEST(test_json_names_the_verdicts),
+    };
+    int rc = check_run(tests, sizeof tests / sizeof tests[0]);
+    qp_strace_free(checker);
+    return rc;
+}
