@@ -33,14 +33,74 @@ qp_setup() {
     fi
 }
 
-# The fuzz targets: every corpus/fuzz_<name>/ has one.
+# The fuzz targets a build made (every targets/fuzz_<name>.c is one):
+# qp_targets BUILD_DIR
 qp_targets() {
-    local d
-    for d in corpus/fuzz_*/; do
-        d=${d%/}
-        printf '%s\n' "${d#corpus/}"
+    local exe
+    for exe in "$1"/fuzz_*; do
+        [ -f "$exe" ] && [ -x "$exe" ] && printf '%s\n' "${exe##*/}"
     done
+    return 0
 }
+
+# A target's variants, "NAME EXPECT" a line ("pass" for a reference), as the
+# target lists them with QP_VARIANT=list; nothing for a target without
+# variants (fuzz_strace). The /dev/null argument makes a target of any engine
+# (libFuzzer, AFL++'s driver, the replayer) run one empty input and exit
+# rather than fuzz: qp_variants BUILD_DIR TARGET
+qp_variants() {
+    QP_VARIANT=list timeout 60 "$1/$2" /dev/null 2>/dev/null </dev/null |
+        awk '/^variants of / { listing = 1; next } listing && /^  [^ ]/ { print $1, $2 }'
+}
+
+# The variants to fuzz by default: the references (expectation "pass"), or
+# "-" for a target without variants: qp_default_variants BUILD_DIR TARGET
+qp_default_variants() {
+    local list
+    list=$(qp_variants "$1" "$2")
+    if [ -z "$list" ]; then
+        echo -
+    else
+        printf '%s\n' "$list" | awk '$2 == "pass" { print $1 }'
+    fi
+}
+
+# The machine a target fuzzes (fuzz_<machine>), or nothing when it fuzzes no
+# machine: qp_target_machine BUILD_DIR TARGET
+qp_target_machine() {
+    local machine=${2#fuzz_}
+    if qp_machines "$1" | grep -qxF -- "$machine"; then
+        printf '%s\n' "$machine"
+    fi
+    return 0
+}
+
+# A field of AFL++'s fuzzer_stats: qp_afl_stat FILE FIELD
+qp_afl_stat() {
+    sed -n "s/^$2 *: *//p" "$1" 2>/dev/null | tail -n 1
+}
+
+# AFL++'s libFuzzer-compatible driver, for LIB_FUZZING_ENGINE
+qp_afl_driver() {
+    local lib
+    for lib in /usr/lib/afl/libAFLDriver.a /usr/local/lib/afl/libAFLDriver.a; do
+        [ -f "$lib" ] && { printf '%s\n' "$lib"; return 0; }
+    done
+    echo "no libAFLDriver.a: install afl++" >&2
+    return 1
+}
+
+# afl-fuzz without a screen, on a shared machine: no UI, no core binding, no
+# CPU governor or core_pattern demands; sanitizers abort so crashes are seen
+qp_afl_env() {
+    export AFL_NO_UI=1 AFL_SKIP_CPUFREQ=1 AFL_NO_AFFINITY=1
+    export AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1
+    export ASAN_OPTIONS=abort_on_error=1:symbolize=0:detect_leaks=0
+    export UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:symbolize=0:print_stacktrace=1
+}
+
+# Wall-clock seconds with a fraction, for durations
+qp_now() { date +%s.%N; }
 
 # The machines, as the built quietpoll command lists them: qp_machines BUILD_DIR
 qp_machines() {

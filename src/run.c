@@ -47,6 +47,8 @@ bool qp_run_bytes(qp_run *run, const qp_machine *machine, size_t variant, const 
     machine->setup(&run->sim, &run->world);
     if (machine->world != NULL)
         qp_sim_set_world_hook(&run->sim, world_action, run);
+    if (machine->pipe_policy != NULL)
+        qp_sim_set_pipe_policy(&run->sim, machine->pipe_policy(variant));
 
     if (setjmp(stop_jmp) == 0)
         machine->run(&run->sim.os, &run->ctx);

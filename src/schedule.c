@@ -15,6 +15,7 @@ static const char *const event_kind_names[QP_EV_KIND_COUNT] = {
     [QP_EV_SPURIOUS] = "spurious",
     [QP_EV_WAKEUP] = "wakeup",
     [QP_EV_REGISTER] = "register",
+    [QP_EV_PIPE_READ] = "read",
 };
 
 /* The range of an event's size, by kind; kinds without one read no bytes. */
@@ -25,7 +26,13 @@ static const struct {
     [QP_EV_DATA] = {1, QP_DATA_SIZE_MAX},
     [QP_EV_WAKEUP] = {1, QP_WAKEUP_REQUESTS_MAX},
     [QP_EV_REGISTER] = {0, 1},
+    [QP_EV_PIPE_READ] = {1, QP_PIPE_READ_MAX},
 };
+
+static uint32_t op_size_max(const qp_schedule_shape *shape)
+{
+    return shape->op_size_max ? shape->op_size_max : QP_OP_SIZE_MAX;
+}
 
 const char *qp_event_kind_name(unsigned kind)
 {
@@ -104,7 +111,7 @@ void qp_schedule_decode(qp_tape *tape, const qp_schedule_shape *shape, qp_schedu
     while (qp_tape_more(tape) && out->ops_count < QP_OPS_MAX) {
         qp_op *op = &out->ops[out->ops_count++];
         op->timeout_ns = decode_timeout_ns(tape, phase_ns);
-        op->size = (uint32_t)qp_tape_range(tape, 1, QP_OP_SIZE_MAX);
+        op->size = (uint32_t)qp_tape_range(tape, 1, op_size_max(shape));
     }
 
     uint64_t at_ns = out->start_ns;
@@ -117,6 +124,10 @@ void qp_schedule_decode(qp_tape *tape, const qp_schedule_shape *shape, qp_schedu
         ev->target = (uint8_t)qp_tape_range(tape, 0, shape->targets_count - 1);
         ev->size = (uint32_t)qp_tape_range(tape, event_sizes[ev->kind].min,
                                            event_sizes[ev->kind].max);
+        if (ev->kind == QP_EV_PIPE_READ) {
+            ev->repeat = (uint32_t)qp_tape_range(tape, 1, QP_READ_REPEAT_MAX);
+            ev->period_ns = qp_tape_time_ns(tape, QP_GAP_NS_MAX, 0);
+        }
     }
 }
 
@@ -131,7 +142,7 @@ void qp_schedule_encode(qp_tape_writer *w, const qp_schedule_shape *shape, const
     for (size_t i = 0; i < s->ops_count; i++) {
         qp_write_more(w, true);
         encode_timeout_ns(w, s->ops[i].timeout_ns);
-        qp_write_range(w, s->ops[i].size, 1, QP_OP_SIZE_MAX);
+        qp_write_range(w, s->ops[i].size, 1, op_size_max(shape));
     }
     qp_write_more(w, false);
 
@@ -146,6 +157,10 @@ void qp_schedule_encode(qp_tape_writer *w, const qp_schedule_shape *shape, const
         at_ns = ev->at_ns;
         qp_write_range(w, ev->target, 0, shape->targets_count - 1);
         qp_write_range(w, ev->size, event_sizes[ev->kind].min, event_sizes[ev->kind].max);
+        if (ev->kind == QP_EV_PIPE_READ) {
+            qp_write_range(w, ev->repeat, 1, QP_READ_REPEAT_MAX);
+            qp_write_time_ns(w, ev->period_ns, QP_GAP_NS_MAX);
+        }
     }
     qp_write_more(w, false);
 }
@@ -196,8 +211,13 @@ void qp_schedule_describe(FILE *out, const qp_schedule_shape *shape, const qp_sc
                     ev->size == 1 ? "" : "s");
         else if (ev->kind == QP_EV_REGISTER)
             fprintf(out, " by thread %u, interest %s", 1 + ev->target, ev->size ? "read" : "none");
+        else if (ev->kind == QP_EV_PIPE_READ)
+            fprintf(out, " by reader %u (%s), %" PRIu32 " byte%s, %" PRIu32 " time%s every %s",
+                    1 + ev->target, ev->target == 0 ? "blocking" : "non-blocking", ev->size,
+                    ev->size == 1 ? "" : "s", ev->repeat, ev->repeat == 1 ? "" : "s",
+                    qp_fmt_ms(ms2, ev->period_ns));
         if (shape->targets_count > 1 && ev->kind != QP_EV_WAKEUP && ev->kind != QP_EV_REGISTER &&
-            ev->kind != QP_EV_SIGNAL)
+            ev->kind != QP_EV_SIGNAL && ev->kind != QP_EV_PIPE_READ)
             fprintf(out, " on object %u", ev->target);
         fputc('\n', out);
     }

@@ -25,6 +25,7 @@ static const char *const sys_names[QP_SYS_COUNT] = {
     [QP_SYS_EPOLL_WAIT] = "epoll_wait",
     [QP_SYS_EVENTFD2] = "eventfd2",
     [QP_SYS_PIPE2] = "pipe2",
+    [QP_SYS_FCNTL] = "fcntl",
 };
 
 const char *qp_sys_name(unsigned sys)

@@ -218,6 +218,12 @@ static void put_syscall(line *l, const qp_rec *rec)
     case QP_SYS_CLOSE:
         put(l, "close(%" PRId64 ") = ", rec->arg[0]);
         break;
+    case QP_SYS_FCNTL:
+        put(l, "fcntl(%" PRId64 ", %s", rec->arg[0], rec->arg[1] == F_SETFL ? "F_SETFL, " : "F_GETFL");
+        if (rec->arg[1] == F_SETFL)
+            put_open_flags(l, rec->arg[2], "O");
+        put(l, ") = ");
+        break;
     case QP_SYS_RECV:
     case QP_SYS_RECVFROM:
         put(l, "recvfrom(%" PRId64 ", " QP_FAKE_BUF_ADDR ", %" PRId64 ", %s, %s) = ", rec->arg[0],
@@ -266,6 +272,10 @@ static void put_event(line *l, const qp_rec *rec)
         put(l, "thread %d calls wakeup() for %" PRId64 " queued request%s", QP_PID_BASE + rec->task,
             rec->arg[2], rec->arg[2] == 1 ? "" : "s");
         break;
+    case QP_EV_PIPE_READ:
+        put(l, "reader %d reads %" PRId64 " byte%s from the pipe", QP_PID_BASE + rec->task,
+            rec->arg[2], rec->arg[2] == 1 ? "" : "s");
+        break;
     case QP_EV_REGISTER:
         put(l, "thread %d registers a channel, interest %s", QP_PID_BASE + rec->task,
             rec->arg[2] ? "read" : "none");
@@ -275,6 +285,27 @@ static void put_event(line *l, const qp_rec *rec)
         break;
     }
     put(l, rec->arg[3] ? " (wakes the blocked wait)" : "");
+}
+
+static void put_waitq(line *l, const qp_rec *rec)
+{
+    const char *queue = rec->arg[1] == 0 ? "read" : "write";
+    switch (rec->arg[0]) {
+    case QP_WAITQ_PARK:
+        put(l, "sleeps on the pipe's %s queue", queue);
+        break;
+    case QP_WAITQ_WAKE:
+        put(l, "is woken on the %s queue%s", queue,
+            rec->arg[3] ? " (a wakeup is already pending)" : "");
+        break;
+    case QP_WAITQ_RESUME:
+        put(l, "runs after its wakeup: %s", rec->arg[3] ? "it can go on" : "it cannot go on, sleeps again");
+        break;
+    case QP_WAITQ_STRANDED:
+        put(l, "could go on but sleeps with no wakeup pending");
+        break;
+    }
+    put(l, " [pipe: %" PRIu64 "/16 slots, %" PRIu64 " bytes]", rec->level_before, rec->level_after);
 }
 
 void qp_trace_format_rec(char *buf, size_t buf_size, const qp_rec *rec)
@@ -308,6 +339,10 @@ void qp_trace_format_rec(char *buf, size_t buf_size, const qp_rec *rec)
     case QP_REC_OP_END:
         put(&l, "# %s [pid %d] op end: %s", qp_fmt_clock(clock, rec->t_enter_ns),
             QP_PID_BASE + rec->task, qp_op_result_name((unsigned)rec->arg[0]));
+        break;
+    case QP_REC_WAITQ:
+        put(&l, "# %s [pid %d] ", qp_fmt_clock(clock, rec->t_enter_ns), QP_PID_BASE + rec->task);
+        put_waitq(&l, rec);
         break;
     }
 }

@@ -51,7 +51,9 @@ static const qp_machine poll_then_reads = {
     .name = "poll_then_reads",
     .variants = one_variant,
     .variants_count = 1,
-    .shape = {"poll", false, 1, (1u << QP_EV_KIND_COUNT) - 1},
+    .shape = {.op_noun = "poll", .targets_count = 1,
+              .event_kinds_mask = (1u << QP_EV_DATA) | (1u << QP_EV_EOF) | (1u << QP_EV_RESET) |
+                                  (1u << QP_EV_SIGNAL) | (1u << QP_EV_SPURIOUS)},
     .setup = setup_stream,
     .run = run_poll_then_reads,
 };
@@ -174,7 +176,8 @@ static const qp_machine read_forever = {
     .name = "read_forever",
     .variants = one_variant,
     .variants_count = 1,
-    .shape = {"read", true, 1, 1u << QP_EV_DATA},
+    .shape = {.op_noun = "read", .op_sized = true, .targets_count = 1,
+              .event_kinds_mask = 1u << QP_EV_DATA},
     .setup = setup_stream,
     .run = run_read_forever,
 };

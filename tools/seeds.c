@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "quietpoll/machine.h"
+#include "quietpoll/sim.h"
 #include "quietpoll/tape.h"
 #include "quietpoll/units.h"
 
@@ -123,10 +124,46 @@ static const seed selector_seeds[] = {
       .events = {WAKE(1 * MS, 0, 3)}, .events_count = 1}},
 };
 
+/* the pipe: reader r (0 blocking, 1 non-blocking) reads size bytes, n times, every period */
+#define READS(at, r, size_, n, period) \
+    {.at_ns = START_NS + (at), .kind = QP_EV_PIPE_READ, .target = (r), .size = (size_), \
+     .repeat = (n), .period_ns = (period)}
+#define PIPE_BYTES (QP_PIPE_SLOTS * QP_PAGE_SIZE)
+
+static const seed pipe_seeds[] = {
+    /* seed 003 (Oleg Nesterov's test): fill the pipe, block the writer on one
+       byte, read one byte 4095 times a millisecond apart, then the last byte of
+       the first page: only that read frees a slot */
+    {"reproducers/pipe/linux-aaec5a95", &qp_machine_pipe,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {{0, PIPE_BYTES}, {QP_NS_INFINITE, 1}}, .ops_count = 2,
+      .events = {READS(10 * MS, 0, 1, QP_PAGE_SIZE, 1 * MS)}, .events_count = 1}},
+    {"corpus/fuzz_pipe/seed003-short", &qp_machine_pipe,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {{0, PIPE_BYTES}, {QP_NS_INFINITE, 1}}, .ops_count = 2,
+      .events = {READS(10 * MS, 0, 1, 8, 1 * MS)}, .events_count = 1}},
+    /* a page-sized read frees a slot of the full pipe at once */
+    {"corpus/fuzz_pipe/full-then-page-read", &qp_machine_pipe,
+     {.start_ns = START_NS, .cost_ns = 1 * US, .slack_ns = 20 * US,
+      .ops = {{0, PIPE_BYTES}, {QP_NS_INFINITE, 100}}, .ops_count = 2,
+      .events = {READS(1 * MS, 0, QP_PAGE_SIZE, 1, 0)}, .events_count = 1}},
+    /* a reader blocks on the empty pipe; the writer's two writes wake it once */
+    {"corpus/fuzz_pipe/reader-waits-for-writes", &qp_machine_pipe,
+     {.start_ns = START_NS, .cost_ns = 1 * US, .slack_ns = 30 * US,
+      .ops = {{QP_NS_INFINITE, 10}, {QP_NS_INFINITE, 10}}, .ops_count = 2,
+      .events = {READS(500, 0, 100, 2, 10 * US)}, .events_count = 1}},
+    /* a big blocking write, drained a page at a time by the non-blocking reader */
+    {"corpus/fuzz_pipe/big-write-page-reads", &qp_machine_pipe,
+     {.start_ns = START_NS, .cost_ns = 1 * US, .slack_ns = 0,
+      .ops = {{QP_NS_INFINITE, PIPE_BYTES + 3 * QP_PAGE_SIZE}}, .ops_count = 1,
+      .events = {READS(1 * MS, 1, QP_PAGE_SIZE, 8, 100 * US)}, .events_count = 1}},
+};
+
 static const struct {
     const seed *seeds;
     size_t count;
 } seed_sets[] = {
+    {pipe_seeds, sizeof pipe_seeds / sizeof pipe_seeds[0]},
     {seeds, sizeof seeds / sizeof seeds[0]},
     {selector_seeds, sizeof selector_seeds / sizeof selector_seeds[0]},
 };

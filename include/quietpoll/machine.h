@@ -48,10 +48,14 @@ typedef struct qp_machine {
      * QP_EV_REGISTER), run as that thread at the event's time; NULL if the
      * machine has none. */
     void (*world)(qp_os *os, const qp_machine_ctx *ctx, const qp_event *ev);
+    /* For a machine whose code under test is the kernel's pipe: the wakeup
+     * policy of the variant; NULL for the others. */
+    const qp_pipe_policy *(*pipe_policy)(size_t variant);
 } qp_machine;
 
 extern const qp_machine qp_machine_timed_read;
 extern const qp_machine qp_machine_selector;
+extern const qp_machine qp_machine_pipe;
 
 /* Every machine, in a fixed order. */
 extern const qp_machine *const qp_machines[];

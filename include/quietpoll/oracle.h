@@ -65,9 +65,10 @@ typedef struct qp_op_stats {
 } qp_op_stats;
 
 typedef struct qp_violation {
-    int property; /* enum qp_property, or -1 for none */
+    int property; /* enum qp_property, or -1 for none: the first violation */
     size_t rec_index;
     char why[320];
+    uint32_t counts[QP_PROP_COUNT]; /* every violation, when the run keeps going */
 } qp_violation;
 
 /* The wakeup protocol of a selector: requests (wakeup() calls), the wakeup
@@ -100,6 +101,8 @@ typedef struct qp_oracle {
     qp_op_stats done[QP_ORACLE_OPS_MAX];
     size_t done_count;
     qp_wakeup_state wakeup;
+    /* parked tasks of the sim's pipes, by task: the wait-queue monitor */
+    bool keep_going; /* count every violation instead of stopping at the first */
     /* fd -> readiness a wait reported that no receive has consumed yet */
     bool ready_unconsumed[QP_ORACLE_FDS_MAX];
     qp_violation violation;

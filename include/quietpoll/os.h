@@ -63,6 +63,8 @@ struct qp_os {
                       int timeout_ms);
     int (*eventfd)(qp_os *os, unsigned int initval, int flags);
     int (*pipe2)(qp_os *os, int pipefd[2], int flags);
+    /* F_GETFL and F_SETFL (O_NONBLOCK) */
+    int (*fcntl)(qp_os *os, int fd, int cmd, long arg);
     void (*op_begin)(qp_os *os, const qp_op_mark *mark);
     void (*op_end)(qp_os *os, unsigned result);
 };

@@ -23,6 +23,9 @@
 #define QP_OP_SIZE_MAX 4096                     /* bytes a read asks for */
 #define QP_DATA_SIZE_MAX 65536                  /* bytes in one arrival */
 #define QP_WAKEUP_REQUESTS_MAX 4                /* requests queued by one wakeup() */
+#define QP_READ_REPEAT_MAX 4096                 /* reads of one QP_EV_PIPE_READ */
+#define QP_PIPE_READ_MAX 131072                 /* bytes one of them asks for */
+#define QP_OP_SIZE_MAX_PIPE 131072              /* bytes a pipe write writes */
 
 enum qp_event_kind {
     QP_EV_DATA,     /* size bytes arrive on the target */
@@ -32,6 +35,7 @@ enum qp_event_kind {
     QP_EV_SPURIOUS, /* a blocked wait reports POLLIN, yet nothing is there */
     QP_EV_WAKEUP,   /* thread `target` calls wakeup() for size queued requests */
     QP_EV_REGISTER, /* thread `target` registers an fd, interest size (0 none, 1 read) */
+    QP_EV_PIPE_READ, /* reader `target` reads size bytes, repeat times, every period_ns */
     QP_EV_KIND_COUNT
 };
 
@@ -40,6 +44,8 @@ typedef struct qp_event {
     uint8_t kind;   /* enum qp_event_kind */
     uint8_t target; /* index of the object it acts on */
     uint32_t size;  /* QP_EV_DATA bytes, QP_EV_WAKEUP requests, QP_EV_REGISTER interest */
+    uint32_t repeat;    /* QP_EV_PIPE_READ: how many reads (0 elsewhere) */
+    uint64_t period_ns; /* QP_EV_PIPE_READ: between two of them */
 } qp_event;
 
 /* The timeout of an operation: 0 is non-blocking, QP_NS_INFINITE waits forever. */
@@ -64,6 +70,7 @@ typedef struct qp_schedule {
 typedef struct qp_schedule_shape {
     const char *op_noun;        /* "read" */
     bool op_sized;              /* an operation's size means something (bytes to read) */
+    uint32_t op_size_max;       /* 0: QP_OP_SIZE_MAX */
     unsigned targets_count;     /* objects events may act on */
     uint32_t event_kinds_mask;  /* 1u << enum qp_event_kind */
 } qp_schedule_shape;

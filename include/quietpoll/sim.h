@@ -30,7 +30,7 @@
 
 #define QP_SIM_FDS_MAX 16
 #define QP_SIM_FIRST_FD 3
-#define QP_SIM_CALLS_MAX 4096 /* syscalls per run, vDSO calls included */
+#define QP_SIM_CALLS_MAX 16384 /* syscalls per run, vDSO calls included */
 #define QP_SIM_TASKS_MAX 4    /* task 0 runs the machine; others act in world events */
 #define QP_PIPE_SLOTS 16      /* Linux's default: 16 pages, 64 KiB */
 #define QP_PAGE_SIZE 4096
@@ -39,6 +39,10 @@
 #define QP_SIM_EPOLLS_MAX 2
 #define QP_EPOLL_ENTRIES_MAX 8
 #define QP_EVENTFD_MAX (UINT64_MAX - 1)
+/* events the sim schedules itself: a resume per task, the next read of each
+ * repeated read (one chain per schedule event) */
+#define QP_SIM_INTERNAL_MAX (QP_EVENTS_MAX + QP_SIM_TASKS_MAX)
+#define QP_NO_TASK 0xff
 
 enum qp_obj_type {
     QP_OBJ_NONE,
@@ -67,7 +71,53 @@ typedef struct qp_pipe {
     uint64_t bytes;
     bool reader_open;
     bool writer_open;
+    /* the wait queues: the task blocked in read (rd) and in write (wr) */
+    uint8_t rd_waiter;
+    uint8_t wr_waiter;
 } qp_pipe;
+
+/* A read or a write of a pipe, as its wakeup policy sees it. */
+typedef struct qp_pipe_change {
+    uint32_t slots_before;
+    uint32_t slots_after;
+    uint64_t bytes_before;
+    uint64_t bytes_after;
+} qp_pipe_change;
+
+/* The pipe's wakeup policy: the kernel code a pipe machine puts under test.
+ * Unset entries behave as Linux >= 6.14. */
+typedef struct qp_pipe_policy {
+    /* after a read: wake the writer blocked on the write queue? */
+    bool (*wake_writer_after_read)(const qp_pipe_change *c);
+    /* after a write: wake the reader blocked on the read queue? */
+    bool (*wake_reader_after_write)(const qp_pipe_change *c);
+    /* the woken writer's pipe_writable(): head and tail now, and the tail
+     * it saw when it went to sleep */
+    bool (*writer_sees_room)(uint32_t head, uint32_t tail, uint32_t tail_when_slept);
+} qp_pipe_policy;
+
+/* What a task blocked on a pipe is waiting to do. */
+typedef struct qp_pipe_wait {
+    bool parked;
+    bool pending;  /* woken; runs at resume_ns */
+    bool stranded; /* reported: condition holds, nothing will wake it */
+    uint32_t tail_when_slept;
+    uint32_t want;      /* a blocked reader: its byte count, */
+    uint32_t left;      /* the reads still to do, this one included, */
+    uint64_t period_ns; /* and the time between them */
+} qp_pipe_wait;
+
+enum qp_internal_kind { QP_IEV_RESUME, QP_IEV_READ };
+
+typedef struct qp_internal_event {
+    uint64_t at_ns;
+    uint32_t seq;
+    uint8_t kind; /* enum qp_internal_kind */
+    uint8_t task;
+    uint32_t size;
+    uint32_t left; /* QP_IEV_READ: reads still to do, this one included */
+    uint64_t period_ns;
+} qp_internal_event;
 
 typedef struct qp_epoll_entry {
     bool used;
@@ -85,6 +135,7 @@ typedef struct qp_epoll {
 typedef struct qp_obj {
     uint8_t type;  /* enum qp_obj_type */
     uint8_t index; /* pipes[] or epolls[] */
+    bool blocking; /* opened without O_NONBLOCK (pipes; others never block) */
     qp_stream stream;
     uint64_t eventfd_count;
 } qp_obj;
@@ -96,7 +147,7 @@ enum qp_sim_stop {
     QP_STOP_BLOCKED_FOREVER /* a wait with no timeout that nothing will end */
 };
 
-enum qp_wait_type { QP_WAIT_POLL, QP_WAIT_EPOLL };
+enum qp_wait_type { QP_WAIT_POLL, QP_WAIT_EPOLL, QP_WAIT_PIPE };
 
 /* World events the sim does not act on itself (a wakeup() call, a
  * registration) are handed to the machine, run as task 1 + ev->target. */
@@ -114,6 +165,12 @@ typedef struct qp_sim {
     unsigned pipes_count;
     qp_epoll epolls[QP_SIM_EPOLLS_MAX];
     unsigned epolls_count;
+    const qp_pipe_policy *pipe_policy;
+    qp_pipe_wait pipe_waits[QP_SIM_TASKS_MAX];
+
+    qp_internal_event internal[QP_SIM_INTERNAL_MAX];
+    unsigned internal_count;
+    uint32_t internal_seq;
 
     qp_trace *trace;
     qp_oracle *oracle;
@@ -155,7 +212,17 @@ int qp_sim_add_stream(qp_sim *sim);
 /* Hands world events the sim does not handle to hook (see qp_world_hook). */
 void qp_sim_set_world_hook(qp_sim *sim, qp_world_hook hook, void *ctx);
 
+/* Puts a wakeup policy on the sim's pipes (NULL: Linux >= 6.14). */
+void qp_sim_set_pipe_policy(qp_sim *sim, const qp_pipe_policy *policy);
+
+/* A woken task runs this long after its wakeup: one syscall cost plus the
+ * timer slack (the scheduler's latency). */
+uint64_t qp_sim_wake_latency_ns(const qp_sim *sim);
+
 /* Trace capacity a run can need. */
-#define QP_SIM_TRACE_CAP (QP_SIM_CALLS_MAX + 3 * QP_EVENTS_MAX + 2 * QP_OPS_MAX + 16)
+/* Records per run: syscalls, and what is not a syscall (world events, op
+ * marks, wait-queue actions). A run that fills it stops as one that spends
+ * its syscall budget does. */
+#define QP_SIM_TRACE_CAP (2 * QP_SIM_CALLS_MAX + 3 * QP_EVENTS_MAX + 2 * QP_OPS_MAX + 16)
 
 #endif

@@ -70,6 +70,11 @@ typedef struct qp_strace_options {
      * this percentage of its loop receives, and at least wasted_min_count */
     uint32_t wasted_max_percent;
     uint32_t wasted_min_count;
+    /* bytes kept of a longer line, from its start and from its end: 0 (the
+     * default) is QP_STRACE_LINE_HEAD_MAX and QP_STRACE_LINE_TAIL_MAX, which
+     * are also the largest; tests and fuzzing cut lines shorter */
+    uint32_t line_head_bytes;
+    uint32_t line_tail_bytes;
 } qp_strace_options;
 
 #define QP_STRACE_WASTED_MAX_PERCENT_DEFAULT 10

@@ -12,7 +12,17 @@
 
 #define QP_TRACE_POLL_FDS_MAX 4
 
-enum qp_rec_type { QP_REC_SYSCALL, QP_REC_EVENT, QP_REC_OP_BEGIN, QP_REC_OP_END };
+enum qp_rec_type { QP_REC_SYSCALL, QP_REC_EVENT, QP_REC_OP_BEGIN, QP_REC_OP_END, QP_REC_WAITQ };
+
+/* A wait-queue action of the sim's pipe (QP_REC_WAITQ): arg[0] the action,
+ * arg[1] the queue (0 readers, 1 writers), arg[2] the task it concerns,
+ * arg[3] a flag; level_before the pipe's occupied slots, level_after its bytes. */
+enum qp_waitq_action {
+    QP_WAITQ_PARK,     /* the task blocks: it cannot go on */
+    QP_WAITQ_WAKE,     /* a wakeup is issued to it; flags: QP_WAKE_FLAG_* */
+    QP_WAITQ_RESUME,   /* it runs after its wakeup; flag: it can make progress */
+    QP_WAITQ_STRANDED  /* it is blocked, could go on, and no wakeup is pending */
+};
 
 enum qp_sys {
     QP_SYS_READ,
@@ -27,6 +37,7 @@ enum qp_sys {
     QP_SYS_EPOLL_WAIT,
     QP_SYS_EVENTFD2,
     QP_SYS_PIPE2,
+    QP_SYS_FCNTL,
     QP_SYS_COUNT
 };
 
@@ -60,6 +71,11 @@ typedef struct qp_rec {
     uint64_t t_exit_ns;
     uint64_t deadline_ns; /* op begin: begin time + timeout (or QP_NS_INFINITE) */
 } qp_rec;
+
+/* arg[3] of a QP_WAITQ_WAKE: the task already had a wakeup pending; its
+ * condition already held before the read or write that wakes it */
+#define QP_WAKE_FLAG_PENDING 1
+#define QP_WAKE_FLAG_HELD 2
 
 /* arg[3] of an eventfd read or write whose 8 bytes (arg[2]) were moved */
 #define QP_REC_EVENTFD_VALUE 1

@@ -35,6 +35,7 @@ int cmd_replay(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_shrink(int argc, char **argv);
 int cmd_prop(int argc, char **argv);
+int cmd_live(int argc, char **argv);
 int cmd_check_strace(int argc, char **argv);
 
 #endif

@@ -112,7 +112,8 @@ static const char explain_help[] =
     "Prints the verdict of FILE under MACHINE's variant V (default: its first reference),\n"
     "the schedule the\n"
     "tape decodes to, in words, and the strace-style trace of the run, with the syscall that\n"
-    "breaks a property marked. Exit status: 0 when explained, 2 on bad input.\n";
+    "breaks a property marked; then how many times each property fires when the run goes\n"
+    "on past the first violation. Exit status: 0 when explained, 2 on bad input.\n";
 
 int cmd_explain(int argc, char **argv)
 {
@@ -136,6 +137,15 @@ int cmd_explain(int argc, char **argv)
         qp_run_describe(stdout, run);
         printf("trace (strace -f -tt -T style, virtual time):\n");
         qp_run_print_trace(stdout, run);
+    }
+    /* once more, going on past the first violation, to count them all */
+    run->oracle.keep_going = true;
+    if (qp_run_bytes(run, a.machine, a.variant, tape.data, tape.size)) {
+        printf("every violation, when the run goes on past the first:");
+        for (unsigned p = 0; p < QP_PROP_COUNT; p++)
+            if (run->oracle.violation.counts[p])
+                printf(" %s %u", qp_property_name(p), run->oracle.violation.counts[p]);
+        printf("\n");
     }
     qp_run_free(run);
     return CLI_EXIT_OK;

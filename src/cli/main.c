@@ -15,6 +15,7 @@ static const struct {
     {"explain", cmd_explain, "an input's schedule in words and its annotated trace"},
     {"shrink", cmd_shrink, "shrink a failing input (a crash file from any engine)"},
     {"prop", cmd_prop, "run the property engine: random trials, shrink the first failure"},
+    {"live", cmd_live, "run a seed's experiment on this machine's kernel against the model"},
     {"check-strace", cmd_check_strace, "check a real program's strace log for the properties"},
 };
 

@@ -6,6 +6,7 @@
 const qp_machine *const qp_machines[] = {
     &qp_machine_timed_read,
     &qp_machine_selector,
+    &qp_machine_pipe,
 };
 const size_t qp_machines_count = sizeof qp_machines / sizeof qp_machines[0];
 

@@ -48,7 +48,11 @@ int qp_property_parse(const char *name)
 
 bool qp__fire(qp_oracle *oracle, unsigned property, size_t rec_index, const char *fmt, ...)
 {
-    assert(oracle->violation.property < 0 && "a run stops at its first violation");
+    assert((oracle->keep_going || oracle->violation.property < 0) &&
+           "a run stops at its first violation");
+    oracle->violation.counts[property]++;
+    if (oracle->violation.property >= 0)
+        return true; /* keeping going: the first one is the one reported */
     oracle->violation.property = (int)property;
     oracle->violation.rec_index = rec_index;
     va_list ap;
@@ -60,7 +64,9 @@ bool qp__fire(qp_oracle *oracle, unsigned property, size_t rec_index, const char
 
 void qp_oracle_init(qp_oracle *oracle, const qp_schedule *sched)
 {
+    bool keep_going = oracle->keep_going; /* a setting of the caller's, kept across runs */
     memset(oracle, 0, sizeof *oracle);
+    oracle->keep_going = keep_going;
     oracle->cost_ns = sched->cost_ns;
     oracle->slack_ns = sched->slack_ns;
     oracle->wakeup.fd = -1;
@@ -125,6 +131,8 @@ bool qp_oracle_on_rec(qp_oracle *oracle, const qp_trace *trace, size_t index)
     case QP_REC_EVENT:
         count_event(oracle, rec);
         return false;
+    case QP_REC_WAITQ:
+        return qp__waitq_on_rec(oracle, rec, index);
     case QP_REC_SYSCALL: {
         if (rec->sys == QP_SYS_CLOCK_GETTIME)
             return false;

@@ -21,4 +21,6 @@ void qp__wakeup_on_op_begin(qp_oracle *oracle, const qp_rec *rec);
 bool qp__wakeup_on_syscall(qp_oracle *oracle, const qp_rec *rec, size_t index);
 bool qp__wakeup_finish(qp_oracle *oracle, size_t rec_index, bool blocked_forever);
 
+bool qp__waitq_on_rec(qp_oracle *oracle, const qp_rec *rec, size_t index);
+
 #endif

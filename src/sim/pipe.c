@@ -3,12 +3,25 @@
  * (while that buffer's page has room), then takes new slots a page at a
  * time; a write of up to QP_PIPE_BUF bytes is all or nothing. A slot is
  * freed only when its buffer is fully consumed, so a pipe with one byte
- * left in each of its 16 buffers is full. Ends are non-blocking. */
+ * left in each of its 16 buffers is full.
+ *
+ * Blocking: task 0 writing to a blocking write end sleeps on the pipe's
+ * write queue until woken; the reader tasks of QP_EV_PIPE_READ (task 1
+ * blocking, task 2 non-blocking) sleep on its read queue. Who is woken, and
+ * when, is the wakeup policy (qp_pipe_policy; unset: Linux >= 6.14):
+ *   after a read:  wake the writer when the read freed a slot of a full ring
+ *   after a write: wake the reader when the pipe was empty
+ *   a woken writer goes on when pipe_writable(): head - tail < 16 slots.
+ * A woken task runs qp_sim_wake_latency_ns() after its wakeup. Every queue
+ * action is traced (QP_REC_WAITQ) for the oracle, and so is a blocked task
+ * that could go on with no wakeup pending (it is stranded). */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 
 #include "sim_internal.h"
+
+enum { QUEUE_READ, QUEUE_WRITE };
 
 static qp_pipe *pipe_of(qp_sim *sim, const qp_obj *obj)
 {
@@ -49,15 +62,38 @@ int qp__sim_pipe2(qp_os *os, int pipefd[2], int flags)
         return (int)qp__sim_exit(sim, &rec, -1, EMFILE);
     }
     unsigned index = sim->pipes_count++;
-    memset(&sim->pipes[index], 0, sizeof sim->pipes[index]);
-    sim->pipes[index].reader_open = true;
-    sim->pipes[index].writer_open = true;
-    sim->objs[rfd].index = (uint8_t)index;
-    sim->objs[wfd].index = (uint8_t)index;
+    qp_pipe *p = &sim->pipes[index];
+    memset(p, 0, sizeof *p);
+    p->reader_open = p->writer_open = true;
+    p->rd_waiter = p->wr_waiter = QP_NO_TASK;
+    sim->objs[rfd].index = sim->objs[wfd].index = (uint8_t)index;
+    sim->objs[rfd].blocking = sim->objs[wfd].blocking = !(flags & O_NONBLOCK);
     pipefd[0] = rfd;
     pipefd[1] = wfd;
     rec.pfd[0].fd = rfd;
     rec.pfd[1].fd = wfd;
+    sim->targets[sim->targets_count < QP_SIM_FDS_MAX ? sim->targets_count++ : 0] = rfd;
+    return (int)qp__sim_exit(sim, &rec, 0, 0);
+}
+
+int qp__sim_fcntl(qp_os *os, int fd, int cmd, long arg)
+{
+    qp_sim *sim = qp__sim_of(os);
+    qp_rec rec;
+    qp__sim_enter(sim, &rec, QP_SYS_FCNTL);
+    rec.arg[0] = fd;
+    rec.arg[1] = cmd;
+    rec.arg[2] = arg;
+    qp_obj *obj = qp__sim_obj(sim, fd);
+    if (obj == NULL)
+        return (int)qp__sim_exit(sim, &rec, -1, EBADF);
+    if (cmd == F_GETFL)
+        return (int)qp__sim_exit(sim, &rec, obj->blocking ? 0 : O_NONBLOCK, 0);
+    if (cmd != F_SETFL)
+        return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
+    /* only pipes block in the sim; other fds stay non-blocking */
+    if (obj->type == QP_OBJ_PIPE_READ || obj->type == QP_OBJ_PIPE_WRITE)
+        obj->blocking = !(arg & O_NONBLOCK);
     return (int)qp__sim_exit(sim, &rec, 0, 0);
 }
 
@@ -79,56 +115,192 @@ short qp__pipe_revents(const qp_sim *sim, const qp_obj *obj)
     return revents;
 }
 
-int64_t qp__pipe_read(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *buf, size_t count)
+/* --- the wait queues --- */
+
+static void waitq_rec(qp_sim *sim, const qp_pipe *p, unsigned action, unsigned queue, unsigned task,
+                      int64_t flag)
 {
-    qp_pipe *p = pipe_of(sim, obj);
-    rec->level_before = p->bytes;
+    qp_rec *rec = qp__sim_push(sim, QP_REC_WAITQ);
+    rec->task = (uint8_t)task;
+    rec->arg[0] = action;
+    rec->arg[1] = queue;
+    rec->arg[2] = task;
+    rec->arg[3] = flag;
+    rec->level_before = occupancy(p);
     rec->level_after = p->bytes;
-    if (count == 0)
-        return qp__sim_exit(sim, rec, 0, 0);
-    if (p->bytes == 0)
-        return p->writer_open ? qp__sim_exit(sim, rec, -1, EAGAIN) : qp__sim_exit(sim, rec, 0, 0);
+    qp__sim_check(sim);
+}
+
+static bool writer_can_go(const qp_pipe *p)
+{
+    return occupancy(p) < QP_PIPE_SLOTS || !p->reader_open;
+}
+
+static bool reader_can_go(const qp_pipe *p)
+{
+    return p->bytes > 0 || !p->writer_open;
+}
+
+/* Reports each blocked task that could go on with no wakeup pending. */
+static void check_stranded(qp_sim *sim, qp_pipe *p)
+{
+    unsigned waiters[2] = {p->rd_waiter, p->wr_waiter};
+    for (unsigned queue = 0; queue < 2; queue++) {
+        unsigned task = waiters[queue];
+        if (task == QP_NO_TASK)
+            continue;
+        qp_pipe_wait *w = &sim->pipe_waits[task];
+        bool can_go = queue == QUEUE_READ ? reader_can_go(p) : writer_can_go(p);
+        if (w->parked && !w->pending && !w->stranded && can_go) {
+            w->stranded = true;
+            waitq_rec(sim, p, QP_WAITQ_STRANDED, queue, task, false);
+        }
+    }
+}
+
+/* Wakes the task on queue; held_before: its condition already held before
+ * the read or write that wakes it (so the wakeup brings it nothing new). */
+static void wake(qp_sim *sim, qp_pipe *p, unsigned queue, bool held_before)
+{
+    unsigned task = queue == QUEUE_READ ? p->rd_waiter : p->wr_waiter;
+    if (task == QP_NO_TASK)
+        return; /* wake_up() on an empty queue: nobody to wake */
+    qp_pipe_wait *w = &sim->pipe_waits[task];
+    waitq_rec(sim, p, QP_WAITQ_WAKE, queue, task,
+              (w->pending ? QP_WAKE_FLAG_PENDING : 0) | (held_before ? QP_WAKE_FLAG_HELD : 0));
+    if (w->pending)
+        return;
+    w->pending = true;
+    w->stranded = false;
+    uint64_t now_ns = sim->in_world ? sim->world_now_ns : sim->now_ns;
+    qp__sim_schedule(sim, &(qp_internal_event){.at_ns = now_ns + qp_sim_wake_latency_ns(sim),
+                                               .kind = QP_IEV_RESUME,
+                                               .task = (uint8_t)task});
+}
+
+static void park(qp_sim *sim, qp_pipe *p, unsigned queue, unsigned task)
+{
+    qp_pipe_wait *w = &sim->pipe_waits[task];
+    w->parked = true;
+    w->pending = false;
+    w->stranded = false;
+    w->tail_when_slept = p->tail;
+    if (queue == QUEUE_READ)
+        p->rd_waiter = (uint8_t)task;
+    else
+        p->wr_waiter = (uint8_t)task;
+    waitq_rec(sim, p, QP_WAITQ_PARK, queue, task, false);
+    check_stranded(sim, p);
+}
+
+static void unpark(qp_sim *sim, qp_pipe *p, unsigned queue, unsigned task)
+{
+    sim->pipe_waits[task].parked = false;
+    sim->pipe_waits[task].pending = false;
+    if (queue == QUEUE_READ)
+        p->rd_waiter = QP_NO_TASK;
+    else
+        p->wr_waiter = QP_NO_TASK;
+}
+
+static qp_pipe_change change_from(const qp_pipe *p, uint32_t slots_before, uint64_t bytes_before)
+{
+    return (qp_pipe_change){slots_before, occupancy(p), bytes_before, p->bytes};
+}
+
+/* Linux >= 6.14, used for whatever the policy leaves unset */
+static bool ref_wake_writer(const qp_pipe_change *c)
+{
+    return c->slots_before == QP_PIPE_SLOTS && c->slots_after < c->slots_before;
+}
+
+static bool ref_wake_reader(const qp_pipe_change *c)
+{
+    return c->bytes_before == 0 && c->bytes_after > 0;
+}
+
+static bool ref_writer_sees_room(uint32_t head, uint32_t tail, uint32_t tail_when_slept)
+{
+    (void)tail_when_slept;
+    return head - tail < QP_PIPE_SLOTS;
+}
+
+static void after_read(qp_sim *sim, qp_pipe *p, const qp_pipe_change *c)
+{
+    const qp_pipe_policy *policy = sim->pipe_policy;
+    bool (*wake_writer)(const qp_pipe_change *) =
+        policy && policy->wake_writer_after_read ? policy->wake_writer_after_read : ref_wake_writer;
+    if (wake_writer(c))
+        wake(sim, p, QUEUE_WRITE, c->slots_before < QP_PIPE_SLOTS || !p->reader_open);
+    check_stranded(sim, p);
+}
+
+static void after_write(qp_sim *sim, qp_pipe *p, const qp_pipe_change *c)
+{
+    const qp_pipe_policy *policy = sim->pipe_policy;
+    bool (*wake_reader)(const qp_pipe_change *) =
+        policy && policy->wake_reader_after_write ? policy->wake_reader_after_write : ref_wake_reader;
+    if (wake_reader(c))
+        wake(sim, p, QUEUE_READ, c->bytes_before > 0 || !p->writer_open);
+    check_stranded(sim, p);
+}
+
+/* --- reading --- */
+
+/* Takes up to count bytes; returns how many. */
+static size_t take(qp_pipe *p, size_t count)
+{
     size_t done = 0;
-    bool freed = false;
     while (done < count && occupancy(p) > 0) {
         unsigned slot = p->tail % QP_PIPE_SLOTS;
         size_t n = count - done < p->len[slot] ? count - done : p->len[slot];
         p->len[slot] -= (uint32_t)n;
         done += n;
-        if (p->len[slot] == 0) {
+        if (p->len[slot] == 0)
             p->tail++;
-            freed = true;
-        }
     }
-    memset(buf, 0, done);
     p->bytes -= done;
+    return done;
+}
+
+int64_t qp__pipe_read(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *buf, size_t count)
+{
+    (void)fd;
+    qp_pipe *p = pipe_of(sim, obj);
+    rec->level_before = rec->level_after = p->bytes;
+    if (count == 0)
+        return qp__sim_exit(sim, rec, 0, 0);
+    if (p->bytes == 0)
+        return p->writer_open ? qp__sim_exit(sim, rec, -1, EAGAIN) : qp__sim_exit(sim, rec, 0, 0);
+    uint32_t slots_before = occupancy(p);
+    uint64_t bytes_before = p->bytes;
+    size_t done = take(p, count);
+    if (buf != NULL)
+        memset(buf, 0, done);
     rec->level_after = p->bytes;
-    if (freed) {
+    qp_pipe_change c = change_from(p, slots_before, bytes_before);
+    if (c.slots_after < c.slots_before) {
         int peer = qp__pipe_peer_fd(sim, obj);
         if (peer >= 0)
             qp__sim_notify(sim, peer);
     }
-    (void)fd;
-    return qp__sim_exit(sim, rec, (int64_t)done, 0);
+    int64_t ret = qp__sim_exit(sim, rec, (int64_t)done, 0);
+    after_read(sim, p, &c);
+    return ret;
 }
 
-int64_t qp__pipe_write(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, size_t count)
+/* --- writing --- */
+
+/* Writes what fits of count bytes (all or nothing up to QP_PIPE_BUF);
+ * returns how many. */
+static size_t put(qp_pipe *p, size_t count)
 {
-    (void)fd;
-    qp_pipe *p = pipe_of(sim, obj);
-    rec->level_before = p->bytes;
-    rec->level_after = p->bytes;
-    if (!p->reader_open)
-        return qp__sim_exit(sim, rec, -1, EPIPE);
-    if (count == 0)
-        return qp__sim_exit(sim, rec, 0, 0);
     size_t remainder = count % QP_PAGE_SIZE;
-    bool can_merge = false;
     unsigned newest = (p->head - 1) % QP_PIPE_SLOTS;
-    if (occupancy(p) > 0 && remainder > 0 && p->used[newest] + remainder <= QP_PAGE_SIZE)
-        can_merge = true;
+    bool can_merge =
+        occupancy(p) > 0 && remainder > 0 && p->used[newest] + remainder <= QP_PAGE_SIZE;
     if (count <= QP_PIPE_BUF && !can_merge && occupancy(p) == QP_PIPE_SLOTS)
-        return qp__sim_exit(sim, rec, -1, EAGAIN);
+        return 0;
     size_t done = 0;
     if (can_merge) {
         p->len[newest] += (uint32_t)remainder;
@@ -138,18 +310,69 @@ int64_t qp__pipe_write(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, size_t cou
     while (done < count && occupancy(p) < QP_PIPE_SLOTS) {
         unsigned slot = p->head % QP_PIPE_SLOTS;
         size_t n = count - done < QP_PAGE_SIZE ? count - done : QP_PAGE_SIZE;
-        p->len[slot] = (uint32_t)n;
-        p->used[slot] = (uint32_t)n;
+        p->len[slot] = p->used[slot] = (uint32_t)n;
         p->head++;
         done += n;
     }
-    if (done == 0)
-        return qp__sim_exit(sim, rec, -1, EAGAIN);
     p->bytes += done;
-    rec->level_after = p->bytes;
+    return done;
+}
+
+static size_t put_and_wake(qp_sim *sim, qp_pipe *p, const qp_obj *obj, size_t count)
+{
+    uint32_t slots_before = occupancy(p);
+    uint64_t bytes_before = p->bytes;
+    size_t done = put(p, count);
+    if (done == 0)
+        return 0;
+    qp_pipe_change c = change_from(p, slots_before, bytes_before);
     int peer = qp__pipe_peer_fd(sim, obj);
     if (peer >= 0)
         qp__sim_notify(sim, peer);
+    after_write(sim, p, &c);
+    return done;
+}
+
+/* Task 0 sleeps on the write queue until the policy lets it go on. */
+static void sleep_until_writable(qp_sim *sim, qp_pipe *p)
+{
+    const qp_pipe_policy *policy = sim->pipe_policy;
+    bool (*sees_room)(uint32_t, uint32_t, uint32_t) =
+        policy && policy->writer_sees_room ? policy->writer_sees_room : ref_writer_sees_room;
+    qp_pipe_wait *w = &sim->pipe_waits[0];
+    park(sim, p, QUEUE_WRITE, 0);
+    for (;;) {
+        sim->wait.type = QP_WAIT_PIPE;
+        qp__sim_block(sim, -1); /* ends when a wakeup's resume comes due */
+        w->pending = false;
+        bool room = !p->reader_open || sees_room(p->head, p->tail, w->tail_when_slept);
+        waitq_rec(sim, p, QP_WAITQ_RESUME, QUEUE_WRITE, 0, room);
+        if (room)
+            break;
+        w->tail_when_slept = p->tail; /* back to sleep */
+        check_stranded(sim, p);
+    }
+    unpark(sim, p, QUEUE_WRITE, 0);
+}
+
+int64_t qp__pipe_write(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, size_t count)
+{
+    (void)fd;
+    qp_pipe *p = pipe_of(sim, obj);
+    rec->level_before = rec->level_after = p->bytes;
+    if (!p->reader_open)
+        return qp__sim_exit(sim, rec, -1, EPIPE);
+    if (count == 0)
+        return qp__sim_exit(sim, rec, 0, 0);
+    bool may_sleep = obj->blocking && !sim->in_world;
+    size_t done = put_and_wake(sim, p, obj, count);
+    while (may_sleep && done < count && p->reader_open) {
+        sleep_until_writable(sim, p);
+        done += put_and_wake(sim, p, obj, count - done);
+    }
+    rec->level_after = p->bytes;
+    if (done == 0)
+        return qp__sim_exit(sim, rec, -1, p->reader_open ? EAGAIN : EPIPE);
     return qp__sim_exit(sim, rec, (int64_t)done, 0);
 }
 
@@ -163,4 +386,104 @@ void qp__pipe_close(qp_sim *sim, qp_obj *obj)
     int peer = qp__pipe_peer_fd(sim, obj);
     if (peer >= 0)
         qp__sim_notify(sim, peer);
+    wake(sim, p, obj->type == QP_OBJ_PIPE_READ ? QUEUE_WRITE : QUEUE_READ, false);
+}
+
+/* --- the scheduled readers: task 1 blocks, task 2 does not --- */
+
+static int reader_fd(const qp_sim *sim)
+{
+    for (int fd = 0; fd < QP_SIM_FDS_MAX; fd++)
+        if (sim->objs[fd].type == QP_OBJ_PIPE_READ)
+            return fd;
+    return -1;
+}
+
+static void next_read(qp_sim *sim, uint8_t task, uint32_t size, uint32_t left, uint64_t period_ns,
+                      uint64_t done_ns)
+{
+    if (left > 1)
+        qp__sim_schedule(sim, &(qp_internal_event){.at_ns = done_ns + period_ns,
+                                                   .kind = QP_IEV_READ,
+                                                   .task = task,
+                                                   .size = size,
+                                                   .left = left - 1,
+                                                   .period_ns = period_ns});
+}
+
+/* The read syscall of a reader task, at at_ns on its own clock. */
+static void reader_syscall(qp_sim *sim, uint8_t task, int fd, uint32_t size, uint64_t at_ns,
+                           uint64_t *done_ns)
+{
+    uint8_t saved;
+    qp__sim_world_begin(sim, task, at_ns, &saved);
+    qp_rec rec;
+    qp__sim_enter(sim, &rec, QP_SYS_READ);
+    rec.arg[0] = fd;
+    rec.arg[1] = size;
+    qp__pipe_read(sim, &rec, &sim->objs[fd], fd, NULL, size);
+    *done_ns = sim->world_now_ns + sim->sched->cost_ns;
+    qp__sim_world_end(sim, saved);
+}
+
+/* One read by a reader task at at_ns, then the rest of its repeats; a
+ * blocking reader on an empty pipe sleeps and reads when it is woken. */
+static void reader_read(qp_sim *sim, uint8_t task, uint32_t size, uint32_t left,
+                        uint64_t period_ns, uint64_t at_ns)
+{
+    int fd = reader_fd(sim);
+    qp_pipe_wait *w = &sim->pipe_waits[task];
+    if (fd < 0 || w->parked)
+        return; /* no pipe yet, or still blocked in its previous read */
+    qp_pipe *p = &sim->pipes[sim->objs[fd].index];
+    if (task == 1 && !reader_can_go(p)) {
+        w->want = size;
+        w->left = left;
+        w->period_ns = period_ns;
+        park(sim, p, QUEUE_READ, task);
+        return;
+    }
+    uint64_t done_ns;
+    reader_syscall(sim, task, fd, size, at_ns, &done_ns);
+    next_read(sim, task, size, left, period_ns, done_ns);
+}
+
+void qp__pipe_reader_event(qp_sim *sim, const qp_event *ev)
+{
+    reader_read(sim, (uint8_t)(1 + ev->target % 2), ev->size, ev->repeat, ev->period_ns,
+                ev->at_ns);
+}
+
+static void reader_resume(qp_sim *sim, uint8_t task, uint64_t at_ns)
+{
+    int fd = reader_fd(sim);
+    qp_pipe_wait *w = &sim->pipe_waits[task];
+    if (fd < 0 || !w->parked)
+        return;
+    qp_pipe *p = &sim->pipes[sim->objs[fd].index];
+    w->pending = false;
+    bool can_go = reader_can_go(p);
+    waitq_rec(sim, p, QP_WAITQ_RESUME, QUEUE_READ, task, can_go);
+    if (!can_go) {
+        check_stranded(sim, p);
+        return;
+    }
+    unpark(sim, p, QUEUE_READ, task);
+    uint64_t done_ns;
+    reader_syscall(sim, task, fd, w->want, at_ns, &done_ns);
+    next_read(sim, task, w->want, w->left, w->period_ns, done_ns);
+}
+
+void qp__pipe_internal(qp_sim *sim, const qp_internal_event *iev)
+{
+    if (iev->kind == QP_IEV_READ) {
+        reader_read(sim, iev->task, iev->size, iev->left, iev->period_ns, iev->at_ns);
+        return;
+    }
+    if (iev->task != 0) {
+        reader_resume(sim, iev->task, iev->at_ns);
+        return;
+    }
+    if (sim->wait.active && sim->wait.type == QP_WAIT_PIPE && sim->wait.wake == QP_WAKE_NONE)
+        sim->wait.wake = QP_WAKE_READY; /* the writer blocked in write() runs again */
 }

@@ -15,13 +15,19 @@ _Noreturn void qp__sim_stop(qp_sim *sim, unsigned why)
 
 static void check_at(qp_sim *sim, size_t index)
 {
-    if (sim->oracle != NULL && qp_oracle_on_rec(sim->oracle, sim->trace, index))
+    if (sim->oracle != NULL && qp_oracle_on_rec(sim->oracle, sim->trace, index) &&
+        !sim->oracle->keep_going)
         qp__sim_stop(sim, QP_STOP_VIOLATION);
+}
+
+void qp__sim_check(qp_sim *sim)
+{
+    check_at(sim, sim->trace->count - 1);
 }
 
 static void check(qp_sim *sim)
 {
-    check_at(sim, sim->trace->count - 1);
+    qp__sim_check(sim);
 }
 
 static uint64_t task_now_ns(const qp_sim *sim)
@@ -29,10 +35,19 @@ static uint64_t task_now_ns(const qp_sim *sim)
     return sim->in_world ? sim->world_now_ns : sim->now_ns;
 }
 
-static qp_rec *push(qp_sim *sim, unsigned type)
+/* A full trace ends the run as a spent budget does. */
+static void trace_full(qp_sim *sim)
+{
+    if (sim->oracle != NULL && sim->oracle->violation.property < 0)
+        qp_oracle_on_budget(sim->oracle, sim->trace, sim->trace->count - 1, sim->calls_max);
+    qp__sim_stop(sim, QP_STOP_VIOLATION);
+}
+
+qp_rec *qp__sim_push(qp_sim *sim, unsigned type)
 {
     qp_rec *rec = qp_trace_push(sim->trace);
-    assert(rec != NULL && "trace capacity below what the budget allows");
+    if (rec == NULL)
+        trace_full(sim);
     rec->type = (uint8_t)type;
     rec->task = sim->task;
     rec->t_enter_ns = task_now_ns(sim);
@@ -102,6 +117,8 @@ short qp__sim_revents(qp_sim *sim, int fd, short events)
 
 bool qp__sim_wait_ready(qp_sim *sim)
 {
+    if (sim->wait.type == QP_WAIT_PIPE)
+        return false; /* only a wakeup from the pipe's wait queue ends it */
     if (sim->wait.type == QP_WAIT_EPOLL)
         return qp__epoll_has_ready(sim, sim->wait.epoll_index);
     for (nfds_t i = 0; i < sim->wait.nfds; i++)
@@ -151,13 +168,10 @@ static void run_world_action(qp_sim *sim, const qp_event *ev, uint8_t task)
 {
     if (sim->world_hook == NULL)
         return;
-    uint8_t saved_task = sim->task;
-    sim->task = task;
-    sim->in_world = true;
-    sim->world_now_ns = ev->at_ns > sim->now_ns ? ev->at_ns : sim->now_ns;
+    uint8_t saved_task;
+    qp__sim_world_begin(sim, task, ev->at_ns, &saved_task);
     sim->world_hook(sim->world_ctx, &sim->os, ev);
-    sim->in_world = false;
-    sim->task = saved_task;
+    qp__sim_world_end(sim, saved_task);
 }
 
 /* Applies one world event to the sim's own objects. */
@@ -200,12 +214,48 @@ static void apply_event(qp_sim *sim, const qp_event *ev, int fd)
     }
 }
 
+void qp__sim_schedule(qp_sim *sim, const qp_internal_event *iev)
+{
+    assert(sim->internal_count < QP_SIM_INTERNAL_MAX && "too many internal events");
+    sim->internal[sim->internal_count] = *iev;
+    sim->internal[sim->internal_count].seq = sim->internal_seq++;
+    sim->internal_count++;
+}
+
+/* The earliest internal event (ties: the first scheduled), or -1. */
+static int next_internal(const qp_sim *sim)
+{
+    int best = -1;
+    for (unsigned i = 0; i < sim->internal_count; i++) {
+        const qp_internal_event *e = &sim->internal[i];
+        if (best < 0 || e->at_ns < sim->internal[best].at_ns ||
+            (e->at_ns == sim->internal[best].at_ns && e->seq < sim->internal[best].seq))
+            best = (int)i;
+    }
+    return best;
+}
+
+static bool step_internal(qp_sim *sim, int index)
+{
+    qp_internal_event iev = sim->internal[index];
+    sim->internal[index] = sim->internal[--sim->internal_count];
+    if (iev.at_ns > sim->now_ns)
+        sim->now_ns = iev.at_ns;
+    qp__pipe_internal(sim, &iev);
+    return true;
+}
+
 bool qp__sim_step(qp_sim *sim, uint64_t until_ns)
 {
-    if (sim->next_event == sim->sched->events_count)
-        return false;
-    const qp_event *ev = &sim->sched->events[sim->next_event];
-    if (ev->at_ns > until_ns)
+    const qp_event *ev = sim->next_event < sim->sched->events_count
+                             ? &sim->sched->events[sim->next_event]
+                             : NULL;
+    int internal = next_internal(sim);
+    /* a schedule event goes before an internal one due at the same instant */
+    if (internal >= 0 && sim->internal[internal].at_ns <= until_ns &&
+        (ev == NULL || sim->internal[internal].at_ns < ev->at_ns))
+        return step_internal(sim, internal);
+    if (ev == NULL || ev->at_ns > until_ns)
         return false;
     sim->next_event++;
     if (ev->at_ns > sim->now_ns)
@@ -213,10 +263,10 @@ bool qp__sim_step(qp_sim *sim, uint64_t until_ns)
     bool world_action = ev->kind == QP_EV_WAKEUP || ev->kind == QP_EV_REGISTER;
     int fd = ev->target < sim->targets_count ? sim->targets[ev->target] : -1;
     bool was_blocked = blocked(sim);
-    qp_rec *rec = push(sim, QP_REC_EVENT);
+    qp_rec *rec = qp__sim_push(sim, QP_REC_EVENT);
     size_t index = sim->trace->count - 1;
     rec->arg[0] = ev->kind;
-    rec->arg[1] = world_action ? -1 : fd;
+    rec->arg[1] = world_action || ev->kind == QP_EV_PIPE_READ ? -1 : fd;
     rec->arg[2] = ev->size;
     if (world_action) {
         /* the event first, then what the thread does, in trace order */
@@ -225,6 +275,12 @@ bool qp__sim_step(qp_sim *sim, uint64_t until_ns)
         check_at(sim, index);
         run_world_action(sim, ev, task);
         sim->trace->recs[index].arg[3] = was_blocked && !blocked(sim);
+        return true;
+    }
+    if (ev->kind == QP_EV_PIPE_READ) {
+        rec->task = (uint8_t)(1 + ev->target % 2);
+        check_at(sim, index);
+        qp__pipe_reader_event(sim, ev);
         return true;
     }
     apply_event(sim, ev, fd);
@@ -258,7 +314,7 @@ void qp__sim_enter(qp_sim *sim, qp_rec *rec, unsigned sys)
         while (qp__sim_step(sim, sim->now_ns))
             ;
     if (sim->calls_count == sim->calls_max) {
-        if (sim->oracle != NULL)
+        if (sim->oracle != NULL && sim->oracle->violation.property < 0)
             qp_oracle_on_budget(sim->oracle, sim->trace, sim->trace->count - 1, sim->calls_max);
         qp__sim_stop(sim, QP_STOP_VIOLATION);
     }
@@ -283,7 +339,8 @@ int64_t qp__sim_exit(qp_sim *sim, qp_rec *rec, int64_t ret, int err)
     rec->err = ret < 0 ? err : 0;
     /* appended at exit: world events during a blocking wait come before it */
     qp_rec *slot = qp_trace_push(sim->trace);
-    assert(slot != NULL && "trace capacity below what the budget allows");
+    if (slot == NULL)
+        trace_full(sim);
     *slot = *rec;
     check(sim);
     if (ret < 0)
@@ -310,7 +367,7 @@ static void sim_op_begin(qp_os *os, const qp_op_mark *mark)
     if (!sim->in_world)
         while (qp__sim_step(sim, sim->now_ns))
             ;
-    qp_rec *rec = push(sim, QP_REC_OP_BEGIN);
+    qp_rec *rec = qp__sim_push(sim, QP_REC_OP_BEGIN);
     rec->arg[0] = mark->kind;
     rec->arg[1] = mark->fd;
     rec->arg[2] = (qp__sim_revents(sim, mark->fd, POLLIN) & (POLLIN | POLLERR | POLLHUP)) != 0;
@@ -325,7 +382,7 @@ static void sim_op_begin(qp_os *os, const qp_op_mark *mark)
 static void sim_op_end(qp_os *os, unsigned result)
 {
     qp_sim *sim = qp__sim_of(os);
-    qp_rec *rec = push(sim, QP_REC_OP_END);
+    qp_rec *rec = qp__sim_push(sim, QP_REC_OP_END);
     rec->arg[0] = result;
     check(sim);
 }
@@ -357,6 +414,7 @@ void qp_sim_init(qp_sim *sim, const qp_schedule *sched, qp_trace *trace, qp_orac
         .epoll_wait = qp__sim_epoll_wait,
         .eventfd = qp__sim_eventfd,
         .pipe2 = qp__sim_pipe2,
+        .fcntl = qp__sim_fcntl,
         .op_begin = sim_op_begin,
         .op_end = sim_op_end,
     };
@@ -374,4 +432,28 @@ void qp_sim_set_world_hook(qp_sim *sim, qp_world_hook hook, void *ctx)
 {
     sim->world_hook = hook;
     sim->world_ctx = ctx;
+}
+
+void qp_sim_set_pipe_policy(qp_sim *sim, const qp_pipe_policy *policy)
+{
+    sim->pipe_policy = policy;
+}
+
+uint64_t qp_sim_wake_latency_ns(const qp_sim *sim)
+{
+    return sim->sched->cost_ns + sim->sched->slack_ns;
+}
+
+void qp__sim_world_begin(qp_sim *sim, uint8_t task, uint64_t at_ns, uint8_t *saved_task)
+{
+    *saved_task = sim->task;
+    sim->task = task;
+    sim->in_world = true;
+    sim->world_now_ns = at_ns > sim->now_ns ? at_ns : sim->now_ns;
+}
+
+void qp__sim_world_end(qp_sim *sim, uint8_t saved_task)
+{
+    sim->in_world = false;
+    sim->task = saved_task;
 }

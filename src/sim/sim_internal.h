@@ -28,6 +28,19 @@ bool qp__sim_step(qp_sim *sim, uint64_t until_ns);
  * timeout_ms (< 0: never) plus the slack passes. Returns enum qp_wake. */
 unsigned qp__sim_block(qp_sim *sim, int timeout_ms);
 
+/* Appends a record (a full trace stops the run) and hands the newest record
+ * to the oracle (which may stop it). */
+qp_rec *qp__sim_push(qp_sim *sim, unsigned type);
+void qp__sim_check(qp_sim *sim);
+
+/* Schedules an event of the sim's own (a resume after a wakeup, the next
+ * of a reader's repeated reads). */
+void qp__sim_schedule(qp_sim *sim, const qp_internal_event *iev);
+
+/* Runs the following calls as world task `task` at at_ns (on its own clock). */
+void qp__sim_world_begin(qp_sim *sim, uint8_t task, uint64_t at_ns, uint8_t *saved_task);
+void qp__sim_world_end(qp_sim *sim, uint8_t saved_task);
+
 /* Stops the run (longjmp to the run's start). */
 _Noreturn void qp__sim_stop(qp_sim *sim, unsigned why);
 
@@ -62,6 +75,9 @@ void qp__pipe_close(qp_sim *sim, qp_obj *obj);
 /* The other end's fd of the pipe behind obj, or -1. */
 int qp__pipe_peer_fd(qp_sim *sim, const qp_obj *obj);
 void qp__epoll_forget_fd(qp_sim *sim, int fd);
+/* A scheduled reader's read (QP_EV_PIPE_READ), and the sim's own pipe events. */
+void qp__pipe_reader_event(qp_sim *sim, const qp_event *ev);
+void qp__pipe_internal(qp_sim *sim, const qp_internal_event *iev);
 
 ssize_t qp__sim_read(qp_os *os, int fd, void *buf, size_t count);
 ssize_t qp__sim_write(qp_os *os, int fd, const void *buf, size_t count);
@@ -76,5 +92,6 @@ int qp__sim_epoll_wait(qp_os *os, int epfd, struct epoll_event *events, int maxe
                        int timeout_ms);
 int qp__sim_eventfd(qp_os *os, unsigned int initval, int flags);
 int qp__sim_pipe2(qp_os *os, int pipefd[2], int flags);
+int qp__sim_fcntl(qp_os *os, int fd, int cmd, long arg);
 
 #endif

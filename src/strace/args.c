@@ -85,6 +85,10 @@ bool qp__strace_number(const char *p, const char *end, int64_t *value, const cha
 const char *qp__strace_skip_string(const char *p, const char *end)
 {
     while (p < end) {
+        while (p < end && *p != '\\' && *p != '"')
+            p++;
+        if (p == end)
+            break;
         if (*p == '\\')
             p += (end - p >= 2) ? 2 : 1;
         else if (*p++ == '"')
@@ -95,10 +99,17 @@ const char *qp__strace_skip_string(const char *p, const char *end)
 
 /* Closes at a '>' outside brackets ("[20750->20751]" holds one), or at one
  * that something after a decoration follows. */
+static const bool decoration_special[256] = {['\\'] = true, ['['] = true, [']'] = true,
+                                             ['>'] = true};
+
 const char *qp__strace_skip_decoration(const char *p, const char *end)
 {
     int brackets = 0;
     while (p < end) {
+        while (p < end && !decoration_special[(unsigned char)*p])
+            p++;
+        if (p == end)
+            break;
         char c = *p;
         if (c == '\\') {
             p += (end - p >= 2) ? 2 : 1;

@@ -19,6 +19,8 @@ void qp_strace_options_default(qp_strace_options *options)
 {
     options->wasted_max_percent = QP_STRACE_WASTED_MAX_PERCENT_DEFAULT;
     options->wasted_min_count = QP_STRACE_WASTED_MIN_COUNT_DEFAULT;
+    options->line_head_bytes = 0;
+    options->line_tail_bytes = 0;
 }
 
 qp_strace *qp_strace_new(const qp_strace_options *options)
@@ -39,7 +41,7 @@ void qp_strace_free(qp_strace *s) { free(s); }
 void qp_strace_reset(qp_strace *s)
 {
     memset(&s->result, 0, sizeof s->result);
-    qp__strace_lines_init(&s->lines);
+    qp__strace_lines_init(&s->lines, s->options.line_head_bytes, s->options.line_tail_bytes);
     s->line_no = 0;
     s->finished = false;
     s->day_offset_ns = 0;

@@ -1,20 +1,28 @@
 /* Bytes to lines in fixed memory. A line that fits is handed over where it
  * lies in the input when it can be, or from the buffer when it was split
- * across feeds. A longer line keeps its first QP_STRACE_LINE_HEAD_MAX bytes
- * (the pid, the time, the name and the first arguments) and its last
- * QP_STRACE_LINE_TAIL_MAX bytes (the result and the duration), joined. A
- * trailing '\r' is dropped. */
+ * across feeds. A longer line keeps its first head_max bytes (the pid, the
+ * time, the name and the first arguments) and its last tail_max bytes (the
+ * result and the duration), joined. A trailing '\r' is dropped. */
 #include <assert.h>
 #include <string.h>
 
 #include "strace_internal.h"
 
-void qp__strace_lines_init(qp__strace_lines *lines)
+static void clear(qp__strace_lines *lines)
 {
     lines->head_size = 0;
     lines->overflowed = false;
     lines->ring_pos = 0;
     lines->ring_full = false;
+}
+
+void qp__strace_lines_init(qp__strace_lines *lines, size_t head_max, size_t tail_max)
+{
+    lines->head_max = head_max == 0 || head_max > QP_STRACE_LINE_HEAD_MAX ? QP_STRACE_LINE_HEAD_MAX
+                                                                          : head_max;
+    lines->tail_max = tail_max == 0 || tail_max > QP_STRACE_LINE_TAIL_MAX ? QP_STRACE_LINE_TAIL_MAX
+                                                                          : tail_max;
+    clear(lines);
 }
 
 static void emit(qp__strace_line_fn *fn, void *ctx, const char *text, size_t size, bool truncated)
@@ -27,20 +35,20 @@ static void emit(qp__strace_line_fn *fn, void *ctx, const char *text, size_t siz
 /* Keeps the last bytes of an overlong line. */
 static void ring_add(qp__strace_lines *l, const char *bytes, size_t size)
 {
-    if (size >= QP_STRACE_LINE_TAIL_MAX) {
-        memcpy(l->ring, bytes + size - QP_STRACE_LINE_TAIL_MAX, QP_STRACE_LINE_TAIL_MAX);
+    if (size >= l->tail_max) {
+        memcpy(l->ring, bytes + size - l->tail_max, l->tail_max);
         l->ring_pos = 0;
         l->ring_full = true;
         return;
     }
     while (size > 0) {
-        size_t room = QP_STRACE_LINE_TAIL_MAX - l->ring_pos;
+        size_t room = l->tail_max - l->ring_pos;
         size_t n = size < room ? size : room;
         memcpy(l->ring + l->ring_pos, bytes, n);
         l->ring_pos += n;
         bytes += n;
         size -= n;
-        if (l->ring_pos == QP_STRACE_LINE_TAIL_MAX) {
+        if (l->ring_pos == l->tail_max) {
             l->ring_pos = 0;
             l->ring_full = true;
         }
@@ -50,7 +58,7 @@ static void ring_add(qp__strace_lines *l, const char *bytes, size_t size)
 /* Adds bytes (no newline among them) to the line being gathered. */
 static void gather(qp__strace_lines *l, const char *bytes, size_t size)
 {
-    size_t room = QP_STRACE_LINE_HEAD_MAX - l->head_size;
+    size_t room = l->head_max - l->head_size;
     size_t n = size < room ? size : room;
     memcpy(l->buf + l->head_size, bytes, n);
     l->head_size += n;
@@ -66,10 +74,10 @@ static void flush(qp__strace_lines *l, qp__strace_line_fn *fn, void *ctx)
     if (l->overflowed) {
         /* the ring, oldest byte first, after the head */
         if (l->ring_full) {
-            size_t older = QP_STRACE_LINE_TAIL_MAX - l->ring_pos;
+            size_t older = l->tail_max - l->ring_pos;
             memcpy(l->buf + size, l->ring + l->ring_pos, older);
             memcpy(l->buf + size + older, l->ring, l->ring_pos);
-            size += QP_STRACE_LINE_TAIL_MAX;
+            size += l->tail_max;
         } else {
             memcpy(l->buf + size, l->ring, l->ring_pos);
             size += l->ring_pos;
@@ -77,7 +85,7 @@ static void flush(qp__strace_lines *l, qp__strace_line_fn *fn, void *ctx)
     }
     assert(size <= sizeof l->buf);
     emit(fn, ctx, l->buf, size, l->overflowed);
-    qp__strace_lines_init(l);
+    clear(l);
 }
 
 void qp__strace_lines_feed(qp__strace_lines *l, const char *bytes, size_t size,
@@ -91,7 +99,7 @@ void qp__strace_lines_feed(qp__strace_lines *l, const char *bytes, size_t size,
             return;
         }
         size_t n = (size_t)(nl - p);
-        if (l->head_size == 0 && !l->overflowed && n <= QP_STRACE_LINE_HEAD_MAX) {
+        if (l->head_size == 0 && !l->overflowed && n <= l->head_max) {
             emit(fn, ctx, p, n, false); /* the whole line lies in the input */
         } else {
             gather(l, p, n);

@@ -26,6 +26,11 @@ static void add_arg(qp__strace_call *call, const char *from, const char *to)
     call->args_count++;
 }
 
+/* The bytes split_args stops at; the rest it skips in a tight loop. */
+static const bool args_special[256] = {['"'] = true, ['<'] = true, ['('] = true, ['['] = true,
+                                       ['{'] = true, [')'] = true, [']'] = true, ['}'] = true,
+                                       [','] = true};
+
 /* p is just after '(': returns the ')' that closes the arguments, or NULL. */
 static const char *split_args(const char *p, const char *end, qp__strace_call *call)
 {
@@ -34,6 +39,10 @@ static const char *split_args(const char *p, const char *end, qp__strace_call *c
     bool decorations = true; /* until one fails to close: then never again, so
                                 a line costs time in proportion to its length */
     while (p < end) {
+        while (p < end && !args_special[(unsigned char)*p])
+            p++;
+        if (p == end)
+            break;
         char c = *p;
         if (c == '"') {
             p = qp__strace_skip_string(p + 1, end);
@@ -162,6 +171,8 @@ static const char *last_result(const char *p, const char *end)
 static void start(qp__strace_call *call, const char *name, size_t size)
 {
     memset(call, 0, sizeof *call);
+    call->err_name = (qp__span){"", 0}; /* spans never point at NULL */
+    call->annotation = (qp__span){"", 0};
     if (size >= sizeof call->name)
         size = sizeof call->name - 1;
     memcpy(call->name, name, size);

@@ -37,7 +37,7 @@ static const char *skip_blanks(const char *p, const char *end)
 static bool starts_with(const char *p, const char *end, const char *prefix)
 {
     size_t n = strlen(prefix);
-    return (size_t)(end - p) >= n && memcmp(p, prefix, n) == 0;
+    return (size_t)(end - p) >= n && p[0] == prefix[0] && memcmp(p, prefix, n) == 0;
 }
 
 /* Up to max_digits digits at *p; false when there are none or too many. */
@@ -215,6 +215,7 @@ void qp__strace_parse_line(const char *text, size_t size, qp__strace_line *line)
 {
     memset(line, 0, sizeof *line);
     line->kind = QP__LINE_UNKNOWN;
+    line->name = line->body = (qp__span){text, 0};
     const char *end = text + size;
     const char *p = skip_blanks(text, end);
     p = pid_prefix(p, end, line);
@@ -222,15 +223,24 @@ void qp__strace_parse_line(const char *text, size_t size, qp__strace_line *line)
     p = bracket_groups(p, end);
     if (p >= end)
         return;
-    if (starts_with(p, end, "--- ")) {
-        line->kind = QP__LINE_SIGNAL;
-    } else if (starts_with(p, end, "+++ ")) {
-        line->kind = QP__LINE_EXIT;
-    } else if (starts_with(p, end, "<... ")) {
-        resumed(p, end, line);
-    } else if (starts_with(p, end, "strace: ")) {
-        line->kind = QP__LINE_NOTE;
-    } else {
-        call(p, end, line);
+    switch (*p) {
+    case '-':
+        if (starts_with(p, end, "--- "))
+            line->kind = QP__LINE_SIGNAL;
+        break;
+    case '+':
+        if (starts_with(p, end, "+++ "))
+            line->kind = QP__LINE_EXIT;
+        break;
+    case '<':
+        if (starts_with(p, end, "<... "))
+            resumed(p, end, line);
+        break;
+    default:
+        if (starts_with(p, end, "strace: "))
+            line->kind = QP__LINE_NOTE;
+        else
+            call(p, end, line);
+        break;
     }
 }

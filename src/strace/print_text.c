@@ -6,6 +6,9 @@
 #include "quietpoll/units.h"
 #include "strace_internal.h"
 
+/* "s" unless there is exactly one */
+static const char *plural(uint64_t count) { return count == 1 ? "" : "s"; }
+
 static const char *thread_name(char *buf, int64_t tid)
 {
     if (tid == QP_STRACE_NO_TID)
@@ -83,7 +86,7 @@ static void print_threads(FILE *out, const qp_strace *s)
 
 static void print_bursts(FILE *out, const qp_strace_result *r)
 {
-    fprintf(out, "spin: %" PRIu64 " bursts\n", r->bursts_total);
+    fprintf(out, "spin: %" PRIu64 " burst%s\n", r->bursts_total, plural(r->bursts_total));
     for (size_t i = 0; i < r->bursts_count; i++) {
         const qp_strace_burst *b = &r->bursts[i];
         char name[32], at[40], took[32];
@@ -109,9 +112,10 @@ static void print_wasted(FILE *out, const qp_strace *s)
 {
     const qp_strace_result *r = &s->result;
     fprintf(out,
-            "wasted receives: %" PRIu64 " threads over the threshold (more than %" PRIu32
+            "wasted receives: %" PRIu64 " thread%s over the threshold (more than %" PRIu32
             "%% of loop receives, and at least %" PRIu32 ")\n",
-            r->wasted_fired_total, s->options.wasted_max_percent, s->options.wasted_min_count);
+            r->wasted_fired_total, plural(r->wasted_fired_total), s->options.wasted_max_percent,
+            s->options.wasted_min_count);
     for (size_t i = 0; i < r->wasted_count; i++) {
         const qp_strace_thread_stats *t = &r->wasted[i];
         char name[32], pct[32];
@@ -168,20 +172,21 @@ static void print_verdicts(FILE *out, const qp_strace *s)
                                                     : "not judged";
         switch (c) {
         case QP_STRACE_SPIN:
-            snprintf(line, sizeof line, "%" PRIu64 " bursts of waits that did not wait",
-                     r->bursts_total);
+            snprintf(line, sizeof line, "%" PRIu64 " burst%s of waits that did not wait",
+                     r->bursts_total, plural(r->bursts_total));
             break;
         case QP_STRACE_SYSCALL_BOUND:
             snprintf(line, sizeof line,
-                     "%" PRIu64 " threads wasted more than %" PRIu32 "%% of their loop receives",
-                     r->wasted_fired_total, s->options.wasted_max_percent);
+                     "%" PRIu64 " thread%s wasted more than %" PRIu32 "%% of %s loop receives",
+                     r->wasted_fired_total, plural(r->wasted_fired_total),
+                     s->options.wasted_max_percent, r->wasted_fired_total == 1 ? "its" : "their");
             break;
         default:
             if (v == QP_STRACE_NOT_JUDGED)
                 snprintf(line, sizeof line, "no fd decorations: record with strace -y");
             else
-                snprintf(line, sizeof line, "%" PRIu64 " wakeups written or left pending in vain",
-                         r->wakeup_findings_total);
+                snprintf(line, sizeof line, "%" PRIu64 " wakeup%s written or left pending in vain",
+                         r->wakeup_findings_total, plural(r->wakeup_findings_total));
             break;
         }
         fprintf(out, "%-17s %-11s %s\n", qp_strace_check_name(c), word, line);
@@ -201,8 +206,8 @@ void qp_strace_print_text(FILE *out, const qp_strace *s, const char *input_name)
     fprintf(out, "recorded with: %s, %s, %s\n", time_style_name(r),
             r->durations_seen ? "-T (durations)" : "no -T", r->decorations_seen ? "-y" : "no -y");
     if (r->truncated_count > 0)
-        fprintf(out, "%" PRIu64 " lines were longer than %d bytes: their middle was skipped\n",
-                r->truncated_count, QP_STRACE_LINE_HEAD_MAX + QP_STRACE_LINE_TAIL_MAX);
+        fprintf(out, "%" PRIu64 " lines were longer than %zu bytes: their middle was skipped\n",
+                r->truncated_count, s->lines.head_max + s->lines.tail_max);
     print_threads(out, s);
     print_bursts(out, r);
     print_wasted(out, s);

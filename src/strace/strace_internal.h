@@ -26,6 +26,8 @@ typedef struct qp__strace_lines {
     /* the line so far: its first bytes, then (when it overflows) the ring
      * of its last bytes, linearised after them at the newline */
     char buf[QP_STRACE_LINE_HEAD_MAX + QP_STRACE_LINE_TAIL_MAX];
+    size_t head_max; /* at most QP_STRACE_LINE_HEAD_MAX */
+    size_t tail_max; /* at most QP_STRACE_LINE_TAIL_MAX */
     size_t head_size;
     bool overflowed;
     char ring[QP_STRACE_LINE_TAIL_MAX];
@@ -33,7 +35,8 @@ typedef struct qp__strace_lines {
     bool ring_full;
 } qp__strace_lines;
 
-void qp__strace_lines_init(qp__strace_lines *lines);
+/* 0 sizes: the largest. */
+void qp__strace_lines_init(qp__strace_lines *lines, size_t head_max, size_t tail_max);
 void qp__strace_lines_feed(qp__strace_lines *lines, const char *bytes, size_t size,
                            qp__strace_line_fn *fn, void *ctx);
 /* Emits a last line that had no newline. */

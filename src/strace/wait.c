@@ -32,7 +32,7 @@ static void timeout_ms(qp__span text, qp__strace_wait *w)
         after != text.ptr + text.size)
         return;
     w->timeout_known = true;
-    w->timeout_ns = ms < 0 ? UINT64_MAX : (uint64_t)ms * NS_PER_MS;
+    w->timeout_ns = ms < 0 || ms > INT32_MAX ? UINT64_MAX : (uint64_t)ms * NS_PER_MS;
 }
 
 static void timeout_timespec(qp__span text, qp__strace_wait *w)

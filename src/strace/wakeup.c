@@ -18,7 +18,8 @@ enum wakeup_kind { WAKEUP_NONE, WAKEUP_EVENTFD, WAKEUP_PIPE };
 
 static uint8_t kind_of(qp__span decoration)
 {
-    if (qp__span_find(decoration, decoration.ptr, "eventfd") != NULL)
+    if (decoration.size > 11 && memcmp(decoration.ptr, "anon_inode:", 11) == 0 &&
+        qp__span_find(decoration, decoration.ptr, "eventfd") != NULL)
         return WAKEUP_EVENTFD;
     if (decoration.size > 6 && memcmp(decoration.ptr, "pipe:[", 6) == 0)
         return WAKEUP_PIPE;

@@ -1,0 +1,71 @@
+#!/bin/bash -eu
+# Builds quietpoll's fuzz targets the OSS-Fuzz way; OSS-Fuzz, ClusterFuzzLite
+# and ci/oss-fuzz/check run it with the environment base-builder sets:
+#   $CC $CFLAGS     compiler and flags: sanitizers and coverage instrumentation
+#   $LIB_FUZZING_ENGINE   what the targets link: -fsanitize=fuzzer (libFuzzer),
+#                   or an engine library such as /usr/lib/libFuzzingEngine.a
+#                   (AFL++'s libAFLDriver.a, with CC=afl-clang-fast)
+#   $SRC $WORK $OUT the sources, a scratch directory, where the targets go
+# meson reads $CC and $CFLAGS itself; -Dfuzzing=oss-fuzz links every target
+# with $LIB_FUZZING_ENGINE. Into $OUT go every fuzz_* target, and for each
+# <target>_seed_corpus.zip (corpus/<target>/ and, for a machine's target, its
+# reproducers), <target>.dict when corpus/<target>.dict exists, and
+# <target>.options.
+# The targets fuzz their machine's first reference variant (QP_VARIANT unset).
+
+# The sources: this script's checkout, else the working directory, else
+# $SRC/quietpoll (OSS-Fuzz copies build.sh to $SRC and runs it from WORKDIR).
+is_root() { [ -f "$1/meson.build" ] && grep -q "^project('quietpoll'" "$1/meson.build"; }
+root=
+for dir in "$(dirname "$0")/../.." "$PWD" "$SRC/quietpoll"; do
+    if is_root "$dir"; then
+        root=$(cd "$dir" && pwd)
+        break
+    fi
+done
+[ -n "$root" ] || { echo "build.sh: no quietpoll sources here, in \$PWD or in \$SRC/quietpoll" >&2; exit 1; }
+
+build=$WORK/quietpoll-build
+rm -rf "$build"
+# plain: the optimisation and debug flags are those of $CFLAGS; assertions
+# stay on (bugs in quietpoll abort, as they must under a fuzzer)
+meson setup "$build" "$root" -Dfuzzing=oss-fuzz -Db_lundef=false -Dbuildtype=plain \
+    -Db_ndebug=false -Dwerror=false
+ninja -C "$build"
+
+machines=$("$build"/quietpoll list --machines)
+tape_bytes_max=$(sed -n 's/^#define QP_TAPE_MAX_BYTES \([0-9]*\).*/\1/p' "$root"/include/quietpoll/tape.h)
+
+targets=0
+for exe in "$build"/fuzz_*; do
+    [ -f "$exe" ] && [ -x "$exe" ] || continue
+    target=$(basename "$exe")
+    cp "$exe" "$OUT/$target"
+    targets=$((targets + 1))
+
+    machine=${target#fuzz_}
+    seeds=()
+    [ -d "$root/corpus/$target" ] && seeds+=("$root/corpus/$target")
+    if printf '%s\n' $machines | grep -qx -- "$machine"; then
+        [ -d "$root/reproducers/$machine" ] && seeds+=("$root/reproducers/$machine")
+    else
+        machine=
+    fi
+    rm -f "$OUT/${target}_seed_corpus.zip"
+    files=()
+    [ ${#seeds[@]} -gt 0 ] && mapfile -t files < <(find "${seeds[@]}" -maxdepth 1 -type f ! -name '.*' | sort)
+    if [ ${#files[@]} -gt 0 ]; then
+        zip -q -j "$OUT/${target}_seed_corpus.zip" "${files[@]}"
+    fi
+
+    options="[libfuzzer]"
+    # a machine's target reads a tape: bytes past its maximum are never used
+    [ -n "$machine" ] && [ -n "$tape_bytes_max" ] && options+=$'\n'"max_len = $tape_bytes_max"
+    if [ -f "$root/corpus/$target.dict" ]; then
+        cp "$root/corpus/$target.dict" "$OUT/$target.dict"
+        options+=$'\n'"dict = $target.dict"
+    fi
+    printf '%s\n' "$options" >"$OUT/$target.options"
+done
+[ "$targets" -gt 0 ] || { echo "build.sh: no fuzz_* target was built in $build" >&2; exit 1; }
+echo "build.sh: $targets targets in $OUT"
