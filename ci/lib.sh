@@ -33,6 +33,16 @@ qp_setup() {
     fi
 }
 
+# qp_ninja DIR: builds quietly; on a failure shows ninja's output and fails
+qp_ninja() {
+    local out
+    if ! out=$(ninja -C "$1" 2>&1); then
+        printf '%s\n' "$out" | tail -n 40 >&2
+        echo "the build in $1/ failed" >&2
+        return 1
+    fi
+}
+
 # The fuzz targets a build made (every targets/fuzz_<name>.c is one):
 # qp_targets BUILD_DIR
 qp_targets() {
@@ -45,12 +55,15 @@ qp_targets() {
 
 # A target's variants, "NAME EXPECT" a line ("pass" for a reference), as the
 # target lists them with QP_VARIANT=list; nothing for a target without
-# variants (fuzz_strace). The /dev/null argument makes a target of any engine
-# (libFuzzer, AFL++'s driver, the replayer) run one empty input and exit
+# variants (fuzz_strace). An empty file as the argument makes a target of any
+# engine (libFuzzer, AFL++'s driver, the replayer) run that one input and exit
 # rather than fuzz: qp_variants BUILD_DIR TARGET
 qp_variants() {
-    QP_VARIANT=list timeout 60 "$1/$2" /dev/null 2>/dev/null </dev/null |
+    local empty
+    empty=$(mktemp)
+    (QP_VARIANT=list timeout 60 "$1/$2" "$empty" 2>/dev/null </dev/null || true) |
         awk '/^variants of / { listing = 1; next } listing && /^  [^ ]/ { print $1, $2 }'
+    rm -f "$empty"
 }
 
 # The variants to fuzz by default: the references (expectation "pass"), or

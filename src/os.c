@@ -23,6 +23,8 @@ const char *qp_op_kind_name(unsigned kind)
         return "select";
     case QP_OP_WAKEUP:
         return "wakeup";
+    case QP_OP_RESOLVE:
+        return "resolve";
     }
     return "?";
 }

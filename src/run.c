@@ -49,9 +49,13 @@ bool qp_run_bytes(qp_run *run, const qp_machine *machine, size_t variant, const 
         qp_sim_set_world_hook(&run->sim, world_action, run);
     if (machine->pipe_policy != NULL)
         qp_sim_set_pipe_policy(&run->sim, machine->pipe_policy(variant));
+    if (machine->dgram_peer != NULL)
+        qp_sim_set_dgram_peer(&run->sim, machine->dgram_peer, run->state);
 
     if (setjmp(stop_jmp) == 0)
         machine->run(&run->sim.os, &run->ctx);
+    if (machine->teardown != NULL)
+        machine->teardown(&run->ctx);
 
     run->end_ns = run->sim.now_ns;
     run->blocked_forever = run->sim.stop == QP_STOP_BLOCKED_FOREVER;

@@ -16,6 +16,9 @@ static const char *const event_kind_names[QP_EV_KIND_COUNT] = {
     [QP_EV_WAKEUP] = "wakeup",
     [QP_EV_REGISTER] = "register",
     [QP_EV_PIPE_READ] = "read",
+    [QP_EV_DGRAM] = "datagram",
+    [QP_EV_DGRAM_ERROR] = "icmp error",
+    [QP_EV_REPLY] = "reply",
 };
 
 /* The range of an event's size, by kind; kinds without one read no bytes. */
@@ -27,7 +30,15 @@ static const struct {
     [QP_EV_WAKEUP] = {1, QP_WAKEUP_REQUESTS_MAX},
     [QP_EV_REGISTER] = {0, 1},
     [QP_EV_PIPE_READ] = {1, QP_PIPE_READ_MAX},
+    [QP_EV_DGRAM] = {0, QP_DGRAM_SIZE_MAX},
+    [QP_EV_DGRAM_ERROR] = {0, 1},
+    [QP_EV_REPLY] = {0, QP_REPLY_KINDS - 1},
 };
+
+static bool is_arrival_train(unsigned kind)
+{
+    return kind == QP_EV_DGRAM || kind == QP_EV_REPLY;
+}
 
 static uint32_t op_size_max(const qp_schedule_shape *shape)
 {
@@ -116,6 +127,8 @@ void qp_schedule_decode(qp_tape *tape, const qp_schedule_shape *shape, qp_schedu
 
     uint64_t at_ns = out->start_ns;
     unsigned kinds = kinds_count(shape->event_kinds_mask);
+    uint32_t reads_left = QP_READ_REPEAT_MAX; /* for all the schedule's repeated reads */
+    uint32_t arrivals_left = QP_DGRAM_ARRIVALS_MAX; /* for all its datagrams */
     while (qp_tape_more(tape) && out->events_count < QP_EVENTS_MAX) {
         qp_event *ev = &out->events[out->events_count++];
         ev->kind = (uint8_t)kind_at(shape->event_kinds_mask, qp_tape_choice(tape, kinds));
@@ -125,7 +138,15 @@ void qp_schedule_decode(qp_tape *tape, const qp_schedule_shape *shape, qp_schedu
         ev->size = (uint32_t)qp_tape_range(tape, event_sizes[ev->kind].min,
                                            event_sizes[ev->kind].max);
         if (ev->kind == QP_EV_PIPE_READ) {
-            ev->repeat = (uint32_t)qp_tape_range(tape, 1, QP_READ_REPEAT_MAX);
+            uint32_t repeat = (uint32_t)qp_tape_range(tape, 1, QP_READ_REPEAT_MAX);
+            ev->repeat = repeat < reads_left ? repeat : reads_left;
+            reads_left -= ev->repeat;
+            ev->period_ns = qp_tape_time_ns(tape, QP_GAP_NS_MAX, 0);
+        }
+        if (is_arrival_train(ev->kind)) {
+            uint32_t repeat = (uint32_t)qp_tape_range(tape, 1, QP_DGRAM_REPEAT_MAX);
+            ev->repeat = repeat < arrivals_left ? repeat : arrivals_left;
+            arrivals_left -= ev->repeat;
             ev->period_ns = qp_tape_time_ns(tape, QP_GAP_NS_MAX, 0);
         }
     }
@@ -158,7 +179,12 @@ void qp_schedule_encode(qp_tape_writer *w, const qp_schedule_shape *shape, const
         qp_write_range(w, ev->target, 0, shape->targets_count - 1);
         qp_write_range(w, ev->size, event_sizes[ev->kind].min, event_sizes[ev->kind].max);
         if (ev->kind == QP_EV_PIPE_READ) {
-            qp_write_range(w, ev->repeat, 1, QP_READ_REPEAT_MAX);
+            /* a repeat of 0 (none left) decodes from any count */
+            qp_write_range(w, ev->repeat ? ev->repeat : 1, 1, QP_READ_REPEAT_MAX);
+            qp_write_time_ns(w, ev->period_ns, QP_GAP_NS_MAX);
+        }
+        if (is_arrival_train(ev->kind)) {
+            qp_write_range(w, ev->repeat ? ev->repeat : 1, 1, QP_DGRAM_REPEAT_MAX);
             qp_write_time_ns(w, ev->period_ns, QP_GAP_NS_MAX);
         }
     }
@@ -193,6 +219,11 @@ void qp_schedule_describe(FILE *out, const qp_schedule_shape *shape, const qp_sc
         fprintf(out, "  no %ss\n", shape->op_noun);
     for (size_t i = 0; i < s->ops_count; i++) {
         fprintf(out, "  %s %zu: ", shape->op_noun, i + 1);
+        if (shape->describe_op != NULL) {
+            shape->describe_op(out, s, i);
+            fputc('\n', out);
+            continue;
+        }
         if (shape->op_sized)
             fprintf(out, "up to %" PRIu32 " byte%s, ", s->ops[i].size, s->ops[i].size == 1 ? "" : "s");
         describe_timeout(out, s->ops[i].timeout_ns);
@@ -216,6 +247,19 @@ void qp_schedule_describe(FILE *out, const qp_schedule_shape *shape, const qp_sc
                     1 + ev->target, ev->target == 0 ? "blocking" : "non-blocking", ev->size,
                     ev->size == 1 ? "" : "s", ev->repeat, ev->repeat == 1 ? "" : "s",
                     qp_fmt_ms(ms2, ev->period_ns));
+        else if (is_arrival_train(ev->kind)) {
+            if (ev->kind == QP_EV_DGRAM)
+                fprintf(out, " of %" PRIu32 " byte%s", ev->size, ev->size == 1 ? "" : "s");
+            else
+                fprintf(out, " of kind %" PRIu32, ev->size);
+            if (ev->repeat > 1 && ev->period_ns == 0)
+                fprintf(out, ", %" PRIu32 " at once", ev->repeat);
+            else if (ev->repeat > 1)
+                fprintf(out, ", %" PRIu32 " of them every %s", ev->repeat, qp_fmt_ms(ms2, ev->period_ns));
+            else if (ev->repeat == 0)
+                fprintf(out, ", none (the schedule's %u datagrams are spent)", QP_DGRAM_ARRIVALS_MAX);
+        } else if (ev->kind == QP_EV_DGRAM_ERROR)
+            fprintf(out, ", %s ECONNREFUSED", ev->size ? "persistent" : "one");
         if (shape->targets_count > 1 && ev->kind != QP_EV_WAKEUP && ev->kind != QP_EV_REGISTER &&
             ev->kind != QP_EV_SIGNAL && ev->kind != QP_EV_PIPE_READ)
             fprintf(out, " on object %u", ev->target);

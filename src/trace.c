@@ -26,6 +26,9 @@ static const char *const sys_names[QP_SYS_COUNT] = {
     [QP_SYS_EVENTFD2] = "eventfd2",
     [QP_SYS_PIPE2] = "pipe2",
     [QP_SYS_FCNTL] = "fcntl",
+    [QP_SYS_SOCKET] = "socket",
+    [QP_SYS_CONNECT] = "connect",
+    [QP_SYS_SENDTO] = "sendto",
 };
 
 const char *qp_sys_name(unsigned sys)

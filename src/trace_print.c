@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -52,6 +53,12 @@ static const struct {
     {ECONNREFUSED, "ECONNREFUSED", "Connection refused"},
     {ENOTSOCK, "ENOTSOCK", "Socket operation on non-socket"},
     {EPIPE, "EPIPE", "Broken pipe"},
+    {EAFNOSUPPORT, "EAFNOSUPPORT", "Address family not supported by protocol"},
+    {EPROTONOSUPPORT, "EPROTONOSUPPORT", "Protocol not supported"},
+    {EDESTADDRREQ, "EDESTADDRREQ", "Destination address required"},
+    {EMSGSIZE, "EMSGSIZE", "Message too long"},
+    {EISCONN, "EISCONN", "Transport endpoint is already connected"},
+    {EMFILE, "EMFILE", "Too many open files"},
 };
 
 static void put_errno(line *l, int err)
@@ -64,21 +71,30 @@ static void put_errno(line *l, int err)
     put(l, "-1 E%d", err);
 }
 
-static void put_poll_events(line *l, int events)
+typedef struct flag_name {
+    uint32_t bit;
+    const char *name;
+} flag_name;
+
+/* The set bits of value by name, joined with '|', or 0. */
+static void put_flags(line *l, uint32_t value, const flag_name *names, size_t count)
 {
-    static const struct {
-        int bit;
-        const char *name;
-    } bits[] = {{POLLIN, "POLLIN"},   {POLLPRI, "POLLPRI"}, {POLLOUT, "POLLOUT"},
-                {POLLERR, "POLLERR"}, {POLLHUP, "POLLHUP"}, {POLLNVAL, "POLLNVAL"}};
     const char *sep = "";
-    for (size_t i = 0; i < sizeof bits / sizeof bits[0]; i++)
-        if (events & bits[i].bit) {
-            put(l, "%s%s", sep, bits[i].name);
+    for (size_t i = 0; i < count; i++)
+        if (value & names[i].bit) {
+            put(l, "%s%s", sep, names[i].name);
             sep = "|";
         }
     if (*sep == '\0')
         put(l, "0");
+}
+
+static void put_poll_events(line *l, int events)
+{
+    static const flag_name names[] = {{POLLIN, "POLLIN"},   {POLLPRI, "POLLPRI"},
+                                      {POLLOUT, "POLLOUT"}, {POLLERR, "POLLERR"},
+                                      {POLLHUP, "POLLHUP"}, {POLLNVAL, "POLLNVAL"}};
+    put_flags(l, (uint32_t)(unsigned short)events, names, sizeof names / sizeof names[0]);
 }
 
 static void put_poll(line *l, const qp_rec *rec)
@@ -111,20 +127,11 @@ static void put_poll(line *l, const qp_rec *rec)
 
 static void put_epoll_events(line *l, uint32_t events)
 {
-    static const struct {
-        uint32_t bit;
-        const char *name;
-    } bits[] = {{EPOLLIN, "EPOLLIN"},       {EPOLLPRI, "EPOLLPRI"}, {EPOLLOUT, "EPOLLOUT"},
-                {EPOLLERR, "EPOLLERR"},     {EPOLLHUP, "EPOLLHUP"}, {EPOLLRDHUP, "EPOLLRDHUP"},
-                {EPOLLONESHOT, "EPOLLONESHOT"}, {EPOLLET, "EPOLLET"}};
-    const char *sep = "";
-    for (size_t i = 0; i < sizeof bits / sizeof bits[0]; i++)
-        if (events & bits[i].bit) {
-            put(l, "%s%s", sep, bits[i].name);
-            sep = "|";
-        }
-    if (*sep == '\0')
-        put(l, "0");
+    static const flag_name names[] = {
+        {EPOLLIN, "EPOLLIN"},   {EPOLLPRI, "EPOLLPRI"},     {EPOLLOUT, "EPOLLOUT"},
+        {EPOLLERR, "EPOLLERR"}, {EPOLLHUP, "EPOLLHUP"},     {EPOLLRDHUP, "EPOLLRDHUP"},
+        {EPOLLONESHOT, "EPOLLONESHOT"}, {EPOLLET, "EPOLLET"}};
+    put_flags(l, events, names, sizeof names / sizeof names[0]);
 }
 
 static void put_epoll_wait(line *l, const qp_rec *rec)
@@ -175,6 +182,15 @@ static void put_open_flags(line *l, int64_t flags, const char *prefix)
 }
 
 /* The 8 bytes of an eventfd read or write, as strace shows a buffer. */
+/* An IPv4 address of a record (QP_REC_INET), as strace shows a sockaddr_in. */
+static void put_inet(line *l, int64_t packed)
+{
+    uint64_t addr = (uint64_t)packed >> 16;
+    put(l, "{sa_family=AF_INET, sin_port=htons(%u), sin_addr=inet_addr(\"%u.%u.%u.%u\")}",
+        (unsigned)(packed & 0xffff), (unsigned)(addr >> 24) & 0xff, (unsigned)(addr >> 16) & 0xff,
+        (unsigned)(addr >> 8) & 0xff, (unsigned)addr & 0xff);
+}
+
 static void put_u64_buffer(line *l, uint64_t value)
 {
     put(l, "\"");
@@ -219,10 +235,39 @@ static void put_syscall(line *l, const qp_rec *rec)
         put(l, "close(%" PRId64 ") = ", rec->arg[0]);
         break;
     case QP_SYS_FCNTL:
+        if (rec->arg[1] == F_SETFD || rec->arg[1] == F_GETFD) {
+            put(l, "fcntl(%" PRId64 ", %s) = ", rec->arg[0],
+                rec->arg[1] == F_GETFD ? "F_GETFD"
+                : rec->arg[2] & FD_CLOEXEC ? "F_SETFD, FD_CLOEXEC" : "F_SETFD, 0");
+            break;
+        }
         put(l, "fcntl(%" PRId64 ", %s", rec->arg[0], rec->arg[1] == F_SETFL ? "F_SETFL, " : "F_GETFL");
         if (rec->arg[1] == F_SETFL)
             put_open_flags(l, rec->arg[2], "O");
         put(l, ") = ");
+        break;
+    case QP_SYS_SOCKET:
+        put(l, "socket(%s, SOCK_DGRAM", rec->arg[0] == AF_INET6 ? "AF_INET6" : rec->arg[0] == AF_INET ? "AF_INET" : "?");
+        if (rec->arg[1] & SOCK_NONBLOCK)
+            put(l, "|SOCK_NONBLOCK");
+        if (rec->arg[1] & SOCK_CLOEXEC)
+            put(l, "|SOCK_CLOEXEC");
+        put(l, ", %s) = ", rec->arg[2] == IPPROTO_UDP ? "IPPROTO_UDP" : "0");
+        break;
+    case QP_SYS_CONNECT:
+        put(l, "connect(%" PRId64 ", ", rec->arg[0]);
+        put_inet(l, rec->arg[1]);
+        put(l, ", 16) = ");
+        break;
+    case QP_SYS_SENDTO:
+        put(l, "sendto(%" PRId64 ", " QP_FAKE_BUF_ADDR ", %" PRId64 ", %s, ", rec->arg[0], rec->arg[1],
+            (rec->arg[2] & MSG_DONTWAIT) ? "MSG_DONTWAIT" : "0");
+        if (rec->arg[3] < 0)
+            put(l, "NULL, 0) = ");
+        else {
+            put_inet(l, rec->arg[3]);
+            put(l, ", 16) = ");
+        }
         break;
     case QP_SYS_RECV:
     case QP_SYS_RECVFROM:
@@ -247,6 +292,20 @@ static void put_syscall(line *l, const qp_rec *rec)
     }
     uint64_t took_ns = rec->t_exit_ns - rec->t_enter_ns;
     put(l, " <%" PRIu64 ".%09" PRIu64 ">", took_ns / QP_NS_PER_S, took_ns % QP_NS_PER_S);
+}
+
+/* The datagrams of an arrival record: how many came, and where they went. */
+static void put_arrival(line *l, const qp_rec *rec, const char *noun, const char *what)
+{
+    int64_t queued = (int64_t)(rec->level_after - rec->level_before);
+    put(l, "%" PRId64 " %s%s%s arrive%s on fd %" PRId64, rec->ret, noun, rec->ret == 1 ? "" : "s",
+        what, rec->ret == 1 ? "s" : "", rec->arg[1]);
+    if (rec->arg[1] < 0)
+        put(l, " (no socket yet: lost)");
+    else
+        put(l, " [queued: %" PRIu64 " -> %" PRIu64 "]", rec->level_before, rec->level_after);
+    if (rec->arg[1] >= 0 && queued < rec->ret)
+        put(l, " (%" PRId64 " dropped: the queue is full)", rec->ret - queued);
 }
 
 static void put_event(line *l, const qp_rec *rec)
@@ -280,6 +339,25 @@ static void put_event(line *l, const qp_rec *rec)
         put(l, "thread %d registers a channel, interest %s", QP_PID_BASE + rec->task,
             rec->arg[2] ? "read" : "none");
         break;
+    case QP_EV_DGRAM: {
+        char what[48];
+        snprintf(what, sizeof what, " of %" PRId64 " byte%s", rec->arg[2],
+                 rec->arg[2] == 1 ? "" : "s");
+        put_arrival(l, rec, "datagram", what);
+        break;
+    }
+    case QP_EV_REPLY: {
+        char what[48];
+        snprintf(what, sizeof what, " of kind %" PRId64, rec->arg[2]);
+        put_arrival(l, rec, "reply", what);
+        break;
+    }
+    case QP_EV_DGRAM_ERROR:
+        put(l, "an ICMP port unreachable reaches fd %" PRId64 " (%s)", rec->arg[1],
+            rec->level_after == QP_DGRAM_ERROR_NONE ? "dropped: the socket is not connected"
+            : rec->level_after == QP_DGRAM_ERROR_PERSISTENT ? "ECONNREFUSED, persistent"
+                                                            : "ECONNREFUSED, once");
+        break;
     default:
         put(l, "event %" PRId64, rec->arg[0]);
         break;
@@ -306,6 +384,46 @@ static void put_waitq(line *l, const qp_rec *rec)
         break;
     }
     put(l, " [pipe: %" PRIu64 "/16 slots, %" PRIu64 " bytes]", rec->level_before, rec->level_after);
+}
+
+/* An event loop's mark: an iteration, or a timer call of its program. */
+static void put_loop(line *l, const qp_rec *rec)
+{
+    char clock[32], ms[32];
+    switch (rec->arg[0]) {
+    case QP_LOOP_ITERATION:
+        put(l, "loop iteration %" PRId64, rec->arg[1]);
+        break;
+    case QP_LOOP_TIMER_START:
+        put(l, "timer %" PRId64 " starts: ", rec->arg[1] + 1);
+        if (rec->deadline_ns == QP_NS_INFINITE)
+            put(l, "no timeout, never due");
+        else if (rec->deadline_ns == rec->t_enter_ns)
+            put(l, "timeout 0, due at once");
+        else
+            put(l, "timeout %s, deadline %s", qp_fmt_ms(ms, rec->deadline_ns - rec->t_enter_ns),
+                qp_fmt_clock(clock, rec->deadline_ns));
+        break;
+    case QP_LOOP_TIMER_CANCEL:
+        put(l, "timer %" PRId64 " stopped", rec->arg[1] + 1);
+        break;
+    case QP_LOOP_TIMER_FIRE:
+        put(l, "timer %" PRId64 " fires", rec->arg[1] + 1);
+        break;
+    default:
+        put(l, "loop mark %" PRId64, rec->arg[0]);
+        break;
+    }
+    if (rec->arg[0] == QP_LOOP_ITERATION || rec->arg[0] == QP_LOOP_TIMER_FIRE) {
+        const char *sep = " (ready for input: fd ";
+        for (int fd = 0; fd < 64; fd++)
+            if ((uint64_t)rec->arg[2] & (UINT64_C(1) << fd)) {
+                put(l, "%s%d", sep, fd);
+                sep = ", fd ";
+            }
+        if (rec->arg[2])
+            put(l, ")");
+    }
 }
 
 void qp_trace_format_rec(char *buf, size_t buf_size, const qp_rec *rec)
@@ -343,6 +461,10 @@ void qp_trace_format_rec(char *buf, size_t buf_size, const qp_rec *rec)
     case QP_REC_WAITQ:
         put(&l, "# %s [pid %d] ", qp_fmt_clock(clock, rec->t_enter_ns), QP_PID_BASE + rec->task);
         put_waitq(&l, rec);
+        break;
+    case QP_REC_LOOP:
+        put(&l, "# %s [pid %d] ", qp_fmt_clock(clock, rec->t_enter_ns), QP_PID_BASE + rec->task);
+        put_loop(&l, rec);
         break;
     }
 }

@@ -38,6 +38,11 @@ static void replay_row(int line_no, char *fields[5])
         return;
     }
     const qp_machine *m = qp_machine_find(fields[1]);
+    const char *missing = qp_machine_missing(fields[1]);
+    if (m == NULL && missing != NULL) {
+        printf("%-40s skipped: %s\n", fields[0], missing);
+        return;
+    }
     long v = m ? qp_variant_find(m, fields[2]) : -1;
     if (v < 0) {
         fprintf(stderr, "MANIFEST.tsv:%d: unknown machine or variant %s/%s\n", line_no, fields[1],

@@ -159,13 +159,182 @@ static const seed pipe_seeds[] = {
       .events = {READS(1 * MS, 1, QP_PAGE_SIZE, 8, 100 * US)}, .events_count = 1}},
 };
 
+/* the timer loop: timer i is op i, its timeout and its spec (the op's size
+ * - 1, read by src/machines/timer_loop.c): r repeats, re-armed at once (z),
+ * its callback's action on the next timer (a: 1 start if stopped, 2 stop, 3
+ * restart), deferred (d), the idle timer of object i % 2 (i), and for timer
+ * 1 the backend (e: epoll) */
+#define TIMER(timeout, r, z, a, d, i, e) \
+    {(timeout), 1 + ((r) | (z) << 2 | (a) << 3 | (d) << 5 | (i) << 6 | (e) << 7)}
+
+static const seed timer_loop_seeds[] = {
+    /* Redis PR 8764: one 100 ms timer on epoll, syscalls of 1 us */
+    {"corpus/fuzz_timer_loop/redis-100ms-timer", &qp_machine_timer_loop,
+     {.start_ns = START_NS, .cost_ns = 1 * US, .slack_ns = 0,
+      .ops = {TIMER(100 * MS, 0, 0, 0, 0, 0, 1)}, .ops_count = 1}},
+    /* mio #1614: a 2.5 ms timer, seed 000's costs and slack */
+    {"corpus/fuzz_timer_loop/mio-2500us-timer", &qp_machine_timer_loop,
+     {.start_ns = START_NS, .cost_ns = 13 * US, .slack_ns = 58 * US,
+      .ops = {TIMER(2500 * US, 0, 0, 0, 0, 0, 1)}, .ops_count = 1}},
+    /* a timer of exactly 3 ms on poll: its wait needs no rounding */
+    {"corpus/fuzz_timer_loop/exact-3ms-timer", &qp_machine_timer_loop,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {TIMER(3 * MS, 0, 0, 0, 0, 0, 0)}, .ops_count = 1}},
+    /* a 2.3 ms timer started 0.412345 ms into a millisecond */
+    {"corpus/fuzz_timer_loop/timer-2300us-mid-ms", &qp_machine_timer_loop,
+     {.start_ns = START_NS, .cost_ns = 1 * US, .slack_ns = 50 * US,
+      .ops = {TIMER(2300 * US, 0, 0, 0, 0, 0, 0)}, .ops_count = 1}},
+    /* a 0 ms timer re-armed at once from its callback 3 times, data ready */
+    {"corpus/fuzz_timer_loop/zero-timer-rearmed-with-data", &qp_machine_timer_loop,
+     {.start_ns = START_NS, .cost_ns = 1 * US, .slack_ns = 50 * US,
+      .ops = {TIMER(0, 3, 1, 0, 0, 0, 0)}, .ops_count = 1,
+      .events = {ON(0, QP_EV_DATA, 0, 100)}, .events_count = 1}},
+    /* an idle timer of object 0, restarted by each read, stopped at EOF */
+    {"corpus/fuzz_timer_loop/idle-timer-restarted-by-reads", &qp_machine_timer_loop,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {TIMER(5 * MS, 0, 0, 0, 0, 1, 1)}, .ops_count = 1,
+      .events = {ON(1 * MS, QP_EV_DATA, 0, 100), ON(3 * MS, QP_EV_DATA, 0, 20000),
+                 ON(20 * MS, QP_EV_EOF, 0, 0)},
+      .events_count = 3}},
+    /* timer 1 restarts timer 2 (2 ms) when it fires at 1.001 ms: timer 2 and
+       timer 3 (3.001 ms) are due at the same instant; 3 was started first */
+    {"corpus/fuzz_timer_loop/timers-due-together", &qp_machine_timer_loop,
+     {.start_ns = START_NS, .cost_ns = 1 * US, .slack_ns = 0,
+      .ops = {TIMER(1 * MS, 0, 0, 3, 0, 0, 0), TIMER(2 * MS, 0, 0, 0, 1, 0, 0),
+              TIMER(3 * MS + 1 * US, 0, 0, 0, 0, 0, 0)},
+      .ops_count = 3}},
+    /* timer 1 stops timer 2 before it is due; timer 3 repeats twice */
+    {"corpus/fuzz_timer_loop/stop-from-callback", &qp_machine_timer_loop,
+     {.start_ns = START_NS, .cost_ns = 3 * US, .slack_ns = 20 * US,
+      .ops = {TIMER(1 * MS, 0, 0, 2, 0, 0, 1), TIMER(5 * MS, 0, 0, 0, 0, 0, 0),
+              TIMER(10 * MS, 2, 0, 0, 0, 0, 0)},
+      .ops_count = 3}},
+    /* a signal and a spurious wakeup interrupt the waits; object 1 resets */
+    {"corpus/fuzz_timer_loop/signal-spurious-reset", &qp_machine_timer_loop,
+     {.start_ns = START_NS, .cost_ns = 5 * US, .slack_ns = 50 * US,
+      .ops = {TIMER(5 * MS, 1, 0, 0, 0, 0, 1)}, .ops_count = 1,
+      .events = {ON(2 * MS, QP_EV_SIGNAL, 0, 0), ON(3 * MS, QP_EV_SPURIOUS, 1, 0),
+                 ON(4 * MS, QP_EV_RESET, 1, 0)},
+      .events_count = 3}},
+};
+
+/* dgram: datagrams of size bytes, n of them every period (0: at once); an
+   ICMP error, persistent or once; the first query's size picks the poller of
+   the level-triggered variants (1 poll, 2 epoll) */
+#define DGRAMS(at, size_, n, period) \
+    {.at_ns = START_NS + (at), .kind = QP_EV_DGRAM, .size = (size_), .repeat = (n), \
+     .period_ns = (period)}
+#define ICMP(at, persistent) {.at_ns = START_NS + (at), .kind = QP_EV_DGRAM_ERROR, .size = (persistent)}
+#define POLL_Q 1
+#define EPOLL_Q 2
+
+static const seed dgram_seeds[] = {
+    /* seed 004's case: one reply per readiness event */
+    {"corpus/fuzz_dgram/one-reply-poll", &qp_machine_dgram,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {{5 * MS, POLL_Q}}, .ops_count = 1,
+      .events = {DGRAMS(1 * MS, 60, 1, 0)}, .events_count = 1}},
+    {"corpus/fuzz_dgram/one-reply-epoll", &qp_machine_dgram,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {{5 * MS, EPOLL_Q}}, .ops_count = 1,
+      .events = {DGRAMS(1 * MS, 60, 1, 0)}, .events_count = 1}},
+    /* three replies at once, for three queries */
+    {"corpus/fuzz_dgram/burst-of-three", &qp_machine_dgram,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {{10 * MS, EPOLL_Q}, {10 * MS, 1}, {10 * MS, 1}}, .ops_count = 3,
+      .events = {DGRAMS(1 * MS, 45, 3, 0)}, .events_count = 1}},
+    /* a reply every 2 ms; the last query times out */
+    {"corpus/fuzz_dgram/train-then-timeout", &qp_machine_dgram,
+     {.start_ns = START_NS, .cost_ns = 1 * US, .slack_ns = 20 * US,
+      .ops = {{3 * MS, POLL_Q}, {3 * MS, 1}, {3 * MS, 1}, {2500 * US, 1}}, .ops_count = 4,
+      .events = {DGRAMS(1 * MS, 80, 3, 2 * MS)}, .events_count = 1}},
+    /* a port unreachable, then the reply behind it */
+    {"corpus/fuzz_dgram/icmp-once-then-reply", &qp_machine_dgram,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {{10 * MS, POLL_Q}, {10 * MS, 1}}, .ops_count = 2,
+      .events = {ICMP(1 * MS, 0), DGRAMS(1 * MS, 50, 1, 0)}, .events_count = 2}},
+    /* a server that keeps refusing: every query fails */
+    {"corpus/fuzz_dgram/icmp-persistent", &qp_machine_dgram,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {{2 * MS, EPOLL_Q}, {2 * MS, 1}, {2 * MS, 1}}, .ops_count = 3,
+      .events = {ICMP(500 * US, 1), DGRAMS(1 * MS, 50, 2, 0)}, .events_count = 2}},
+    /* a signal interrupts the wait; the reply comes later */
+    {"corpus/fuzz_dgram/signal-then-reply", &qp_machine_dgram,
+     {.start_ns = START_NS, .cost_ns = 3 * US, .slack_ns = 50 * US,
+      .ops = {{5 * MS, POLL_Q}}, .ops_count = 1,
+      .events = {EV(1 * MS, QP_EV_SIGNAL, 0), DGRAMS(3 * MS, 30, 1, 0)}, .events_count = 2}},
+    /* a spurious report, then the reply */
+    {"corpus/fuzz_dgram/spurious-then-reply", &qp_machine_dgram,
+     {.start_ns = START_NS, .cost_ns = 3 * US, .slack_ns = 50 * US,
+      .ops = {{QP_NS_INFINITE, EPOLL_Q}}, .ops_count = 1,
+      .events = {EV(1 * MS, QP_EV_SPURIOUS, 0), DGRAMS(2 * MS, 30, 1, 0)}, .events_count = 2}},
+    /* non-blocking looks: replies already queued, then none */
+    {"corpus/fuzz_dgram/nonblocking-looks", &qp_machine_dgram,
+     {.start_ns = START_NS, .cost_ns = 1 * US, .slack_ns = 0,
+      .ops = {{1 * MS, POLL_Q}, {0, 1}, {0, 1}}, .ops_count = 3,
+      .events = {DGRAMS(100 * US, 40, 2, 0)}, .events_count = 1}},
+    /* 2.5 ms and no reply: one wait, to the deadline */
+    {"corpus/fuzz_dgram/no-reply", &qp_machine_dgram,
+     {.start_ns = START_NS, .cost_ns = 1 * US, .slack_ns = 20 * US,
+      .ops = {{2500 * US, POLL_Q}}, .ops_count = 1}},
+};
+
+#ifdef QP_HAVE_UDNS
+/* udns: replies of a kind (enum qp_dns_reply: 0 an answer, 1 nxdomain, 2
+   servfail, 3 nodata, 4 truncated, 5 formerr, 6 wrong id, 7 wrong name, 8
+   duplicate, 9 short, 10 bad name, 11 other server), n every period */
+#define REPLIES(at, reply, n, period) \
+    {.at_ns = START_NS + (at), .kind = QP_EV_REPLY, .size = (reply), .repeat = (n), \
+     .period_ns = (period)}
+
+static const seed udns_seeds[] = {
+    /* seed 004: 100 queries one at a time, each answered by one reply, 1 ms apart */
+    {"corpus/fuzz_udns/seed004-100-replies", &qp_machine_udns,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {{200 * MS, 100}}, .ops_count = 1,
+      .events = {REPLIES(1 * MS, 0, 100, 1 * MS)}, .events_count = 1}},
+    /* what a server can send back: mismatched, malformed and refusing replies
+       between answers */
+    {"corpus/fuzz_udns/every-reply-kind", &qp_machine_udns,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {{100 * MS, 8}}, .ops_count = 1,
+      .events = {REPLIES(1 * MS, 6, 1, 0), REPLIES(2 * MS, 7, 1, 0), REPLIES(3 * MS, 9, 1, 0),
+                 REPLIES(4 * MS, 10, 1, 0), REPLIES(5 * MS, 11, 1, 0), REPLIES(6 * MS, 0, 1, 0),
+                 REPLIES(7 * MS, 8, 1, 0), REPLIES(8 * MS, 5, 1, 0), REPLIES(9 * MS, 0, 1, 0),
+                 REPLIES(10 * MS, 1, 1, 0), REPLIES(11 * MS, 2, 1, 0), REPLIES(12 * MS, 3, 1, 0),
+                 REPLIES(13 * MS, 4, 1, 0), REPLIES(14 * MS, 0, 1, 0)},
+      .events_count = 14}},
+    /* a late duplicate and a short datagram arrive with the answer */
+    {"corpus/fuzz_udns/burst-with-junk", &qp_machine_udns,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {{10 * MS, 2}}, .ops_count = 1,
+      .events = {REPLIES(1 * MS, 0, 1, 0), REPLIES(2 * MS, 8, 1, 0), REPLIES(2 * MS, 9, 1, 0),
+                 REPLIES(2 * MS, 0, 1, 0)},
+      .events_count = 4}},
+    /* a signal interrupts the wait */
+    {"corpus/fuzz_udns/signal-then-answer", &qp_machine_udns,
+     {.start_ns = START_NS, .cost_ns = 3 * US, .slack_ns = 50 * US,
+      .ops = {{5 * MS, 1}}, .ops_count = 1,
+      .events = {EV(1 * MS, QP_EV_SIGNAL, 0), REPLIES(2 * MS, 0, 1, 0)}, .events_count = 2}},
+    /* no answer and no timeout of ours: udns gives up after its 300 s */
+    {"corpus/fuzz_udns/no-answer", &qp_machine_udns,
+     {.start_ns = START_NS, .cost_ns = 1 * US, .slack_ns = 20 * US,
+      .ops = {{QP_NS_INFINITE, 1}, {3 * MS, 1}}, .ops_count = 2}},
+};
+#endif
+
 static const struct {
     const seed *seeds;
     size_t count;
 } seed_sets[] = {
+    {dgram_seeds, sizeof dgram_seeds / sizeof dgram_seeds[0]},
+#ifdef QP_HAVE_UDNS
+    {udns_seeds, sizeof udns_seeds / sizeof udns_seeds[0]},
+#endif
     {pipe_seeds, sizeof pipe_seeds / sizeof pipe_seeds[0]},
     {seeds, sizeof seeds / sizeof seeds[0]},
     {selector_seeds, sizeof selector_seeds / sizeof selector_seeds[0]},
+    {timer_loop_seeds, sizeof timer_loop_seeds / sizeof timer_loop_seeds[0]},
 };
 
 static int encode(const seed *s, qp_tape_writer *w)

@@ -29,9 +29,12 @@ build=$WORK/quietpoll-build
 rm -rf "$build"
 # plain: the optimisation and debug flags are those of $CFLAGS; assertions
 # stay on (bugs in quietpoll abort, as they must under a fuzzer)
-meson setup "$build" "$root" -Dfuzzing=oss-fuzz -Db_lundef=false -Dbuildtype=plain \
+meson setup "$build" "$root" -Dfuzzing=oss-fuzz -Dfuzzing_engine="$LIB_FUZZING_ENGINE" -Db_lundef=false -Dbuildtype=plain \
     -Db_ndebug=false -Dwerror=false
-ninja -C "$build"
+# the fuzz targets (every targets/fuzz_<name>.c) and the quietpoll command
+mapfile -t fuzz_targets < <(ninja -C "$build" -t targets all | sed -n 's/^\(fuzz_[A-Za-z0-9_]*\): .*/\1/p' | sort -u)
+[ ${#fuzz_targets[@]} -gt 0 ] || { echo "build.sh: meson defines no fuzz_* target" >&2; exit 1; }
+ninja -C "$build" quietpoll "${fuzz_targets[@]}"
 
 machines=$("$build"/quietpoll list --machines)
 tape_bytes_max=$(sed -n 's/^#define QP_TAPE_MAX_BYTES \([0-9]*\).*/\1/p' "$root"/include/quietpoll/tape.h)

@@ -51,11 +51,24 @@ typedef struct qp_machine {
     /* For a machine whose code under test is the kernel's pipe: the wakeup
      * policy of the variant; NULL for the others. */
     const qp_pipe_policy *(*pipe_policy)(size_t variant);
+    /* For a machine whose datagram sockets talk to someone (a DNS server
+     * answering the queries sent): the peer, called with the run's state;
+     * NULL for the others. */
+    const qp_dgram_peer *dgram_peer;
+    /* Called after every run, also one a violation or the budget cut short
+     * anywhere in run(): a harness around a real library frees the library's
+     * state here (include/quietpoll/wrap.h); NULL if there is nothing to do. */
+    void (*teardown)(const qp_machine_ctx *ctx);
 } qp_machine;
 
 extern const qp_machine qp_machine_timed_read;
 extern const qp_machine qp_machine_selector;
 extern const qp_machine qp_machine_pipe;
+extern const qp_machine qp_machine_timer_loop;
+extern const qp_machine qp_machine_dgram;
+#ifdef QP_HAVE_UDNS
+extern const qp_machine qp_machine_udns; /* built only where libudns.a was found */
+#endif
 
 /* Every machine, in a fixed order. */
 extern const qp_machine *const qp_machines[];
@@ -64,5 +77,9 @@ extern const size_t qp_machines_count;
 const qp_machine *qp_machine_find(const char *name);
 /* The index of the named variant, or -1. */
 long qp_variant_find(const qp_machine *machine, const char *name);
+
+/* Why a machine of that name is not in this build (one that needs a library
+ * the build did not find), or NULL: no such machine, or it is built. */
+const char *qp_machine_missing(const char *name);
 
 #endif

@@ -17,6 +17,14 @@
  * | timeout-early   | an operation reports a timeout before its deadline        |
  * | timeout-late    | an operation returns after deadline + one wait quantum    |
  * |                 | (1 ms + timer slack) + the syscall costs it incurred      |
+ *
+ * An event loop's timers and iterations (its loop marks) are held to the
+ * same properties in timers.c: a timer's callback runs before its deadline
+ * (timeout-early) or a whole quantum after it (timeout-late), a zero wait
+ * that timed out is followed by no callback (spin), the iterations exceed
+ * 1 + callbacks + waits that returned work or had a zero timeout
+ * (syscall-bound), a timer runs again in the iteration that restarted it
+ * while an fd is ready (lost-wakeup).
  */
 #ifndef QUIETPOLL_ORACLE_H
 #define QUIETPOLL_ORACLE_H
@@ -59,6 +67,7 @@ typedef struct qp_op_stats {
     uint32_t waits_count;
     uint32_t signals_count;  /* signals that interrupted a wait of this op */
     uint32_t spurious_count; /* spurious wakeups delivered to a wait of this op */
+    uint32_t reports_count;  /* waits of this op that reported its fd (QP_OP_RESOLVE) */
     bool ready_at_begin;
     uint64_t begin_ns;
     uint64_t deadline_ns;
@@ -93,6 +102,72 @@ typedef struct qp_wakeup_state {
     uint32_t reads_total;
 } qp_wakeup_state;
 
+/* An event loop's timers and iterations, from its loop marks (timers.c).
+ * Deadlines are the oracle's own: the instant of a timer's start mark plus
+ * the timeout the program asked for, whatever the loop keeps. */
+#define QP_ORACLE_TIMERS_MAX 8
+
+typedef struct qp_timer_watch {
+    bool pending;          /* started, neither fired nor stopped since */
+    uint64_t start_ns;
+    uint64_t deadline_ns;  /* QP_NS_INFINITE: never due */
+    uint32_t calls_mark;   /* the loop's syscalls before those its lateness may include */
+    uint32_t armed_in;     /* the iteration it was started in (0: before the first) */
+} qp_timer_watch;
+
+typedef struct qp_loop_watch {
+    bool active;                /* the run marks an event loop */
+    uint32_t iterations;
+    uint32_t fires;             /* timer callbacks run */
+    uint32_t stray_fires;       /* callbacks of a timer that was not pending (none expected) */
+    uint32_t waits;
+    uint32_t waits_with_work;   /* waits that returned an fd or EINTR */
+    uint32_t zero_waits;        /* waits with a zero timeout that returned nothing */
+    uint32_t calls;             /* the loop task's syscalls, vDSO excluded */
+    bool idle_wait_open;        /* the last wait timed out (timeout > 0), no timer fired since */
+    size_t idle_wait_index;     /* that wait's record */
+    size_t wasted_wait_index;   /* the last such wait no timer fire followed */
+    bool wasted_wait_seen;
+    bool zero_wait_open;        /* a zero wait with time left, no timer fired since */
+    size_t zero_wait_index;
+    uint64_t zero_wait_left_ns;
+    unsigned zero_wait_timer;
+    unsigned zero_wait_sys;
+    uint64_t late_max_ns;       /* the most a timer fired after its deadline */
+    qp_timer_watch timers[QP_ORACLE_TIMERS_MAX];
+} qp_loop_watch;
+
+/* Datagram sockets and the readiness events of a resolver (dgram.c): the
+ * arrival instants of the datagrams queued on each socket, the loop's epoll
+ * registrations, and the receives of the readiness event being handled. */
+#define QP_ORACLE_DGRAM_SOCKETS 2
+#define QP_ORACLE_DGRAM_QUEUE 64 /* QP_DGRAM_QUEUE_MAX */
+
+typedef struct qp_dgram_socket_watch {
+    bool used;
+    int fd;
+    uint8_t error; /* enum qp_dgram_error, as the events and receives showed it */
+    uint32_t head;
+    uint32_t count;
+    uint64_t arrived_ns[QP_ORACLE_DGRAM_QUEUE]; /* a ring, oldest at head */
+} qp_dgram_socket_watch;
+
+typedef struct qp_dgram_watch {
+    qp_dgram_socket_watch sockets[QP_ORACLE_DGRAM_SOCKETS];
+    uint32_t epoll_in_fds; /* bit fd: registered for input in an epoll set */
+    uint32_t epoll_et_fds; /* ... with EPOLLET */
+    /* the readiness event being handled: from a wait of task 0 that reported
+       the fd of its open QP_OP_RESOLVE, to its next wait or the op's end */
+    bool event_open;
+    int event_fd;
+    bool event_edge;     /* reported by epoll_wait for an EPOLLET registration */
+    bool event_spurious; /* the wait was ended by a spurious wakeup */
+    uint32_t receives, datagrams, errors, eagains;
+    /* totals over the run's readiness events */
+    uint32_t events_total, edge_events_total, spurious_events_total;
+    uint32_t receives_total, datagrams_total, errors_total, eagains_total;
+} qp_dgram_watch;
+
 typedef struct qp_oracle {
     uint64_t cost_ns;
     uint64_t slack_ns;
@@ -101,6 +176,8 @@ typedef struct qp_oracle {
     qp_op_stats done[QP_ORACLE_OPS_MAX];
     size_t done_count;
     qp_wakeup_state wakeup;
+    qp_dgram_watch dgram;
+    qp_loop_watch loop;
     /* parked tasks of the sim's pipes, by task: the wait-queue monitor */
     bool keep_going; /* count every violation instead of stopping at the first */
     /* fd -> readiness a wait reported that no receive has consumed yet */

@@ -6,9 +6,10 @@
  * wrapping (-Wl,--wrap=poll,...) that routes an unmodified C library's calls
  * into the simulator.
  *
- * Two entries are not syscalls: op_begin and op_end tell the oracle what a
- * run of syscalls was for (a timed read and its deadline). A backend that has
- * no oracle may leave them NULL. */
+ * Three entries are not syscalls: op_begin and op_end tell the oracle what a
+ * run of syscalls was for (a timed read and its deadline), and loop_mark
+ * reports an event loop's iterations and timers. A backend that has no
+ * oracle may leave them NULL. */
 #ifndef QUIETPOLL_OS_H
 #define QUIETPOLL_OS_H
 
@@ -25,6 +26,8 @@ enum qp_op_kind {
     QP_OP_SELECT,     /* one select(): wait for events or a wakeup, up to timeout_ns;
                          fd is the wakeup fd the selector waits on and drains */
     QP_OP_WAKEUP,     /* one wakeup() call by another thread; fd is the wakeup fd */
+    QP_OP_RESOLVE,    /* a resolver waits for the replies to its queries on datagram
+                         socket fd, until they are answered or timeout_ns passes */
     QP_OP_KIND_COUNT
 };
 
@@ -46,6 +49,27 @@ typedef struct qp_op_mark {
     uint64_t timeout_ns; /* 0 non-blocking, QP_NS_INFINITE none */
 } qp_op_mark;
 
+/* An event loop's marks (loop_mark): an iteration begins, and the program's
+ * timer calls, as it made them: a timer started with a timeout (0 due at
+ * once, QP_NS_INFINITE never due), stopped, and its callback run. The oracle
+ * holds the loop to these: it computes each deadline itself, from the
+ * instant of the start mark. */
+enum qp_loop_mark_kind {
+    QP_LOOP_ITERATION,    /* the loop begins an iteration */
+    QP_LOOP_TIMER_START,  /* timer `timer` is (re)started with timeout_ns */
+    QP_LOOP_TIMER_CANCEL, /* timer `timer` is stopped before it fired */
+    QP_LOOP_TIMER_FIRE,   /* the callback of timer `timer` runs */
+    QP_LOOP_MARK_COUNT
+};
+
+#define QP_LOOP_TIMERS_MAX 8 /* timer ids are 0 .. QP_LOOP_TIMERS_MAX - 1 */
+
+typedef struct qp_loop_mark {
+    unsigned kind; /* enum qp_loop_mark_kind */
+    unsigned timer;
+    uint64_t timeout_ns; /* QP_LOOP_TIMER_START */
+} qp_loop_mark;
+
 typedef struct qp_os qp_os;
 struct qp_os {
     void *ctx;
@@ -65,8 +89,15 @@ struct qp_os {
     int (*pipe2)(qp_os *os, int pipefd[2], int flags);
     /* F_GETFL and F_SETFL (O_NONBLOCK) */
     int (*fcntl)(qp_os *os, int fd, int cmd, long arg);
+    /* AF_INET/AF_INET6 SOCK_DGRAM sockets (SOCK_NONBLOCK, SOCK_CLOEXEC accepted) */
+    int (*socket)(qp_os *os, int domain, int type, int protocol);
+    int (*connect)(qp_os *os, int fd, const struct sockaddr *addr, socklen_t addrlen);
+    ssize_t (*sendto)(qp_os *os, int fd, const void *buf, size_t len, int flags,
+                      const struct sockaddr *dest_addr, socklen_t addrlen);
     void (*op_begin)(qp_os *os, const qp_op_mark *mark);
     void (*op_end)(qp_os *os, unsigned result);
+    /* Not a syscall either: an event loop's iteration and timer marks. */
+    void (*loop_mark)(qp_os *os, const qp_loop_mark *mark);
 };
 
 /* CLOCK_MONOTONIC through the table, in nanoseconds. */

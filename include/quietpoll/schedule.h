@@ -23,9 +23,18 @@
 #define QP_OP_SIZE_MAX 4096                     /* bytes a read asks for */
 #define QP_DATA_SIZE_MAX 65536                  /* bytes in one arrival */
 #define QP_WAKEUP_REQUESTS_MAX 4                /* requests queued by one wakeup() */
-#define QP_READ_REPEAT_MAX 4096                 /* reads of one QP_EV_PIPE_READ */
+/* reads of all a schedule's QP_EV_PIPE_READ events together (a later event
+   gets what is left, maybe 0): the schedule's own demand stays well inside
+   the run's syscall budget, which is there for loops that never settle */
+#define QP_READ_REPEAT_MAX 4096
 #define QP_PIPE_READ_MAX 131072                 /* bytes one of them asks for */
 #define QP_OP_SIZE_MAX_PIPE 131072              /* bytes a pipe write writes */
+#define QP_DGRAM_SIZE_MAX 65507                 /* bytes in one UDP datagram (IPv4) */
+#define QP_DGRAM_REPEAT_MAX 128                 /* datagrams of one QP_EV_DGRAM or QP_EV_REPLY */
+/* datagrams of all a schedule's QP_EV_DGRAM and QP_EV_REPLY events together
+   (a later event gets what is left, maybe 0), as QP_READ_REPEAT_MAX does */
+#define QP_DGRAM_ARRIVALS_MAX 512
+#define QP_REPLY_KINDS 12                       /* QP_EV_REPLY sizes: which reply */
 
 enum qp_event_kind {
     QP_EV_DATA,     /* size bytes arrive on the target */
@@ -36,6 +45,12 @@ enum qp_event_kind {
     QP_EV_WAKEUP,   /* thread `target` calls wakeup() for size queued requests */
     QP_EV_REGISTER, /* thread `target` registers an fd, interest size (0 none, 1 read) */
     QP_EV_PIPE_READ, /* reader `target` reads size bytes, repeat times, every period_ns */
+    QP_EV_DGRAM,       /* repeat datagrams of size bytes arrive on datagram socket `target`,
+                          every period_ns (0: all at once, a burst) */
+    QP_EV_DGRAM_ERROR, /* an ICMP error reaches socket `target` (reported only if it is
+                          connected): size 0 one receive fails with ECONNREFUSED, 1 every one */
+    QP_EV_REPLY,       /* as QP_EV_DGRAM, but the machine's peer builds the bytes (a DNS
+                          reply to what was sent); size says which reply */
     QP_EV_KIND_COUNT
 };
 
@@ -44,8 +59,9 @@ typedef struct qp_event {
     uint8_t kind;   /* enum qp_event_kind */
     uint8_t target; /* index of the object it acts on */
     uint32_t size;  /* QP_EV_DATA bytes, QP_EV_WAKEUP requests, QP_EV_REGISTER interest */
-    uint32_t repeat;    /* QP_EV_PIPE_READ: how many reads (0 elsewhere) */
-    uint64_t period_ns; /* QP_EV_PIPE_READ: between two of them */
+    uint32_t repeat;    /* QP_EV_PIPE_READ: how many reads (0 elsewhere, or none left);
+                           QP_EV_DGRAM, QP_EV_REPLY: how many datagrams */
+    uint64_t period_ns; /* QP_EV_PIPE_READ, QP_EV_DGRAM, QP_EV_REPLY: between two of them */
 } qp_event;
 
 /* The timeout of an operation: 0 is non-blocking, QP_NS_INFINITE waits forever. */
@@ -73,6 +89,10 @@ typedef struct qp_schedule_shape {
     uint32_t op_size_max;       /* 0: QP_OP_SIZE_MAX */
     unsigned targets_count;     /* objects events may act on */
     uint32_t event_kinds_mask;  /* 1u << enum qp_event_kind */
+    /* Describes op index of s in words, after "<op_noun> N: " and before
+     * the newline, for a machine whose ops are more than a size and a
+     * timeout (the timer loop's timers); NULL: size and timeout. */
+    void (*describe_op)(FILE *out, const qp_schedule *s, size_t index);
 } qp_schedule_shape;
 
 void qp_schedule_decode(qp_tape *tape, const qp_schedule_shape *shape, qp_schedule *out);

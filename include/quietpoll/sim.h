@@ -37,6 +37,9 @@
 #define QP_PIPE_BUF 4096      /* writes up to this size are atomic */
 #define QP_SIM_PIPES_MAX 2
 #define QP_SIM_EPOLLS_MAX 2
+#define QP_SIM_DGRAMS_MAX 2
+#define QP_DGRAM_QUEUE_MAX 64 /* datagrams a socket holds; more are dropped, as a full
+                                 receive buffer drops them */
 #define QP_EPOLL_ENTRIES_MAX 8
 #define QP_EVENTFD_MAX (UINT64_MAX - 1)
 /* events the sim schedules itself: a resume per task, the next read of each
@@ -50,7 +53,8 @@ enum qp_obj_type {
     QP_OBJ_EVENTFD,
     QP_OBJ_PIPE_READ,
     QP_OBJ_PIPE_WRITE,
-    QP_OBJ_EPOLL
+    QP_OBJ_EPOLL,
+    QP_OBJ_DGRAM
 };
 
 /* A connected stream socket, seen from our end. */
@@ -107,7 +111,7 @@ typedef struct qp_pipe_wait {
     uint64_t period_ns; /* and the time between them */
 } qp_pipe_wait;
 
-enum qp_internal_kind { QP_IEV_RESUME, QP_IEV_READ };
+enum qp_internal_kind { QP_IEV_RESUME, QP_IEV_READ, QP_IEV_DGRAM };
 
 typedef struct qp_internal_event {
     uint64_t at_ns;
@@ -117,7 +121,42 @@ typedef struct qp_internal_event {
     uint32_t size;
     uint32_t left; /* QP_IEV_READ: reads still to do, this one included */
     uint64_t period_ns;
+    uint8_t event_index; /* QP_IEV_DGRAM: the schedule event whose train it continues */
 } qp_internal_event;
+
+/* A UDP socket (src/sim/dgram.c): datagrams queue in arrival order, each
+ * receive takes one (truncated to the buffer, the rest of it discarded). A
+ * pending ICMP error is reported first, by a receive or a send, and only on
+ * a connected socket (Linux ignores ICMP errors on unconnected ones). */
+typedef struct qp_dgram {
+    uint32_t sizes[QP_DGRAM_QUEUE_MAX]; /* a ring: head, then count datagrams */
+    uint32_t tags[QP_DGRAM_QUEUE_MAX];  /* the peer's tag of each (QP_EV_REPLY) */
+    bool from_peer[QP_DGRAM_QUEUE_MAX]; /* its bytes are the peer's, not zeros */
+    uint32_t head;
+    uint32_t count;
+    uint32_t dropped;  /* arrivals that found the queue full */
+    bool connected;
+    uint8_t error;     /* enum qp_dgram_error */
+    /* the address replies come from: the connected peer, or the last
+       destination sent to (host byte order); 0 before either */
+    uint32_t peer_addr;
+    uint16_t peer_port;
+} qp_dgram;
+
+/* The other end of the datagram sockets, for a machine whose replies depend
+ * on what it sent (a DNS server answering the queries a resolver sent). The
+ * sim calls it with the ctx given to qp_sim_set_dgram_peer. */
+typedef struct qp_dgram_peer {
+    /* a datagram was sent to addr:port (host order) */
+    void (*sent)(void *ctx, int fd, const uint8_t *buf, size_t len, uint32_t addr, uint16_t port);
+    /* datagram index (from 0) of QP_EV_REPLY ev arrives: its size, and a tag
+       that fill gets back (chosen now, from what was sent before it) */
+    uint32_t (*arrive)(void *ctx, const qp_event *ev, uint32_t index, uint32_t *tag);
+    /* a receive takes it: its first len bytes, and where it comes from (the
+       socket's peer address, which fill may change) */
+    void (*fill)(void *ctx, uint32_t tag, uint8_t *buf, size_t len, uint32_t *addr,
+                 uint16_t *port);
+} qp_dgram_peer;
 
 typedef struct qp_epoll_entry {
     bool used;
@@ -165,6 +204,10 @@ typedef struct qp_sim {
     unsigned pipes_count;
     qp_epoll epolls[QP_SIM_EPOLLS_MAX];
     unsigned epolls_count;
+    qp_dgram dgrams[QP_SIM_DGRAMS_MAX];
+    unsigned dgrams_count;
+    const qp_dgram_peer *dgram_peer;
+    void *dgram_peer_ctx;
     const qp_pipe_policy *pipe_policy;
     qp_pipe_wait pipe_waits[QP_SIM_TASKS_MAX];
 
@@ -194,6 +237,7 @@ typedef struct qp_sim {
     uint64_t world_now_ns;
 
     uint8_t task;
+    uint32_t loop_iterations; /* iteration marks of an event loop, numbering them */
     jmp_buf *stop_jmp;
     uint8_t stop; /* enum qp_sim_stop */
     qp_os os;
@@ -214,6 +258,14 @@ void qp_sim_set_world_hook(qp_sim *sim, qp_world_hook hook, void *ctx);
 
 /* Puts a wakeup policy on the sim's pipes (NULL: Linux >= 6.14). */
 void qp_sim_set_pipe_policy(qp_sim *sim, const qp_pipe_policy *policy);
+
+/* Creates a UDP socket, connected (ICMP errors reach it) or not, that world
+ * events with the next target index act on. Returns its fd. */
+int qp_sim_add_dgram(qp_sim *sim, bool connected);
+
+/* Puts a peer behind the datagram sockets (NULL: datagrams of zeros, no one
+ * listening to what is sent). */
+void qp_sim_set_dgram_peer(qp_sim *sim, const qp_dgram_peer *peer, void *ctx);
 
 /* A woken task runs this long after its wakeup: one syscall cost plus the
  * timer slack (the scheduler's latency). */

@@ -12,7 +12,20 @@
 
 #define QP_TRACE_POLL_FDS_MAX 4
 
-enum qp_rec_type { QP_REC_SYSCALL, QP_REC_EVENT, QP_REC_OP_BEGIN, QP_REC_OP_END, QP_REC_WAITQ };
+enum qp_rec_type {
+    QP_REC_SYSCALL,
+    QP_REC_EVENT,
+    QP_REC_OP_BEGIN,
+    QP_REC_OP_END,
+    QP_REC_WAITQ,
+    QP_REC_LOOP
+};
+
+/* An event loop's mark (QP_REC_LOOP): arg[0] the mark (enum
+ * qp_loop_mark_kind), arg[1] the timer (an iteration: its number, from 1),
+ * arg[2] the fds ready for input at the mark as a bit mask (1 << fd), arg[3]
+ * the lowest of them or -1; a timer start's deadline_ns is the mark's
+ * instant + its timeout (QP_NS_INFINITE: never due). */
 
 /* A wait-queue action of the sim's pipe (QP_REC_WAITQ): arg[0] the action,
  * arg[1] the queue (0 readers, 1 writers), arg[2] the task it concerns,
@@ -38,6 +51,9 @@ enum qp_sys {
     QP_SYS_EVENTFD2,
     QP_SYS_PIPE2,
     QP_SYS_FCNTL,
+    QP_SYS_SOCKET,
+    QP_SYS_CONNECT,
+    QP_SYS_SENDTO,
     QP_SYS_COUNT
 };
 
@@ -58,6 +74,11 @@ typedef struct qp_rec {
      * QP_REC_EVENTFD_VALUE). poll: nfds, timeout_ms.
      * epoll_wait: epfd, maxevents, timeout_ms. epoll_ctl: epfd, op, fd, events.
      * eventfd2: initval, flags. pipe2: flags (fds in pfd[0..1].fd).
+     * socket: domain, type, protocol. connect: fd, address (QP_REC_INET).
+     * sendto: fd, count, flags, address (QP_REC_INET, or -1 for none).
+     * A datagram socket's read/recv/recvfrom/sendto: levels are datagrams
+     * queued; an arrival event (QP_EV_DGRAM, QP_EV_REPLY) likewise, and an
+     * ICMP error event the socket's error state (enum qp_dgram_error).
      * event: kind, target, size, delivered. op begin: kind, fd, ready at begin.
      * op end: result. */
     int64_t arg[4];
@@ -79,6 +100,13 @@ typedef struct qp_rec {
 
 /* arg[3] of an eventfd read or write whose 8 bytes (arg[2]) were moved */
 #define QP_REC_EVENTFD_VALUE 1
+
+/* An IPv4 address and port in one arg (connect, sendto): address << 16 | port,
+ * both in host byte order */
+#define QP_REC_INET(addr, port) ((int64_t)(((uint64_t)(addr) << 16) | (uint64_t)(port)))
+
+/* A datagram socket's pending ICMP error (levels of a QP_EV_DGRAM_ERROR event) */
+enum qp_dgram_error { QP_DGRAM_ERROR_NONE, QP_DGRAM_ERROR_ONCE, QP_DGRAM_ERROR_PERSISTENT };
 
 /* Why a blocking wait returned. */
 enum qp_wake { QP_WAKE_NONE, QP_WAKE_READY, QP_WAKE_TIMEOUT, QP_WAKE_SIGNAL, QP_WAKE_SPURIOUS };

@@ -23,6 +23,11 @@ const qp_machine *cli_machine(const char *name)
     const qp_machine *m = qp_machine_find(name);
     if (m != NULL)
         return m;
+    const char *missing = qp_machine_missing(name);
+    if (missing != NULL) {
+        fprintf(stderr, "quietpoll: %s\n", missing);
+        exit(CLI_EXIT_USAGE);
+    }
     fprintf(stderr, "quietpoll: unknown machine '%s'; the machines are:", name);
     for (size_t i = 0; i < qp_machines_count; i++)
         fprintf(stderr, " %s", qp_machines[i]->name);

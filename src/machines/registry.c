@@ -7,6 +7,11 @@ const qp_machine *const qp_machines[] = {
     &qp_machine_timed_read,
     &qp_machine_selector,
     &qp_machine_pipe,
+    &qp_machine_timer_loop,
+    &qp_machine_dgram,
+#ifdef QP_HAVE_UDNS
+    &qp_machine_udns,
+#endif
 };
 const size_t qp_machines_count = sizeof qp_machines / sizeof qp_machines[0];
 
@@ -24,4 +29,15 @@ long qp_variant_find(const qp_machine *machine, const char *name)
         if (strcmp(machine->variants[i].name, name) == 0)
             return (long)i;
     return -1;
+}
+
+const char *qp_machine_missing(const char *name)
+{
+#ifndef QP_HAVE_UDNS
+    if (strcmp(name, "udns") == 0)
+        return "this build has no udns machine: libudns.a (Debian: libudns-dev) was not found "
+               "when meson configured it (or -Dudns=disabled); install it and reconfigure";
+#endif
+    (void)name;
+    return NULL;
 }

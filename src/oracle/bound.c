@@ -42,7 +42,21 @@
  *
  * Wakeup (QP_OP_WAKEUP): one wakeup() call writes at most once.
  *
- *       calls <= 1 */
+ *       calls <= 1
+ *
+ * Resolve (QP_OP_RESOLVE, a resolver waiting for replies on a datagram
+ *   socket until its timeout): each wait returns because the socket was
+ *   reported (a reply, an error, a spurious report: its handler runs), a
+ *   signal interrupted it, or the timeout passed, which ends the operation
+ *   (a wait's timeout is the time left rounded up, and it never returns
+ *   early):
+ *
+ *       waits <= 1 + reports + signals + spurious
+ *
+ *   where reports counts the waits that reported the socket. The receives
+ *   of each report are bounded per readiness event, against the datagrams
+ *   it had, in dgram.c: k + e + t + s (k datagrams, an error, one EAGAIN
+ *   under EPOLLET, a spurious wakeup). */
 #include "oracle_internal.h"
 #include "quietpoll/os.h"
 #include "quietpoll/units.h"
@@ -58,12 +72,24 @@ uint32_t qp_op_bound(const qp_op_stats *op, uint64_t cost_ns)
         return 1 + op->signals_count + op->spurious_count;
     case QP_OP_WAKEUP:
         return 1;
+    case QP_OP_RESOLVE:
+        return 1 + op->reports_count + op->signals_count + op->spurious_count;
     }
     return UINT32_MAX;
 }
 
 bool qp__bound_check(qp_oracle *oracle, const qp_op_stats *op, size_t rec_index)
 {
+    if (op->kind == QP_OP_RESOLVE) {
+        if (op->waits_count <= op->bound)
+            return false;
+        return qp__fire(oracle, QP_PROP_SYSCALL_BOUND, rec_index,
+                        "the resolve made %u waits; its bound is %u = 1 + %u reports of its "
+                        "socket + %u signals + %u spurious wakeups: a wait returned with nothing "
+                        "to report before the deadline",
+                        op->waits_count, op->bound, op->reports_count, op->signals_count,
+                        op->spurious_count);
+    }
     if (op->kind == QP_OP_SELECT) {
         if (op->waits_count <= op->bound)
             return false;

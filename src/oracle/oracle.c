@@ -19,13 +19,17 @@ static const struct {
                                   "a wakeup is written while one is still pending, or a wait "
                                   "returns for the wakeup fd with no wakeup() requested"},
     [QP_PROP_LOST_WAKEUP] = {"lost-wakeup", "a requested wakeup leaves its waiter blocked past "
-                                            "the request, or blocked forever"},
+                                            "the request, or blocked forever; an event loop "
+                                            "runs timers while ready I/O goes unpolled"},
     [QP_PROP_SYSCALL_BOUND] = {"syscall-bound",
-                               "an operation (or a coalesced wakeup) makes more syscalls than its "
-                               "bound (src/oracle/bound.c, wakeup.c), or the run's budget is spent"},
-    [QP_PROP_TIMEOUT_EARLY] = {"timeout-early", "an operation reports a timeout before its deadline"},
-    [QP_PROP_TIMEOUT_LATE] = {"timeout-late", "an operation returns after its deadline + 1 ms + "
-                                              "timer slack + the syscall costs it incurred"},
+                               "an operation (or a coalesced wakeup, or an event loop's iterations) "
+                               "exceeds its bound (src/oracle/bound.c, wakeup.c, timers.c), or the "
+                               "run's budget is spent"},
+    [QP_PROP_TIMEOUT_EARLY] = {"timeout-early", "an operation reports a timeout, or a timer "
+                                                "fires, before its deadline"},
+    [QP_PROP_TIMEOUT_LATE] = {"timeout-late", "an operation returns, or a timer fires, after its "
+                                              "deadline + 1 ms + timer slack + the syscall costs "
+                                              "it incurred"},
 };
 
 const char *qp_property_name(unsigned property)
@@ -127,12 +131,15 @@ bool qp_oracle_on_rec(qp_oracle *oracle, const qp_trace *trace, size_t index)
         op_begin(oracle, rec);
         return false;
     case QP_REC_OP_END:
+        qp__dgram_on_rec(oracle, rec, index); /* the readiness event ends with the op */
         return op_end(oracle, rec, index);
     case QP_REC_EVENT:
         count_event(oracle, rec);
-        return false;
+        return qp__dgram_on_rec(oracle, rec, index);
     case QP_REC_WAITQ:
         return qp__waitq_on_rec(oracle, rec, index);
+    case QP_REC_LOOP:
+        return qp__timers_on_mark(oracle, rec, index);
     case QP_REC_SYSCALL: {
         if (rec->sys == QP_SYS_CLOCK_GETTIME)
             return false;
@@ -141,9 +148,17 @@ bool qp_oracle_on_rec(qp_oracle *oracle, const qp_trace *trace, size_t index)
             op->calls_count++;
             op->waits_count += qp_sys_is_wait(rec->sys);
         }
+        /* an event loop's verdict on its previous wait comes before this one's */
+        bool fired = qp__timers_on_syscall(oracle, rec, index);
+        if (fired && !oracle->keep_going)
+            return true;
         /* spin first: readiness left unconsumed is the root of what follows */
-        return qp__spin_on_syscall(oracle, trace, index) ||
-               qp__wakeup_on_syscall(oracle, rec, index);
+        fired = qp__spin_on_syscall(oracle, trace, index) ||
+                qp__wakeup_on_syscall(oracle, rec, index) || fired;
+        if (fired && !oracle->keep_going)
+            return true;
+        /* datagram sockets and readiness events (dgram.c) */
+        return qp__dgram_on_rec(oracle, rec, index) || fired;
     }
     }
     assert(!"unknown record type");
@@ -163,7 +178,9 @@ bool qp_oracle_finish(qp_oracle *oracle, const qp_trace *trace, uint64_t end_ns,
 {
     (void)end_ns;
     size_t last = trace->count ? trace->count - 1 : 0;
-    if (qp__wakeup_finish(oracle, last, blocked_forever))
+    if (qp__wakeup_finish(oracle, last, blocked_forever) ||
+        qp__dgram_finish(oracle, last, blocked_forever) ||
+        qp__timers_finish(oracle, last, blocked_forever))
         return true;
     for (unsigned task = 0; task < QP_ORACLE_TASKS_MAX; task++) {
         if (!oracle->op_open[task])

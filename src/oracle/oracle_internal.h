@@ -23,4 +23,17 @@ bool qp__wakeup_finish(qp_oracle *oracle, size_t rec_index, bool blocked_forever
 
 bool qp__waitq_on_rec(qp_oracle *oracle, const qp_rec *rec, size_t index);
 
+/* Datagram sockets: receives per readiness event, stranded datagrams (dgram.c). */
+bool qp__dgram_on_rec(qp_oracle *oracle, const qp_rec *rec, size_t index);
+bool qp__dgram_finish(qp_oracle *oracle, size_t rec_index, bool blocked_forever);
+
+/* An event loop's timers and iterations (timers.c). */
+bool qp__timers_on_mark(qp_oracle *oracle, const qp_rec *rec, size_t index);
+bool qp__timers_on_syscall(qp_oracle *oracle, const qp_rec *rec, size_t index);
+bool qp__timers_finish(qp_oracle *oracle, size_t rec_index, bool blocked_forever);
+/* A wait outside any operation timed out at once with a zero timeout: in an
+ * event loop, a spin when time was left before its nearest timer and the
+ * loop's next timer pass runs nothing (decided at its next wait). */
+void qp__timers_zero_wait(qp_oracle *oracle, const qp_rec *rec, size_t index);
+
 #endif

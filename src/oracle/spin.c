@@ -2,7 +2,9 @@
  * - A zero-timeout wait that times out while its operation still had time
  *   left before the deadline: the timeout was rounded down (poll(0) with time
  *   remaining). With a per-syscall cost, a loop doing this burns syscalls
- *   until the deadline passes.
+ *   until the deadline passes. An event loop's zero-timeout wait, outside any
+ *   operation, is held to its nearest pending timer's deadline, and is a
+ *   spin when the loop then goes round without running a timer (timers.c).
  * - A wait that reports an fd ready when the previous wait already reported
  *   it and the waiting task has not received from, written to, deregistered
  *   or closed it since: readiness left unconsumed is waited on again and
@@ -15,8 +17,14 @@
 static bool zero_timeout_with_time_left(qp_oracle *oracle, const qp_rec *rec, size_t index)
 {
     const qp_op_stats *op = qp__open_op(oracle, rec);
-    if (rec->arg[1] != QP_POLL_NONBLOCKING_MS || rec->ret != 0 || op == NULL)
+    if (rec->arg[1] != QP_POLL_NONBLOCKING_MS || rec->ret != 0)
         return false;
+    if (op == NULL) {
+        /* an event loop's wait: the time left runs to its nearest timer, and
+         * the timer pass after the wait shows whether it was wasted (timers.c) */
+        qp__timers_zero_wait(oracle, rec, index);
+        return false;
+    }
     if (rec->t_enter_ns >= op->deadline_ns)
         return false;
     char left[32];

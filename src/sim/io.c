@@ -4,7 +4,8 @@
 
 #include "sim_internal.h"
 
-static int64_t receive(qp_sim *sim, qp_rec *rec, int fd, void *buf, size_t count, bool socket_call)
+static int64_t receive(qp_sim *sim, qp_rec *rec, int fd, void *buf, size_t count, bool socket_call,
+                       struct sockaddr *src_addr, socklen_t *addrlen)
 {
     rec->arg[0] = fd;
     rec->arg[1] = (int64_t)count;
@@ -15,7 +16,13 @@ static int64_t receive(qp_sim *sim, qp_rec *rec, int fd, void *buf, size_t count
         return qp__sim_exit(sim, rec, -1, EFAULT);
     switch (obj->type) {
     case QP_OBJ_STREAM:
+        /* a connected stream socket reports no source address */
+        if (src_addr != NULL && addrlen != NULL)
+            *addrlen = 0;
         return qp__stream_receive(sim, rec, obj, fd, buf, count);
+    case QP_OBJ_DGRAM:
+        return qp__dgram_receive(sim, rec, obj, buf, count, socket_call ? (int)rec->arg[2] : 0,
+                                 src_addr, addrlen);
     case QP_OBJ_EVENTFD:
         if (!socket_call)
             return qp__eventfd_read(sim, rec, obj, fd, buf, count);
@@ -35,7 +42,7 @@ ssize_t qp__sim_read(qp_os *os, int fd, void *buf, size_t count)
     qp_sim *sim = qp__sim_of(os);
     qp_rec rec;
     qp__sim_enter(sim, &rec, QP_SYS_READ);
-    return (ssize_t)receive(sim, &rec, fd, buf, count, false);
+    return (ssize_t)receive(sim, &rec, fd, buf, count, false, NULL, NULL);
 }
 
 ssize_t qp__sim_recv(qp_os *os, int fd, void *buf, size_t len, int flags)
@@ -44,7 +51,7 @@ ssize_t qp__sim_recv(qp_os *os, int fd, void *buf, size_t len, int flags)
     qp_rec rec;
     qp__sim_enter(sim, &rec, QP_SYS_RECV);
     rec.arg[2] = flags;
-    return (ssize_t)receive(sim, &rec, fd, buf, len, true);
+    return (ssize_t)receive(sim, &rec, fd, buf, len, true, NULL, NULL);
 }
 
 ssize_t qp__sim_recvfrom(qp_os *os, int fd, void *buf, size_t len, int flags,
@@ -54,10 +61,7 @@ ssize_t qp__sim_recvfrom(qp_os *os, int fd, void *buf, size_t len, int flags,
     qp_rec rec;
     qp__sim_enter(sim, &rec, QP_SYS_RECVFROM);
     rec.arg[2] = flags;
-    /* a connected stream socket reports no source address */
-    if (src_addr != NULL && addrlen != NULL)
-        *addrlen = 0;
-    return (ssize_t)receive(sim, &rec, fd, buf, len, true);
+    return (ssize_t)receive(sim, &rec, fd, buf, len, true, src_addr, addrlen);
 }
 
 ssize_t qp__sim_write(qp_os *os, int fd, const void *buf, size_t count)
@@ -81,6 +85,8 @@ ssize_t qp__sim_write(qp_os *os, int fd, const void *buf, size_t count)
         return (ssize_t)qp__pipe_write(sim, &rec, obj, fd, count);
     case QP_OBJ_PIPE_READ:
         return (ssize_t)qp__sim_exit(sim, &rec, -1, EBADF);
+    case QP_OBJ_DGRAM:
+        return (ssize_t)qp__dgram_send(sim, &rec, obj, fd, buf, count, NULL, 0);
     }
     return (ssize_t)qp__sim_exit(sim, &rec, -1, EINVAL);
 }

@@ -89,6 +89,8 @@ int qp__sim_fcntl(qp_os *os, int fd, int cmd, long arg)
         return (int)qp__sim_exit(sim, &rec, -1, EBADF);
     if (cmd == F_GETFL)
         return (int)qp__sim_exit(sim, &rec, obj->blocking ? 0 : O_NONBLOCK, 0);
+    if (cmd == F_GETFD || cmd == F_SETFD) /* close-on-exec: nothing execs in the sim */
+        return (int)qp__sim_exit(sim, &rec, cmd == F_GETFD ? FD_CLOEXEC : 0, 0);
     if (cmd != F_SETFL)
         return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
     /* only pipes block in the sim; other fds stay non-blocking */
@@ -433,8 +435,8 @@ static void reader_read(qp_sim *sim, uint8_t task, uint32_t size, uint32_t left,
 {
     int fd = reader_fd(sim);
     qp_pipe_wait *w = &sim->pipe_waits[task];
-    if (fd < 0 || w->parked)
-        return; /* no pipe yet, or still blocked in its previous read */
+    if (fd < 0 || w->parked || left == 0)
+        return; /* no pipe yet, still blocked in its previous read, or no reads */
     qp_pipe *p = &sim->pipes[sim->objs[fd].index];
     if (task == 1 && !reader_can_go(p)) {
         w->want = size;

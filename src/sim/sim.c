@@ -111,6 +111,8 @@ short qp__sim_revents(qp_sim *sim, int fd, short events)
     }
     case QP_OBJ_EPOLL:
         return qp__epoll_has_ready(sim, obj->index) ? (short)(events & POLLIN) : 0;
+    case QP_OBJ_DGRAM:
+        return qp__dgram_revents(sim, obj, events);
     }
     return 0;
 }
@@ -241,7 +243,10 @@ static bool step_internal(qp_sim *sim, int index)
     sim->internal[index] = sim->internal[--sim->internal_count];
     if (iev.at_ns > sim->now_ns)
         sim->now_ns = iev.at_ns;
-    qp__pipe_internal(sim, &iev);
+    if (iev.kind == QP_IEV_DGRAM)
+        qp__dgram_internal(sim, &iev);
+    else
+        qp__pipe_internal(sim, &iev);
     return true;
 }
 
@@ -281,6 +286,12 @@ bool qp__sim_step(qp_sim *sim, uint64_t until_ns)
         rec->task = (uint8_t)(1 + ev->target % 2);
         check_at(sim, index);
         qp__pipe_reader_event(sim, ev);
+        return true;
+    }
+    if (qp__dgram_is_event(ev->kind)) {
+        qp__dgram_event(sim, ev, fd, index);
+        sim->trace->recs[index].arg[3] = was_blocked && !blocked(sim);
+        check_at(sim, index);
         return true;
     }
     apply_event(sim, ev, fd);
@@ -415,8 +426,12 @@ void qp_sim_init(qp_sim *sim, const qp_schedule *sched, qp_trace *trace, qp_orac
         .eventfd = qp__sim_eventfd,
         .pipe2 = qp__sim_pipe2,
         .fcntl = qp__sim_fcntl,
+        .socket = qp__sim_socket,
+        .connect = qp__sim_connect,
+        .sendto = qp__sim_sendto,
         .op_begin = sim_op_begin,
         .op_end = sim_op_end,
+        .loop_mark = qp__sim_loop_mark,
     };
 }
 

@@ -94,4 +94,22 @@ int qp__sim_eventfd(qp_os *os, unsigned int initval, int flags);
 int qp__sim_pipe2(qp_os *os, int pipefd[2], int flags);
 int qp__sim_fcntl(qp_os *os, int fd, int cmd, long arg);
 
+/* The datagram socket (dgram.c). */
+int qp__sim_socket(qp_os *os, int domain, int type, int protocol);
+int qp__sim_connect(qp_os *os, int fd, const struct sockaddr *addr, socklen_t addrlen);
+ssize_t qp__sim_sendto(qp_os *os, int fd, const void *buf, size_t len, int flags,
+                       const struct sockaddr *dest_addr, socklen_t addrlen);
+int64_t qp__dgram_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, void *buf, size_t count,
+                          int flags, struct sockaddr *src_addr, socklen_t *addrlen);
+int64_t qp__dgram_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const void *buf, size_t len,
+                       const struct sockaddr *dest, socklen_t destlen);
+short qp__dgram_revents(qp_sim *sim, const qp_obj *obj, short events);
+/* QP_EV_DGRAM, QP_EV_DGRAM_ERROR and QP_EV_REPLY: fills in the event's
+ * record (at rec_index) and acts; the arrivals of a train after the first
+ * come as QP_IEV_DGRAM internal events. */
+bool qp__dgram_is_event(unsigned kind);
+void qp__dgram_event(qp_sim *sim, const qp_event *ev, int fd, size_t rec_index);
+void qp__dgram_internal(qp_sim *sim, const qp_internal_event *iev);
+void qp__sim_loop_mark(qp_os *os, const qp_loop_mark *mark);
+
 #endif

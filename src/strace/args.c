@@ -139,17 +139,18 @@ bool qp__strace_arg_fd(qp__span arg, int32_t *fd, qp__span *decoration)
         return false;
     if (after - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
         return false; /* an address, not an fd */
-    *decoration = (qp__span){after, 0};
+    qp__span found = {after, 0};
     if (after < end && *after == '<') {
         const char *close = qp__strace_skip_decoration(after + 1, end);
         if (close == NULL)
             return false;
-        *decoration = (qp__span){after + 1, (size_t)(close - 1 - (after + 1))};
+        found = (qp__span){after + 1, (size_t)(close - 1 - (after + 1))};
         after = close;
     }
     if (after != end)
         return false;
     *fd = (int32_t)v;
+    *decoration = found;
     return true;
 }
 

@@ -35,6 +35,7 @@ static void emit(qp__strace_line_fn *fn, void *ctx, const char *text, size_t siz
 /* Keeps the last bytes of an overlong line. */
 static void ring_add(qp__strace_lines *l, const char *bytes, size_t size)
 {
+    assert(l->ring_pos < l->tail_max && l->tail_max <= QP_STRACE_LINE_TAIL_MAX);
     if (size >= l->tail_max) {
         memcpy(l->ring, bytes + size - l->tail_max, l->tail_max);
         l->ring_pos = 0;
@@ -58,6 +59,7 @@ static void ring_add(qp__strace_lines *l, const char *bytes, size_t size)
 /* Adds bytes (no newline among them) to the line being gathered. */
 static void gather(qp__strace_lines *l, const char *bytes, size_t size)
 {
+    assert(l->head_size <= l->head_max);
     size_t room = l->head_max - l->head_size;
     size_t n = size < room ? size : room;
     memcpy(l->buf + l->head_size, bytes, n);

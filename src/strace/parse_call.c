@@ -4,6 +4,7 @@
  * brackets. When they do not close (a line cut short by the buffer, or
  * text strace never writes), the result is looked for after the last ") = "
  * instead, and only the arguments seen whole are kept. */
+#include <assert.h>
 #include <string.h>
 
 #include "strace_internal.h"
@@ -34,6 +35,7 @@ static const bool args_special[256] = {['"'] = true, ['<'] = true, ['('] = true,
 /* p is just after '(': returns the ')' that closes the arguments, or NULL. */
 static const char *split_args(const char *p, const char *end, qp__strace_call *call)
 {
+    assert(p <= end && call->args_count == 0);
     const char *arg_start = p, *line_start = p;
     int depth = 0;
     bool decorations = true; /* until one fails to close: then never again, so

@@ -10,6 +10,8 @@
  * zero-timeout wait between real waits is how loops look at I/O between
  * batches of work: it is never a burst. Errors (EINTR) neither extend nor end
  * a run. */
+#include <assert.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "strace_internal.h"
@@ -98,6 +100,8 @@ void qp__strace_spin_touch(qp__strace_thread *t, int32_t fd)
 
 static void record(qp_strace *s, qp__strace_thread *t, const qp__strace_run *run)
 {
+    assert(run->waits_count >= BURST_WAITS_MIN && run->waits_count == run->zero_timeouts_count +
+                                                                          run->repeats_count);
     qp_strace_result *r = &s->result;
     r->bursts_total++;
     t->stats.bursts_count++;

@@ -8,6 +8,7 @@
  * pipe being waited on and as long as every write to it is 8 bytes or less; a
  * larger write makes it a data pipe, never judged. Pipes are known by their
  * inode; eventfds by their fd number, the decoration naming no object. */
+#include <assert.h>
 #include <string.h>
 
 #include "strace_internal.h"
@@ -58,6 +59,7 @@ static qp__strace_wakeup_fd *find(qp_strace *s, int32_t fd, qp__span decoration,
             if (s->wakeup_fds[i].last_used < s->wakeup_fds[index].last_used)
                 index = i;
     }
+    assert(index < QP_STRACE_WAKEUP_FDS_MAX);
     qp__strace_wakeup_fd *w = &s->wakeup_fds[index];
     memset(w, 0, sizeof *w);
     w->kind = kind;

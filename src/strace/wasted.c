@@ -8,6 +8,8 @@
  *   epoll registration the log never showed may be either: neither counts.
  * Loop receives are the receives on an fd the thread's last wait reported
  * readable; the share of them that were wasted is what the threshold holds. */
+#include <assert.h>
+
 #include "strace_internal.h"
 
 enum loop_fd_state {
@@ -60,6 +62,8 @@ bool qp__strace_wasted_over(const qp_strace *s, const qp_strace_thread_stats *st
 
 void qp__strace_wasted_judge(qp_strace *s, const qp_strace_thread_stats *stats)
 {
+    assert(stats->wasted_after_ready_count + stats->wasted_after_receive_count <=
+           stats->loop_receives_count);
     if (!qp__strace_wasted_over(s, stats))
         return;
     qp_strace_result *r = &s->result;

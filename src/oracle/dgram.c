@@ -1,0 +1,311 @@
+/* Datagram sockets: syscall-bound on the receives of each readiness event,
+ * and lost-wakeup on datagrams stranded while the loop sleeps.
+ *
+ * A readiness event: a wait of task 0, inside a resolve operation
+ * (QP_OP_RESOLVE on socket S), that reports S (POLLIN or POLLERR). Its
+ * handler's receives are the receives of S from that wait to the next wait
+ * or the operation's end. With
+ *
+ *   k  the datagrams those receives returned,
+ *   e  1 if one of them failed with an error other than EAGAIN, else 0,
+ *   t  1 if epoll_wait reported S for an EPOLLET registration, else 0,
+ *   s  1 if a spurious wakeup ended the wait, else 0,
+ *
+ * the bound is
+ *
+ *       receives <= k + e + t + s
+ *
+ * Why:
+ * - A receive takes one datagram: k receives are needed, no fewer.
+ * - Level-triggered (poll, epoll without EPOLLET): the wait reports S again
+ *   as long as a datagram is queued or an error is pending, so a receive
+ *   that returns EAGAIN learns nothing the next wait would not have said: it
+ *   is wasted. udns's dns_ioevent makes one after every event (k + 1
+ *   receives for k replies; 2 for 1, the seed's finding).
+ * - Edge-triggered: the wait reports S only when something new arrives, so a
+ *   handler must receive until EAGAIN, or the datagrams it leaves are
+ *   stranded (below): exactly one EAGAIN per event, t.
+ * - An error (ECONNREFUSED from an ICMP port unreachable) is reported by one
+ *   receive; receiving again at once is waste when it was one-off (under
+ *   level-triggered readiness the wait reports what is left) and never ends
+ *   when it stays (each retry fails again): one error per event, e.
+ * - After a spurious report, the one receive that finds nothing, s.
+ *
+ * The references meet it. ref-lt-once receives once per event: the wait
+ * reported S and nothing else reads S, so that receive returns a datagram
+ * (k = 1), the pending error (e = 1), or nothing after a spurious wakeup
+ * (s = 1). ref-et-drain receives until EAGAIN (t) or an error (e): k + 1. It
+ * stops at an error, and re-arms S (EPOLL_CTL_MOD) so the next wait reports
+ * the datagrams behind the error: an edge spent on an error strands nothing.
+ *
+ * lost-wakeup fires when a wait of task 0 that watches a datagram socket
+ * (poll for POLLIN, or an epoll set S is registered in for input) sleeps
+ * (takes longer than one syscall) while a datagram that arrived before the
+ * wait began is still queued on S, and does not report S: ready data that
+ * no wait will report, as when an EPOLLET handler receives once and leaves
+ * the rest. Also when the run ends blocked forever with such a datagram.
+ * A socket with a persistent error is left out: its datagrams can never be
+ * received, by anyone. */
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <sys/epoll.h>
+
+#include "oracle_internal.h"
+#include "quietpoll/os.h"
+#include "quietpoll/units.h"
+
+static qp_dgram_socket_watch *socket_of(qp_oracle *oracle, int64_t fd, bool create)
+{
+    qp_dgram_watch *w = &oracle->dgram;
+    qp_dgram_socket_watch *free_slot = NULL;
+    for (unsigned i = 0; i < QP_ORACLE_DGRAM_SOCKETS; i++) {
+        qp_dgram_socket_watch *sw = &w->sockets[i];
+        if (sw->used && sw->fd == fd)
+            return sw;
+        if (!sw->used && free_slot == NULL)
+            free_slot = sw;
+    }
+    if (!create || free_slot == NULL || fd < 0)
+        return NULL;
+    free_slot->used = true;
+    free_slot->fd = (int)fd;
+    free_slot->error = QP_DGRAM_ERROR_NONE;
+    free_slot->head = free_slot->count = 0;
+    return free_slot;
+}
+
+/* The queue as the sim reported it: count datagrams, the newest arrived at_ns. */
+static void sync_queue(qp_dgram_socket_watch *sw, uint64_t count, uint64_t at_ns)
+{
+    if (count > QP_ORACLE_DGRAM_QUEUE)
+        count = QP_ORACLE_DGRAM_QUEUE;
+    while (sw->count > count) { /* receives take the oldest */
+        sw->head++;
+        sw->count--;
+    }
+    while (sw->count < count) {
+        sw->arrived_ns[(sw->head + sw->count) % QP_ORACLE_DGRAM_QUEUE] = at_ns;
+        sw->count++;
+    }
+}
+
+static uint64_t oldest_ns(const qp_dgram_socket_watch *sw)
+{
+    return sw->arrived_ns[sw->head % QP_ORACLE_DGRAM_QUEUE];
+}
+
+static uint32_t fd_bit(int64_t fd)
+{
+    return fd >= 0 && fd < 32 ? UINT32_C(1) << fd : 0;
+}
+
+static void on_event(qp_oracle *oracle, const qp_rec *rec)
+{
+    if (rec->arg[0] != QP_EV_DGRAM && rec->arg[0] != QP_EV_REPLY &&
+        rec->arg[0] != QP_EV_DGRAM_ERROR)
+        return;
+    qp_dgram_socket_watch *sw = socket_of(oracle, rec->arg[1], true);
+    if (sw == NULL)
+        return;
+    if (rec->arg[0] == QP_EV_DGRAM_ERROR)
+        sw->error = (uint8_t)rec->level_after;
+    else
+        sync_queue(sw, rec->level_after, rec->t_enter_ns);
+}
+
+static void end_event(qp_dgram_watch *w)
+{
+    w->event_open = false;
+}
+
+/* Does the wait record report fd, and with what? */
+static int reported(const qp_rec *rec, int fd)
+{
+    int64_t n = rec->sys == QP_SYS_POLL ? rec->arg[0] : rec->ret;
+    for (int64_t i = 0; i < n && i < QP_TRACE_POLL_FDS_MAX; i++)
+        if (rec->pfd[i].fd == fd && rec->pfd[i].revents != 0)
+            return rec->pfd[i].revents;
+    return 0;
+}
+
+static bool watches(const qp_oracle *oracle, const qp_rec *rec, int fd)
+{
+    if (rec->sys == QP_SYS_EPOLL_WAIT)
+        return (oracle->dgram.epoll_in_fds & fd_bit(fd)) != 0;
+    for (int64_t i = 0; i < rec->arg[0] && i < QP_TRACE_POLL_FDS_MAX; i++)
+        if (rec->pfd[i].fd == fd && (rec->pfd[i].events & POLLIN))
+            return true;
+    return false;
+}
+
+static bool stranded_at_wait(qp_oracle *oracle, const qp_rec *rec, size_t index)
+{
+    if (rec->t_exit_ns - rec->t_enter_ns <= oracle->cost_ns)
+        return false; /* it did not sleep */
+    for (unsigned i = 0; i < QP_ORACLE_DGRAM_SOCKETS; i++) {
+        const qp_dgram_socket_watch *sw = &oracle->dgram.sockets[i];
+        if (!sw->used || sw->count == 0 || sw->error == QP_DGRAM_ERROR_PERSISTENT ||
+            oldest_ns(sw) > rec->t_enter_ns || !watches(oracle, rec, sw->fd) ||
+            reported(rec, sw->fd))
+            continue;
+        char ms[32];
+        return qp__fire(oracle, QP_PROP_LOST_WAKEUP, index,
+                        "%s slept %s with %u datagram%s queued on fd %d since before it began, "
+                        "and does not report them: under edge-triggered readiness the arrival "
+                        "was spent on a handler that left them, and no wait will report "
+                        "them until another one comes",
+                        qp_sys_name(rec->sys), qp_fmt_ms(ms, rec->t_exit_ns - rec->t_enter_ns),
+                        sw->count, sw->count == 1 ? "" : "s", sw->fd);
+    }
+    return false;
+}
+
+static bool on_wait(qp_oracle *oracle, const qp_rec *rec, size_t index)
+{
+    qp_dgram_watch *w = &oracle->dgram;
+    end_event(w);
+    if (stranded_at_wait(oracle, rec, index))
+        return true;
+    qp_op_stats *op = qp__open_op(oracle, rec);
+    if (op == NULL || op->kind != QP_OP_RESOLVE || rec->ret <= 0)
+        return false;
+    if (!(reported(rec, op->fd) & (POLLIN | POLLERR | POLLHUP)))
+        return false;
+    op->reports_count++;
+    w->event_open = true;
+    w->event_fd = op->fd;
+    w->event_edge = rec->sys == QP_SYS_EPOLL_WAIT && (w->epoll_et_fds & fd_bit(op->fd));
+    w->event_spurious = rec->wake == QP_WAKE_SPURIOUS;
+    w->receives = w->datagrams = w->errors = w->eagains = 0;
+    w->events_total++;
+    w->edge_events_total += w->event_edge;
+    w->spurious_events_total += w->event_spurious;
+    return false;
+}
+
+static bool over_bound(qp_oracle *oracle, const qp_rec *rec, size_t index, uint32_t bound)
+{
+    const qp_dgram_watch *w = &oracle->dgram;
+    const char *why;
+    if (rec->ret >= 0)
+        why = "";
+    else if (rec->err != EAGAIN)
+        why = ": it received again after the socket reported an error; an error that stays "
+              "fails every retry, so a loop that retries on any error never ends";
+    else if (!w->event_edge)
+        why = ": under level-triggered readiness a receive that returns EAGAIN is wasted, "
+              "since the wait reports the socket again while a datagram is queued";
+    else
+        why = ": the drain had already ended";
+    return qp__fire(oracle, QP_PROP_SYSCALL_BOUND, index,
+                    "one readiness event of fd %d took %u receives; its bound is %u = %u "
+                    "datagram%s + %u error + %u (EPOLLET: one EAGAIN ends the drain) + %u "
+                    "(spurious wakeup)%s",
+                    w->event_fd, w->receives, bound, w->datagrams, w->datagrams == 1 ? "" : "s",
+                    w->errors ? 1u : 0u, w->event_edge ? 1u : 0u, w->event_spurious ? 1u : 0u,
+                    why);
+}
+
+static bool on_receive(qp_oracle *oracle, const qp_rec *rec, size_t index)
+{
+    qp_dgram_watch *w = &oracle->dgram;
+    qp_dgram_socket_watch *sw = socket_of(oracle, rec->arg[0], false);
+    if (sw != NULL) {
+        sync_queue(sw, rec->level_after, rec->t_enter_ns);
+        if (rec->ret < 0 && rec->err == ECONNREFUSED && sw->error == QP_DGRAM_ERROR_ONCE)
+            sw->error = QP_DGRAM_ERROR_NONE;
+    }
+    if (!w->event_open || rec->task != 0 || rec->arg[0] != w->event_fd)
+        return false;
+    w->receives++;
+    w->receives_total++;
+    if (rec->ret >= 0) {
+        w->datagrams++;
+        w->datagrams_total++;
+    } else if (rec->err == EAGAIN) {
+        w->eagains++;
+        w->eagains_total++;
+    } else {
+        w->errors++;
+        w->errors_total++;
+    }
+    uint32_t bound = w->datagrams + (w->errors ? 1u : 0u) + (w->event_edge ? 1u : 0u) +
+                     (w->event_spurious ? 1u : 0u);
+    return w->receives > bound && over_bound(oracle, rec, index, bound);
+}
+
+static void on_epoll_ctl(qp_oracle *oracle, const qp_rec *rec)
+{
+    qp_dgram_watch *w = &oracle->dgram;
+    uint32_t bit = fd_bit(rec->arg[2]);
+    if (rec->ret != 0)
+        return;
+    if (rec->arg[1] == EPOLL_CTL_DEL || !(rec->arg[3] & EPOLLIN))
+        w->epoll_in_fds &= ~bit;
+    else
+        w->epoll_in_fds |= bit;
+    if (rec->arg[1] != EPOLL_CTL_DEL && (rec->arg[3] & EPOLLET))
+        w->epoll_et_fds |= bit;
+    else
+        w->epoll_et_fds &= ~bit;
+}
+
+bool qp__dgram_on_rec(qp_oracle *oracle, const qp_rec *rec, size_t index)
+{
+    qp_dgram_watch *w = &oracle->dgram;
+    switch (rec->type) {
+    case QP_REC_EVENT:
+        on_event(oracle, rec);
+        return false;
+    case QP_REC_OP_END:
+        if (rec->task == 0)
+            end_event(w);
+        return false;
+    case QP_REC_SYSCALL:
+        break;
+    default:
+        return false;
+    }
+    if (qp_sys_is_receive(rec->sys))
+        return on_receive(oracle, rec, index);
+    if (rec->sys == QP_SYS_SENDTO && rec->ret < 0 && rec->err == ECONNREFUSED) {
+        qp_dgram_socket_watch *sw = socket_of(oracle, rec->arg[0], false);
+        if (sw != NULL && sw->error == QP_DGRAM_ERROR_ONCE)
+            sw->error = QP_DGRAM_ERROR_NONE;
+        return false;
+    }
+    if (rec->sys == QP_SYS_EPOLL_CTL) {
+        on_epoll_ctl(oracle, rec);
+        return false;
+    }
+    if (rec->sys == QP_SYS_CLOSE && rec->ret == 0) {
+        qp_dgram_socket_watch *sw = socket_of(oracle, rec->arg[0], false);
+        if (sw != NULL)
+            sw->used = false;
+        w->epoll_in_fds &= ~fd_bit(rec->arg[0]);
+        w->epoll_et_fds &= ~fd_bit(rec->arg[0]);
+        return false;
+    }
+    if (rec->task == 0 && qp_sys_is_wait(rec->sys))
+        return on_wait(oracle, rec, index);
+    return false;
+}
+
+bool qp__dgram_finish(qp_oracle *oracle, size_t rec_index, bool blocked_forever)
+{
+    if (!blocked_forever)
+        return false;
+    for (unsigned i = 0; i < QP_ORACLE_DGRAM_SOCKETS; i++) {
+        const qp_dgram_socket_watch *sw = &oracle->dgram.sockets[i];
+        if (!sw->used || sw->count == 0 || sw->error == QP_DGRAM_ERROR_PERSISTENT ||
+            !(oracle->dgram.epoll_in_fds & fd_bit(sw->fd)))
+            continue;
+        return qp__fire(oracle, QP_PROP_LOST_WAKEUP, rec_index,
+                        "the loop blocks forever in its wait with %u datagram%s queued on fd %d "
+                        "that no wait will report: under edge-triggered readiness the handler "
+                        "left them behind",
+                        sw->count, sw->count == 1 ? "" : "s", sw->fd);
+    }
+    return false;
+}

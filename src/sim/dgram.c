@@ -1,0 +1,335 @@
+/* The datagram (UDP) socket: a queue of datagrams that arrive on the
+ * schedule (QP_EV_DGRAM: zeros of a drawn size; QP_EV_REPLY: bytes the
+ * machine's peer builds), one at a time or in bursts, and ICMP errors.
+ *
+ * Linux semantics, as udp_recvmsg and udp_poll have them:
+ * - a receive takes the oldest datagram whole: with a smaller buffer the
+ *   rest of it is discarded (MSG_TRUNC makes it return the full length);
+ *   with nothing queued it fails with EAGAIN (sim sockets never block);
+ * - a pending error is reported before any datagram, by the next receive or
+ *   send, and then cleared (QP_DGRAM_ERROR_ONCE); a persistent one
+ *   (QP_DGRAM_ERROR_PERSISTENT, a peer that keeps refusing) stays;
+ * - ICMP errors reach connected sockets only: Linux drops them on an
+ *   unconnected socket without IP_RECVERR;
+ * - poll reports POLLIN while a datagram is queued, POLLOUT always, and
+ *   POLLERR while an error is pending, whatever was asked;
+ * - a datagram that finds QP_DGRAM_QUEUE_MAX queued is dropped.
+ * Addresses are IPv4 only. Each arrival, and each receive or send, records
+ * the datagrams queued before and after it (level_before, level_after). */
+#include <assert.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <string.h>
+
+#include "quietpoll/units.h"
+#include "sim_internal.h"
+
+_Static_assert(QP_ORACLE_DGRAM_QUEUE == QP_DGRAM_QUEUE_MAX &&
+                   QP_ORACLE_DGRAM_SOCKETS == QP_SIM_DGRAMS_MAX,
+               "the oracle follows every datagram the sim can queue");
+
+static qp_dgram *dgram_of(qp_sim *sim, const qp_obj *obj)
+{
+    return &sim->dgrams[obj->index];
+}
+
+static bool blocked(const qp_sim *sim)
+{
+    return sim->wait.active && sim->wait.wake == QP_WAKE_NONE;
+}
+
+static int new_dgram(qp_sim *sim)
+{
+    if (sim->dgrams_count == QP_SIM_DGRAMS_MAX)
+        return -1;
+    int fd = qp__sim_alloc_fd(sim, QP_OBJ_DGRAM);
+    if (fd < 0)
+        return -1;
+    unsigned index = sim->dgrams_count++;
+    memset(&sim->dgrams[index], 0, sizeof sim->dgrams[index]);
+    sim->objs[fd].index = (uint8_t)index;
+    if (sim->targets_count < QP_SIM_FDS_MAX)
+        sim->targets[sim->targets_count++] = fd;
+    return fd;
+}
+
+int qp_sim_add_dgram(qp_sim *sim, bool connected)
+{
+    int fd = new_dgram(sim);
+    assert(fd >= 0 && "out of sim datagram sockets");
+    qp_dgram *d = &sim->dgrams[sim->objs[fd].index];
+    d->connected = connected;
+    d->peer_addr = UINT32_C(0xc0000235); /* 192.0.2.53, a nameserver (RFC 5737) */
+    d->peer_port = 53;
+    return fd;
+}
+
+void qp_sim_set_dgram_peer(qp_sim *sim, const qp_dgram_peer *peer, void *ctx)
+{
+    sim->dgram_peer = peer;
+    sim->dgram_peer_ctx = ctx;
+}
+
+short qp__dgram_revents(qp_sim *sim, const qp_obj *obj, short events)
+{
+    const qp_dgram *d = dgram_of(sim, obj);
+    short revents = POLLOUT;
+    if (d->count > 0)
+        revents |= POLLIN;
+    revents &= events;
+    if (d->error != QP_DGRAM_ERROR_NONE)
+        revents |= POLLERR; /* reported whatever was asked */
+    return revents;
+}
+
+/* --- syscalls --- */
+
+int qp__sim_socket(qp_os *os, int domain, int type, int protocol)
+{
+    qp_sim *sim = qp__sim_of(os);
+    qp_rec rec;
+    qp__sim_enter(sim, &rec, QP_SYS_SOCKET);
+    rec.arg[0] = domain;
+    rec.arg[1] = type;
+    rec.arg[2] = protocol;
+    if (domain != AF_INET && domain != AF_INET6)
+        return (int)qp__sim_exit(sim, &rec, -1, EAFNOSUPPORT);
+    if ((type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC)) != SOCK_DGRAM ||
+        (protocol != 0 && protocol != IPPROTO_UDP))
+        return (int)qp__sim_exit(sim, &rec, -1, EPROTONOSUPPORT);
+    int fd = new_dgram(sim);
+    if (fd < 0)
+        return (int)qp__sim_exit(sim, &rec, -1, EMFILE);
+    return (int)qp__sim_exit(sim, &rec, fd, 0);
+}
+
+/* An IPv4 destination from addr: false with *err set when it is none. */
+static bool inet_of(const struct sockaddr *addr, socklen_t addrlen, uint32_t *ip, uint16_t *port,
+                    int *err)
+{
+    if (addrlen < (socklen_t)sizeof(struct sockaddr_in)) {
+        *err = EINVAL;
+        return false;
+    }
+    struct sockaddr_in sin;
+    memcpy(&sin, addr, sizeof sin);
+    if (sin.sin_family != AF_INET) {
+        *err = EAFNOSUPPORT;
+        return false;
+    }
+    *ip = ntohl(sin.sin_addr.s_addr);
+    *port = ntohs(sin.sin_port);
+    return true;
+}
+
+int qp__sim_connect(qp_os *os, int fd, const struct sockaddr *addr, socklen_t addrlen)
+{
+    qp_sim *sim = qp__sim_of(os);
+    qp_rec rec;
+    qp__sim_enter(sim, &rec, QP_SYS_CONNECT);
+    rec.arg[0] = fd;
+    rec.arg[1] = -1;
+    qp_obj *obj = qp__sim_obj(sim, fd);
+    if (obj == NULL)
+        return (int)qp__sim_exit(sim, &rec, -1, EBADF);
+    if (obj->type == QP_OBJ_STREAM)
+        return (int)qp__sim_exit(sim, &rec, -1, EISCONN);
+    if (obj->type != QP_OBJ_DGRAM)
+        return (int)qp__sim_exit(sim, &rec, -1, ENOTSOCK);
+    if (addr == NULL)
+        return (int)qp__sim_exit(sim, &rec, -1, EFAULT);
+    uint32_t ip;
+    uint16_t port;
+    int err;
+    if (!inet_of(addr, addrlen, &ip, &port, &err))
+        return (int)qp__sim_exit(sim, &rec, -1, err);
+    rec.arg[1] = QP_REC_INET(ip, port);
+    qp_dgram *d = dgram_of(sim, obj);
+    d->connected = true;
+    d->peer_addr = ip;
+    d->peer_port = port;
+    return (int)qp__sim_exit(sim, &rec, 0, 0);
+}
+
+/* Reports a pending error (clearing a one-off); false when there is none. */
+static bool take_error(qp_dgram *d)
+{
+    if (d->error == QP_DGRAM_ERROR_NONE)
+        return false;
+    if (d->error == QP_DGRAM_ERROR_ONCE)
+        d->error = QP_DGRAM_ERROR_NONE;
+    return true;
+}
+
+int64_t qp__dgram_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const void *buf, size_t len,
+                       const struct sockaddr *dest, socklen_t destlen)
+{
+    qp_dgram *d = dgram_of(sim, obj);
+    rec->level_before = rec->level_after = d->count;
+    uint32_t ip = d->peer_addr;
+    uint16_t port = d->peer_port;
+    if (dest != NULL) {
+        int err;
+        if (!inet_of(dest, destlen, &ip, &port, &err))
+            return qp__sim_exit(sim, rec, -1, err);
+        rec->arg[3] = QP_REC_INET(ip, port);
+    } else if (!d->connected) {
+        return qp__sim_exit(sim, rec, -1, EDESTADDRREQ);
+    }
+    if (len > QP_DGRAM_SIZE_MAX)
+        return qp__sim_exit(sim, rec, -1, EMSGSIZE);
+    if (take_error(d))
+        return qp__sim_exit(sim, rec, -1, ECONNREFUSED);
+    if (!d->connected) {
+        /* replies come back from where the query went */
+        d->peer_addr = ip;
+        d->peer_port = port;
+    }
+    if (sim->dgram_peer != NULL && sim->dgram_peer->sent != NULL)
+        sim->dgram_peer->sent(sim->dgram_peer_ctx, fd, buf, len, ip, port);
+    return qp__sim_exit(sim, rec, (int64_t)len, 0);
+}
+
+ssize_t qp__sim_sendto(qp_os *os, int fd, const void *buf, size_t len, int flags,
+                       const struct sockaddr *dest_addr, socklen_t addrlen)
+{
+    qp_sim *sim = qp__sim_of(os);
+    qp_rec rec;
+    qp__sim_enter(sim, &rec, QP_SYS_SENDTO);
+    rec.arg[0] = fd;
+    rec.arg[1] = (int64_t)len;
+    rec.arg[2] = flags;
+    rec.arg[3] = -1;
+    qp_obj *obj = qp__sim_obj(sim, fd);
+    if (obj == NULL)
+        return (ssize_t)qp__sim_exit(sim, &rec, -1, EBADF);
+    if (buf == NULL && len > 0)
+        return (ssize_t)qp__sim_exit(sim, &rec, -1, EFAULT);
+    if (obj->type == QP_OBJ_STREAM)
+        return (ssize_t)qp__stream_send(sim, &rec, obj, len); /* the address is ignored */
+    if (obj->type != QP_OBJ_DGRAM)
+        return (ssize_t)qp__sim_exit(sim, &rec, -1, ENOTSOCK);
+    return (ssize_t)qp__dgram_send(sim, &rec, obj, fd, buf, len, dest_addr, addrlen);
+}
+
+int64_t qp__dgram_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, void *buf, size_t count,
+                          int flags, struct sockaddr *src_addr, socklen_t *addrlen)
+{
+    qp_dgram *d = dgram_of(sim, obj);
+    rec->level_before = rec->level_after = d->count;
+    if (take_error(d))
+        return qp__sim_exit(sim, rec, -1, ECONNREFUSED);
+    if (d->count == 0)
+        return qp__sim_exit(sim, rec, -1, EAGAIN);
+    uint32_t slot = d->head % QP_DGRAM_QUEUE_MAX;
+    uint32_t size = d->sizes[slot];
+    size_t n = count < size ? count : size;
+    uint32_t ip = d->peer_addr;
+    uint16_t port = d->peer_port;
+    if (d->from_peer[slot] && sim->dgram_peer != NULL && sim->dgram_peer->fill != NULL)
+        sim->dgram_peer->fill(sim->dgram_peer_ctx, d->tags[slot], buf, n, &ip, &port);
+    else if (n > 0)
+        memset(buf, 0, n);
+    d->head++;
+    d->count--;
+    rec->level_after = d->count;
+    if (src_addr != NULL && addrlen != NULL) {
+        struct sockaddr_in sin = {.sin_family = AF_INET,
+                                  .sin_port = htons(port),
+                                  .sin_addr.s_addr = htonl(ip)};
+        size_t room = *addrlen < sizeof sin ? *addrlen : sizeof sin;
+        memcpy(src_addr, &sin, room);
+        *addrlen = sizeof sin;
+    }
+    return qp__sim_exit(sim, rec, (flags & MSG_TRUNC) ? (int64_t)size : (int64_t)n, 0);
+}
+
+/* --- world events --- */
+
+bool qp__dgram_is_event(unsigned kind)
+{
+    return kind == QP_EV_DGRAM || kind == QP_EV_DGRAM_ERROR || kind == QP_EV_REPLY;
+}
+
+static qp_dgram *target_dgram(qp_sim *sim, int fd)
+{
+    qp_obj *obj = qp__sim_obj(sim, fd);
+    return obj != NULL && obj->type == QP_OBJ_DGRAM ? dgram_of(sim, obj) : NULL;
+}
+
+/* Datagrams first.. of ev's train arrive at fd: all that are left when
+ * they come at once, else one, and the next is scheduled a period later. */
+static void arrive(qp_sim *sim, const qp_event *ev, size_t event_index, int fd, uint32_t first,
+                   qp_rec *rec)
+{
+    qp_dgram *d = target_dgram(sim, fd);
+    uint32_t left = ev->repeat - first;
+    uint32_t n = ev->period_ns == 0 ? left : 1;
+    rec->arg[0] = ev->kind;
+    rec->arg[1] = fd;
+    rec->arg[2] = ev->size;
+    rec->ret = n;
+    if (d != NULL) {
+        rec->level_before = d->count;
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t size = ev->size, tag = 0;
+            bool from_peer = ev->kind == QP_EV_REPLY && sim->dgram_peer != NULL &&
+                             sim->dgram_peer->arrive != NULL;
+            if (from_peer)
+                size = sim->dgram_peer->arrive(sim->dgram_peer_ctx, ev, first + i, &tag);
+            if (d->count == QP_DGRAM_QUEUE_MAX) {
+                d->dropped++;
+                continue;
+            }
+            uint32_t slot = (d->head + d->count) % QP_DGRAM_QUEUE_MAX;
+            d->sizes[slot] = size;
+            d->tags[slot] = tag;
+            d->from_peer[slot] = from_peer;
+            d->count++;
+        }
+        rec->level_after = d->count;
+        if (d->count > rec->level_before)
+            qp__sim_notify(sim, fd);
+    }
+    if (left > n)
+        qp__sim_schedule(sim, &(qp_internal_event){.at_ns = rec->t_enter_ns + ev->period_ns,
+                                                   .kind = QP_IEV_DGRAM,
+                                                   .left = left - n,
+                                                   .event_index = (uint8_t)event_index});
+}
+
+static void icmp_error(qp_sim *sim, const qp_event *ev, int fd, qp_rec *rec)
+{
+    qp_dgram *d = target_dgram(sim, fd);
+    rec->arg[0] = ev->kind;
+    rec->arg[1] = fd;
+    rec->arg[2] = ev->size;
+    if (d == NULL)
+        return;
+    rec->level_before = rec->level_after = d->error;
+    if (!d->connected || d->error == QP_DGRAM_ERROR_PERSISTENT)
+        return; /* dropped by the kernel, or nothing changes */
+    d->error = ev->size ? QP_DGRAM_ERROR_PERSISTENT : QP_DGRAM_ERROR_ONCE;
+    rec->level_after = d->error;
+    qp__sim_notify(sim, fd);
+}
+
+void qp__dgram_event(qp_sim *sim, const qp_event *ev, int fd, size_t rec_index)
+{
+    qp_rec *rec = &sim->trace->recs[rec_index];
+    if (ev->kind == QP_EV_DGRAM_ERROR)
+        icmp_error(sim, ev, fd, rec);
+    else
+        arrive(sim, ev, (size_t)(ev - sim->sched->events), fd, 0, rec);
+}
+
+void qp__dgram_internal(qp_sim *sim, const qp_internal_event *iev)
+{
+    const qp_event *ev = &sim->sched->events[iev->event_index];
+    int fd = ev->target < sim->targets_count ? sim->targets[ev->target] : -1;
+    bool was_blocked = blocked(sim);
+    qp_rec *rec = qp__sim_push(sim, QP_REC_EVENT);
+    arrive(sim, ev, iev->event_index, fd, ev->repeat - iev->left, rec);
+    rec->arg[3] = was_blocked && !blocked(sim);
+    qp__sim_check(sim);
+}

@@ -1,0 +1,215 @@
+/* The nameserver of the udns harness (see udns_server.h). DNS messages as
+ * RFC 1035 section 4 lays them out: a 12-byte header (id, flags, four
+ * counts), the question (a name as length-prefixed labels ending in a zero
+ * byte, then type and class), then resource records. */
+#include "udns_server.h"
+
+#include <string.h>
+
+#define HEADER_SIZE 12
+#define FLAG_QR 0x80 /* first flags byte: a response */
+#define FLAG_TC 0x02 /* ... truncated */
+#define FLAG_RD 0x01 /* ... recursion desired (copied from the query) */
+#define FLAG_RA 0x80 /* second flags byte: recursion available */
+#define RCODE_NOERROR 0
+#define RCODE_FORMERR 1
+#define RCODE_SERVFAIL 2
+#define RCODE_NXDOMAIN 3
+#define OTHER_SERVER_ADDR UINT32_C(0xc0000263) /* 192.0.2.99 */
+#define REPLY_MAX 160 /* a header, a short question, one A record */
+#define NO_QUERY UINT32_MAX
+
+static const char *const reply_names[QP_DNS_REPLY_COUNT] = {
+    [QP_DNS_ANSWER] = "answer",
+    [QP_DNS_NXDOMAIN] = "nxdomain",
+    [QP_DNS_SERVFAIL] = "servfail",
+    [QP_DNS_NODATA] = "nodata",
+    [QP_DNS_TRUNCATED] = "truncated",
+    [QP_DNS_FORMERR] = "formerr",
+    [QP_DNS_WRONG_ID] = "wrong id",
+    [QP_DNS_WRONG_NAME] = "wrong name",
+    [QP_DNS_DUPLICATE] = "duplicate",
+    [QP_DNS_SHORT] = "short",
+    [QP_DNS_BAD_NAME] = "bad name",
+    [QP_DNS_OTHER_SERVER] = "other server",
+};
+
+const char *qp_dns_reply_name(unsigned kind)
+{
+    return kind < QP_DNS_REPLY_COUNT ? reply_names[kind] : "?";
+}
+
+static bool answers(unsigned kind)
+{
+    return kind <= QP_DNS_FORMERR;
+}
+
+/* Reads the question of a query; false when the bytes are no query. */
+static bool parse_query(const uint8_t *buf, size_t len, qp_dns_query *q)
+{
+    if (len < HEADER_SIZE || (buf[2] & FLAG_QR) || buf[4] != 0 || buf[5] != 1)
+        return false;
+    size_t pos = HEADER_SIZE;
+    for (unsigned labels = 0;; labels++) {
+        if (pos >= len || labels > QP_DNS_NAME_MAX)
+            return false;
+        uint8_t label = buf[pos];
+        if (label & 0xc0)
+            return false; /* no compression in a query */
+        if (pos + 1 + label - HEADER_SIZE > QP_DNS_NAME_MAX)
+            return false;
+        pos += 1u + label;
+        if (label == 0)
+            break;
+    }
+    if (pos + 4 > len)
+        return false;
+    q->id = (uint16_t)(buf[0] << 8 | buf[1]);
+    q->qname_size = (uint8_t)(pos - HEADER_SIZE);
+    memcpy(q->qname, buf + HEADER_SIZE, q->qname_size);
+    memcpy(q->typcls, buf + pos, 4);
+    return true;
+}
+
+static void sent(void *ctx, int fd, const uint8_t *buf, size_t len, uint32_t addr, uint16_t port)
+{
+    (void)fd, (void)addr, (void)port;
+    qp_dns_server *s = ctx;
+    qp_dns_query q;
+    if (buf == NULL || !parse_query(buf, len, &q)) {
+        s->junk_count++;
+        return;
+    }
+    s->sent[s->sent_count % QP_DNS_SENT_MAX] = q;
+    s->sent_count++;
+}
+
+/* The tag of a reply: its kind, and the query it is built for. */
+static uint32_t tag_of(unsigned kind, uint32_t query)
+{
+    return (uint32_t)kind << 24 | (query & 0xffffff);
+}
+
+static unsigned kind_of(uint32_t tag)
+{
+    return tag >> 24;
+}
+
+static uint32_t query_of(uint32_t tag)
+{
+    uint32_t query = tag & 0xffffff;
+    return query == 0xffffff ? NO_QUERY : query;
+}
+
+static uint8_t *put16(uint8_t *p, unsigned value)
+{
+    p[0] = (uint8_t)(value >> 8);
+    p[1] = (uint8_t)value;
+    return p + 2;
+}
+
+/* The query a reply answers: one the ring still holds, or a made-up one
+ * (nothing sent yet, or forgotten) that no real query matches. */
+static qp_dns_query query_for(const qp_dns_server *s, uint32_t query)
+{
+    if (query != NO_QUERY && query < s->sent_count && s->sent_count - query <= QP_DNS_SENT_MAX)
+        return s->sent[query % QP_DNS_SENT_MAX];
+    static const uint8_t name[] = "\x07unknown\x09quietpoll\x04test";
+    qp_dns_query q = {.id = 0, .qname_size = sizeof name, .typcls = {0, 1, 0, 1}};
+    memcpy(q.qname, name, sizeof name);
+    return q;
+}
+
+/* Builds the reply of tag into out (REPLY_MAX bytes); returns its size and
+ * sets *other_server when it comes from another address than the one asked. */
+static size_t build(const qp_dns_server *s, uint32_t tag, uint8_t *out, bool *other_server)
+{
+    unsigned kind = kind_of(tag);
+    qp_dns_query q = query_for(s, query_of(tag));
+    *other_server = kind == QP_DNS_OTHER_SERVER;
+    memset(out, 0, REPLY_MAX);
+    uint16_t id = kind == QP_DNS_WRONG_ID ? (uint16_t)(q.id ^ 0x8000) : q.id;
+    uint8_t *p = put16(out, id);
+    unsigned rcode = kind == QP_DNS_NXDOMAIN   ? RCODE_NXDOMAIN
+                     : kind == QP_DNS_SERVFAIL ? RCODE_SERVFAIL
+                     : kind == QP_DNS_FORMERR  ? RCODE_FORMERR
+                                               : RCODE_NOERROR;
+    *p++ = FLAG_QR | FLAG_RD | (kind == QP_DNS_TRUNCATED ? FLAG_TC : 0);
+    *p++ = FLAG_RA | (uint8_t)rcode;
+    if (kind == QP_DNS_FORMERR)
+        return HEADER_SIZE; /* no question: udns matches it by id alone */
+    if (kind == QP_DNS_SHORT)
+        return 7;
+    bool has_answer = kind == QP_DNS_ANSWER || kind == QP_DNS_WRONG_ID ||
+                      kind == QP_DNS_WRONG_NAME || kind == QP_DNS_DUPLICATE ||
+                      kind == QP_DNS_OTHER_SERVER;
+    p = put16(p, 1);              /* one question */
+    p = put16(p, has_answer);     /* answers */
+    p = put16(p, 0);              /* authority */
+    p = put16(p, 0);              /* additional */
+    if (kind == QP_DNS_BAD_NAME) {
+        *p++ = 63; /* a label of 63 bytes, of which 3 follow */
+        memcpy(p, "abc", 3);
+        return (size_t)(p + 3 - out);
+    }
+    memcpy(p, q.qname, q.qname_size);
+    if (kind == QP_DNS_WRONG_NAME && q.qname_size > 1) /* another first letter */
+        p[1] = (q.qname[1] | 0x20) == 'x' ? 'y' : 'x';
+    p += q.qname_size;
+    memcpy(p, q.typcls, 4);
+    p += 4;
+    if (has_answer) {
+        p = put16(p, 0xc000 | HEADER_SIZE); /* the name: a pointer to the question's */
+        p = put16(p, 1);                    /* type A */
+        p = put16(p, 1);                    /* class IN */
+        p = put16(p, 0);                    /* TTL 3600 */
+        p = put16(p, 3600);
+        p = put16(p, 4);                    /* 192.0.2.x */
+        *p++ = 192;
+        *p++ = 0;
+        *p++ = 2;
+        *p++ = (uint8_t)(1 + query_of(tag) % 200);
+    }
+    return (size_t)(p - out);
+}
+
+static uint32_t arrive(void *ctx, const qp_event *ev, uint32_t index, uint32_t *tag)
+{
+    (void)index;
+    qp_dns_server *s = ctx;
+    unsigned kind = ev->size % QP_DNS_REPLY_COUNT;
+    uint32_t query = NO_QUERY;
+    if (kind == QP_DNS_DUPLICATE) {
+        if (s->answered_count > 0)
+            query = s->answered_count - 1;
+        else if (s->sent_count > 0)
+            query = s->sent_count - 1;
+    } else if (s->answered_count < s->sent_count) {
+        query = s->answered_count;
+        if (answers(kind))
+            s->answered_count++;
+    } else if (s->sent_count > 0) {
+        query = s->sent_count - 1; /* everything is answered: a repeat of the last */
+    }
+    s->replies[kind]++;
+    *tag = tag_of(kind, query);
+    uint8_t scratch[REPLY_MAX];
+    bool other_server;
+    return (uint32_t)build(s, *tag, scratch, &other_server);
+}
+
+static void fill(void *ctx, uint32_t tag, uint8_t *buf, size_t len, uint32_t *addr,
+                 uint16_t *port)
+{
+    (void)port;
+    const qp_dns_server *s = ctx;
+    uint8_t scratch[REPLY_MAX];
+    bool other_server;
+    build(s, tag, scratch, &other_server);
+    if (len > 0)
+        memcpy(buf, scratch, len < sizeof scratch ? len : sizeof scratch);
+    if (other_server)
+        *addr = OTHER_SERVER_ADDR;
+}
+
+const qp_dgram_peer qp_dns_server_peer = {.sent = sent, .arrive = arrive, .fill = fill};

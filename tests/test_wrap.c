@@ -1,0 +1,71 @@
+/* The --wrap piece (include/quietpoll/wrap.h) on a library of its own
+ * (wrap_lib/tiny_resolver.c, plain libc calls): inside qp_wrap_enter() its
+ * calls run in the simulator, on virtual time; detached they reach
+ * nothing; after qp_wrap_leave() the real libc again. Built with or without
+ * libudns. */
+#include <errno.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "quietpoll/sim.h"
+#include "quietpoll/units.h"
+#include "quietpoll/wrap.h"
+
+int tiny_open(void);
+int tiny_wait_and_drain(int fd, int timeout_ms);
+long tiny_now_s(void);
+
+#define T0 (5000 * QP_NS_PER_S)
+
+static qp_schedule sched = {
+    .start_ns = T0,
+    .cost_ns = 1000,
+    .events = {{.at_ns = T0 + 3 * QP_NS_PER_MS, .kind = QP_EV_DGRAM, .size = 40, .repeat = 3}},
+    .events_count = 1,
+};
+static qp_rec recs[QP_SIM_TRACE_CAP];
+static qp_trace trace;
+static qp_sim sim;
+static jmp_buf stopped;
+
+static void test_a_library_runs_in_the_simulator(void)
+{
+    trace = (qp_trace){recs, 0, QP_SIM_TRACE_CAP};
+    qp_sim_init(&sim, &sched, &trace, NULL, &stopped);
+    if (setjmp(stopped) != 0) {
+        qp_wrap_leave();
+        CHECK(!"the sim stopped the run");
+        return;
+    }
+    qp_wrap_enter(&sim.os);
+    CHECK(qp_wrap_active());
+    CHECK_EQ_I(tiny_now_s(), 5000); /* the virtual clock */
+    int fd = tiny_open();           /* the sim's socket: event target 0 */
+    CHECK_EQ_I(fd, QP_SIM_FIRST_FD);
+    CHECK_EQ_I(tiny_wait_and_drain(fd, 10), 3); /* poll blocks 3 virtual ms */
+    CHECK_EQ_U(sim.now_ns, T0 + 3 * QP_NS_PER_MS + 5 * 1000); /* poll and 4 recvfrom */
+    unsigned polls = 0, receives = 0;
+    for (size_t i = 0; i < trace.count; i++)
+        if (recs[i].type == QP_REC_SYSCALL) {
+            polls += recs[i].sys == QP_SYS_POLL;
+            receives += recs[i].sys == QP_SYS_RECVFROM;
+        }
+    CHECK_EQ_U(polls, 1);
+    CHECK_EQ_U(receives, 4); /* 3 datagrams and the EAGAIN */
+    qp_wrap_detach();
+    CHECK_EQ_I(close(fd), 0); /* reaches nothing: fd 3 of this process stays open */
+    CHECK_EQ_I(tiny_open(), -1);
+    qp_wrap_leave();
+    CHECK(!qp_wrap_active());
+    CHECK(tiny_now_s() > 1000000000); /* the real clock again */
+    int real = tiny_open();
+    CHECK(real >= 0);
+    CHECK_EQ_I(tiny_wait_and_drain(real, 0), 0);
+    CHECK_EQ_I(close(real), 0);
+}
+
+int main(void)
+{
+    static const test_case tests[] = {TEST(test_a_library_runs_in_the_simulator)};
+    return check_run(tests, sizeof tests / sizeof tests[0]);
+}
