@@ -43,6 +43,20 @@ qp_ninja() {
     fi
 }
 
+# qp_ninja_fuzz DIR: builds only what fuzzing needs, quietly: the fuzz_*
+# targets, the quietpoll command and the benchmark baselines (tools/bench_*)
+qp_ninja_fuzz() {
+    local wanted=()
+    mapfile -t wanted < <(ninja -C "$1" -t targets all 2>/dev/null |
+        sed -n 's/^\(fuzz_[A-Za-z0-9_]*\|quietpoll\|tools\/bench_[A-Za-z0-9_]*\): .*/\1/p' | sort -u)
+    local out
+    if ! out=$(ninja -C "$1" "${wanted[@]}" 2>&1); then
+        printf '%s\n' "$out" | tail -n 40 >&2
+        echo "the build in $1/ failed" >&2
+        return 1
+    fi
+}
+
 # The fuzz targets a build made (every targets/fuzz_<name>.c is one):
 # qp_targets BUILD_DIR
 qp_targets() {
@@ -101,6 +115,28 @@ qp_afl_driver() {
     done
     echo "no libAFLDriver.a: install afl++" >&2
     return 1
+}
+
+# qp_afl_denylist ROOT FILE: writes an AFL_LLVM_DENYLIST naming the sources of
+# ROOT that define --wrap wrappers (__wrap_read, ...). Every target links them,
+# so AFL++'s own runtime, which reads and writes its fork-server pipes between
+# two test cases, would run through them: instrumented, they put edges in the
+# coverage map that belong to no input, and the stability falls below 100 %.
+# When FILE changes, the build directory it sits in (if any) is cleaned, for
+# ninja does not see the change.
+qp_afl_denylist() {
+    local new
+    new=$({
+        echo "# sources of --wrap wrappers, which AFL++'s runtime calls between test cases"
+        grep -rlE --include='*.c' '^[A-Za-z].*[^A-Za-z_]__wrap_[A-Za-z0-9_]+\(' "$1/src" |
+            sed "s|^$1/|src: *|"
+    })
+    if [ ! -f "$2" ] || [ "$(cat "$2")" != "$new" ]; then
+        printf '%s\n' "$new" >"$2"
+        if [ -f "$(dirname "$2")/build.ninja" ]; then
+            ninja -C "$(dirname "$2")" -t clean >/dev/null
+        fi
+    fi
 }
 
 # afl-fuzz without a screen, on a shared machine: no UI, no core binding, no
