@@ -53,3 +53,34 @@ char *run_text(const qp_run *run)
     fclose(out);
     return text;
 }
+
+void check_same_bytes_twice(qp_run *run, const qp_machine *machine, uint64_t seed, int trials)
+{
+    uint64_t rng = seed;
+    uint8_t buf[300];
+    for (int trial = 0; trial < trials; trial++) {
+        size_t size = random_tape(&rng, buf, sizeof buf);
+        for (size_t v = 0; v < machine->variants_count; v++) {
+            qp_run_bytes(run, machine, v, buf, size);
+            char *first = run_text(run);
+            qp_run_bytes(run, machine, v, buf, size);
+            char *second = run_text(run);
+            CHECK_STR(first, second);
+            free(first);
+            free(second);
+        }
+    }
+}
+
+bool reference_passes_random_tape(qp_run *run, const qp_machine *machine, size_t variant,
+                                  uint64_t *rng)
+{
+    uint8_t buf[300];
+    size_t size = random_tape(rng, buf, sizeof buf);
+    if (!qp_run_bytes(run, machine, variant, buf, size))
+        return true;
+    fprintf(stderr, "%s/%s fired %s: %s\n", machine->name, machine->variants[variant].name,
+            qp_property_name((unsigned)run->oracle.violation.property), run->oracle.violation.why);
+    CHECK(!"a reference passes");
+    return false;
+}

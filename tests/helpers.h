@@ -16,4 +16,13 @@ bool schedules_equal(const qp_schedule *a, const qp_schedule *b);
 /* The trace and verdict as text (caller frees). */
 char *run_text(const qp_run *run);
 
+/* Runs trials random tapes (from seed) through every variant of machine
+ * twice each, and checks the two runs print the same bytes. */
+void check_same_bytes_twice(qp_run *run, const qp_machine *machine, uint64_t seed, int trials);
+
+/* Runs one random tape through a reference variant; false (with the
+ * violation printed and counted as a failed check) if a property fired. */
+bool reference_passes_random_tape(qp_run *run, const qp_machine *machine, size_t variant,
+                                  uint64_t *rng);
+
 #endif

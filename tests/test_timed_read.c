@@ -99,20 +99,7 @@ static void test_each_mutant_fires_its_property(void)
 
 static void test_same_input_same_bytes(void)
 {
-    uint64_t rng = 99;
-    uint8_t buf[300];
-    for (int trial = 0; trial < 300; trial++) {
-        size_t size = random_tape(&rng, buf, sizeof buf);
-        for (size_t v = 0; v < m->variants_count; v++) {
-            qp_run_bytes(run, m, v, buf, size);
-            char *first = run_text(run);
-            qp_run_bytes(run, m, v, buf, size);
-            char *second = run_text(run);
-            CHECK_STR(first, second);
-            free(first);
-            free(second);
-        }
-    }
+    check_same_bytes_twice(run, m, 99, 300);
 }
 
 int main(void)
