@@ -148,6 +148,17 @@ qp_afl_env() {
     export UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:symbolize=0:print_stacktrace=1
 }
 
+# qp_wait_a_while PID: waits up to 10 s for PID to end; true while it runs
+# (a progress line is due), false once it has ended
+qp_wait_a_while() {
+    local i
+    for i in 1 2 3 4 5 6 7 8 9 10; do
+        kill -0 "$1" 2>/dev/null || return 1
+        sleep 1
+    done
+    kill -0 "$1" 2>/dev/null
+}
+
 # Wall-clock seconds with a fraction, for durations
 qp_now() { date +%s.%N; }
 
