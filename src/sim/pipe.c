@@ -72,7 +72,6 @@ int qp__sim_pipe2(qp_os *os, int pipefd[2], int flags)
     pipefd[1] = wfd;
     rec.pfd[0].fd = rfd;
     rec.pfd[1].fd = wfd;
-    sim->targets[sim->targets_count < QP_SIM_FDS_MAX ? sim->targets_count++ : 0] = rfd;
     return (int)qp__sim_exit(sim, &rec, 0, 0);
 }
 
