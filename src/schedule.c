@@ -199,7 +199,7 @@ const char *qp_fmt_clock(char *buf, uint64_t at_ns)
     return buf;
 }
 
-static void describe_timeout(FILE *out, uint64_t timeout_ns)
+void qp_describe_timeout(FILE *out, uint64_t timeout_ns)
 {
     char ms[32];
     if (timeout_ns == 0)
@@ -226,7 +226,7 @@ void qp_schedule_describe(FILE *out, const qp_schedule_shape *shape, const qp_sc
         }
         if (shape->op_sized)
             fprintf(out, "up to %" PRIu32 " byte%s, ", s->ops[i].size, s->ops[i].size == 1 ? "" : "s");
-        describe_timeout(out, s->ops[i].timeout_ns);
+        qp_describe_timeout(out, s->ops[i].timeout_ns);
         fputc('\n', out);
     }
     if (s->events_count == 0)

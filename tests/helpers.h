@@ -8,6 +8,16 @@
 /* Encodes sched for machine and runs it; the tape must decode back to it. */
 bool run_schedule(qp_run *run, const qp_machine *machine, size_t variant, const qp_schedule *sched);
 
+/* In a test that calls the sim directly: fail the check, and return, if the
+ * sim stops the run (longjmp to jb). */
+#define SIM_GUARD(jb)                                                                      \
+    do {                                                                                   \
+        if (setjmp(jb) != 0) {                                                             \
+            CHECK(!"the sim stopped the run");                                             \
+            return;                                                                        \
+        }                                                                                  \
+    } while (0)
+
 /* A random tape of 0..size_max bytes. */
 size_t random_tape(uint64_t *rng, uint8_t *buf, size_t size_max);
 

@@ -36,13 +36,6 @@ static qp_os *fresh(const qp_event *events, size_t count, int *connected, int *u
     return &sim.os;
 }
 
-#define GUARD()                                                                            \
-    do {                                                                                   \
-        if (setjmp(stopped) != 0) {                                                        \
-            CHECK(!"the sim stopped the run");                                             \
-            return;                                                                        \
-        }                                                                                  \
-    } while (0)
 
 static qp_event dgrams(uint64_t at_ns, uint8_t target, uint32_t size, uint32_t n, uint64_t period_ns)
 {
@@ -55,7 +48,7 @@ static void test_a_receive_takes_one_whole_datagram(void)
     qp_event ev[] = {dgrams(T0, 0, 100, 2, 0), dgrams(T0 + 1000, 0, 7, 1, 0)};
     int fd, other;
     qp_os *os = fresh(ev, 2, &fd, &other);
-    GUARD();
+    SIM_GUARD(stopped);
     unsigned char buf[200];
     CHECK_EQ_I(os->recv(os, fd, buf, 40, MSG_DONTWAIT), 40); /* the rest is discarded */
     CHECK_EQ_I(os->recv(os, fd, buf, 40, MSG_TRUNC), 100);   /* the second, its real size */
@@ -75,7 +68,7 @@ static void test_a_train_arrives_one_by_one_and_a_full_queue_drops(void)
     qp_event ev[] = {dgrams(T0, 0, 1, 3, 5000), dgrams(T0, 1, 1, QP_DGRAM_QUEUE_MAX + 6, 0)};
     int fd, other;
     qp_os *os = fresh(ev, 2, &fd, &other);
-    GUARD();
+    SIM_GUARD(stopped);
     struct pollfd pfd = {.fd = fd, .events = POLLIN};
     CHECK_EQ_I(os->poll(os, &pfd, 1, 0), 1);
     CHECK_EQ_U(sim.dgrams[0].count, 1);
@@ -96,7 +89,7 @@ static void test_icmp_errors_reach_connected_sockets_only(void)
                      {.at_ns = T0 + 100, .kind = QP_EV_DGRAM_ERROR, .target = 0, .size = 1}};
     int fd, other;
     qp_os *os = fresh(ev, 4, &fd, &other);
-    GUARD();
+    SIM_GUARD(stopped);
     struct pollfd pfd[2] = {{.fd = fd, .events = POLLIN}, {.fd = other, .events = POLLIN}};
     CHECK_EQ_I(os->poll(os, pfd, 2, 0), 1);
     CHECK_EQ_I(pfd[0].revents, POLLIN | POLLERR);
@@ -121,7 +114,7 @@ static void test_socket_and_sendto_as_linux_has_them(void)
     qp_event none[1];
     int fd, other;
     qp_os *os = fresh(none, 0, &fd, &other);
-    GUARD();
+    SIM_GUARD(stopped);
     CHECK_EQ_I(os->socket(os, AF_UNIX, SOCK_DGRAM, 0), -1);
     CHECK_EQ_I(errno, EAFNOSUPPORT);
     CHECK_EQ_I(os->socket(os, AF_INET, SOCK_STREAM, 0), -1);
@@ -145,7 +138,7 @@ static void test_epollet_reports_once_per_arrival(void)
     qp_event ev[] = {dgrams(T0, 0, 10, 2, 0), dgrams(T0 + 1000, 0, 10, 1, 0)};
     int fd, other;
     qp_os *os = fresh(ev, 2, &fd, &other);
-    GUARD();
+    SIM_GUARD(stopped);
     int ep = os->epoll_create1(os, 0);
     struct epoll_event e = {.events = EPOLLIN | EPOLLET, .data.fd = fd};
     CHECK_EQ_I(os->epoll_ctl(os, ep, EPOLL_CTL_ADD, fd, &e), 0);

@@ -23,18 +23,11 @@ static qp_os *fresh(void)
     return &sim.os;
 }
 
-#define GUARD()                                                                            \
-    do {                                                                                   \
-        if (setjmp(stopped) != 0) {                                                        \
-            CHECK(!"the sim stopped the run");                                             \
-            return;                                                                        \
-        }                                                                                  \
-    } while (0)
 
 static void test_eventfd_counts_and_zeroes(void)
 {
     qp_os *os = fresh();
-    GUARD();
+    SIM_GUARD(stopped);
     int fd = os->eventfd(os, 0, EFD_NONBLOCK);
     CHECK(fd >= QP_SIM_FIRST_FD);
     uint64_t v = 0;
@@ -67,7 +60,7 @@ static void test_eventfd_counts_and_zeroes(void)
 static void test_pipe_capacity_is_slots_not_bytes(void)
 {
     qp_os *os = fresh();
-    GUARD();
+    SIM_GUARD(stopped);
     int p[2];
     CHECK_EQ_I(os->pipe2(os, p, O_NONBLOCK), 0);
     unsigned char buf[QP_PAGE_SIZE] = {0};
@@ -100,7 +93,7 @@ static void test_pipe_capacity_is_slots_not_bytes(void)
 static void test_pipe_small_writes_merge_into_the_newest_page(void)
 {
     qp_os *os = fresh();
-    GUARD();
+    SIM_GUARD(stopped);
     int p[2];
     CHECK_EQ_I(os->pipe2(os, p, O_NONBLOCK), 0);
     unsigned char buf[QP_PAGE_SIZE] = {0};
@@ -120,7 +113,7 @@ static void test_epoll_level_edge_oneshot_and_hup(void)
 {
     sched.events_count = 0;
     qp_os *os = fresh();
-    GUARD();
+    SIM_GUARD(stopped);
     int ep = os->epoll_create1(os, EPOLL_CLOEXEC);
     int lt = os->eventfd(os, 0, EFD_NONBLOCK);
     int et = os->eventfd(os, 0, EFD_NONBLOCK);
@@ -167,7 +160,7 @@ static void test_epoll_wait_times_out_like_poll(void)
 {
     sched.slack_ns = 30000;
     qp_os *os = fresh();
-    GUARD();
+    SIM_GUARD(stopped);
     int ep = os->epoll_create1(os, 0);
     struct epoll_event out[1];
     uint64_t t0 = sim.now_ns;

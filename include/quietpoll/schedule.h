@@ -103,6 +103,10 @@ void qp_schedule_describe(FILE *out, const qp_schedule_shape *shape, const qp_sc
 
 const char *qp_event_kind_name(unsigned kind);
 
+/* An operation's timeout in words: "non-blocking", "no timeout", or
+ * "timeout 2.000000 ms (2000000 ns)". */
+void qp_describe_timeout(FILE *out, uint64_t timeout_ns);
+
 /* Wall-clock style "HH:MM:SS.nnnnnnnnn" of a virtual instant (buf >= 32). */
 const char *qp_fmt_clock(char *buf, uint64_t at_ns);
 

@@ -179,14 +179,7 @@ static void run(qp_os *os, const qp_machine_ctx *ctx)
 
 static void describe_query(FILE *out, const qp_schedule *s, size_t index)
 {
-    uint64_t timeout_ns = s->ops[index].timeout_ns;
-    char ms[32];
-    if (timeout_ns == 0)
-        fprintf(out, "non-blocking");
-    else if (timeout_ns == QP_NS_INFINITE)
-        fprintf(out, "no timeout");
-    else
-        fprintf(out, "timeout %s (%" PRIu64 " ns)", qp_fmt_ms(ms, timeout_ns), timeout_ns);
+    qp_describe_timeout(out, s->ops[index].timeout_ns);
     if (index == 0)
         fprintf(out, "; level-triggered variants wait with %s",
                 s->ops[0].size == POLLER_EPOLL ? "epoll" : "poll");

@@ -199,14 +199,8 @@ static void teardown(const qp_machine_ctx *ctx)
 static void describe_session(FILE *out, const qp_schedule *s, size_t index)
 {
     const qp_op *op = &s->ops[index];
-    char ms[32];
     fprintf(out, "%" PRIu32 " quer%s, one at a time, ", op->size, op->size == 1 ? "y" : "ies");
-    if (op->timeout_ns == 0)
-        fprintf(out, "non-blocking");
-    else if (op->timeout_ns == QP_NS_INFINITE)
-        fprintf(out, "no timeout");
-    else
-        fprintf(out, "timeout %s (%" PRIu64 " ns)", qp_fmt_ms(ms, op->timeout_ns), op->timeout_ns);
+    qp_describe_timeout(out, op->timeout_ns);
 }
 
 const qp_machine qp_machine_udns = {
