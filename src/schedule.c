@@ -108,7 +108,8 @@ static void encode_timeout_ns(qp_tape_writer *w, uint64_t timeout_ns)
 
 void qp_schedule_decode(qp_tape *tape, const qp_schedule_shape *shape, qp_schedule *out)
 {
-    assert(shape->targets_count >= 1 && kinds_count(shape->event_kinds_mask) >= 1);
+    assert(shape->targets_count >= 1);
+    assert(kinds_count(shape->event_kinds_mask) >= 1);
     memset(out, 0, sizeof *out);
 
     uint64_t start_s = qp_tape_range(tape, 0, QP_START_S_MAX);
@@ -154,7 +155,9 @@ void qp_schedule_decode(qp_tape *tape, const qp_schedule_shape *shape, qp_schedu
 
 void qp_schedule_encode(qp_tape_writer *w, const qp_schedule_shape *shape, const qp_schedule *s)
 {
-    assert(s->cost_ns >= 1 && s->ops_count <= QP_OPS_MAX && s->events_count <= QP_EVENTS_MAX);
+    assert(s->cost_ns >= 1);
+    assert(s->ops_count <= QP_OPS_MAX);
+    assert(s->events_count <= QP_EVENTS_MAX);
     qp_write_range(w, s->start_ns / QP_NS_PER_S, 0, QP_START_S_MAX);
     qp_write_time_ns(w, s->start_ns % QP_NS_PER_S, QP_NS_PER_S - 1);
     qp_write_time_ns(w, s->cost_ns - 1, QP_COST_NS_MAX - 1);

@@ -50,7 +50,8 @@ uint64_t qp_tape_range(qp_tape *tape, uint64_t min, uint64_t max)
 
 unsigned qp_tape_choice(qp_tape *tape, unsigned choices_count)
 {
-    assert(choices_count >= 1 && choices_count <= 256);
+    assert(choices_count >= 1);
+    assert(choices_count <= 256);
     return (unsigned)qp_tape_range(tape, 0, choices_count - 1);
 }
 
@@ -109,7 +110,8 @@ static void write_byte(qp_tape_writer *w, uint8_t byte)
 
 void qp_write_range(qp_tape_writer *w, uint64_t value, uint64_t min, uint64_t max)
 {
-    assert(min <= value && value <= max);
+    assert(min <= value);
+    assert(value <= max);
     unsigned bytes = span_bytes(max - min + 1);
     uint64_t raw = value - min;
     for (unsigned i = bytes; i > 0; i--)

@@ -1,6 +1,7 @@
 /* The trace's storage and the names of what it records. */
 #include "quietpoll/trace.h"
 
+#include <assert.h>
 #include <string.h>
 
 qp_rec *qp_trace_push(qp_trace *trace)
@@ -12,36 +13,27 @@ qp_rec *qp_trace_push(qp_trace *trace)
     return rec;
 }
 
-static const char *const sys_names[QP_SYS_COUNT] = {
-    [QP_SYS_READ] = "read",
-    [QP_SYS_WRITE] = "write",
-    [QP_SYS_RECV] = "recvfrom",
-    [QP_SYS_RECVFROM] = "recvfrom",
-    [QP_SYS_POLL] = "poll",
-    [QP_SYS_CLOCK_GETTIME] = "clock_gettime",
-    [QP_SYS_CLOSE] = "close",
-    [QP_SYS_EPOLL_CREATE1] = "epoll_create1",
-    [QP_SYS_EPOLL_CTL] = "epoll_ctl",
-    [QP_SYS_EPOLL_WAIT] = "epoll_wait",
-    [QP_SYS_EVENTFD2] = "eventfd2",
-    [QP_SYS_PIPE2] = "pipe2",
-    [QP_SYS_FCNTL] = "fcntl",
-    [QP_SYS_SOCKET] = "socket",
-    [QP_SYS_CONNECT] = "connect",
-    [QP_SYS_SENDTO] = "sendto",
-};
-
-const char *qp_sys_name(unsigned sys)
+size_t qp_wait_reported(const qp_rec *rec, qp_pollrec out[QP_TRACE_POLL_FDS_MAX])
 {
-    return sys < QP_SYS_COUNT ? sys_names[sys] : "?";
+    assert(rec->type == QP_REC_SYSCALL);
+    assert(qp_sys_is_wait(rec->call.sys));
+    if (rec->call.ret <= 0)
+        return 0;
+    /* poll keeps every pollfd; epoll_wait the events it returned */
+    int64_t entries = rec->call.sys == QP_SYS_poll ? rec->call.wait.fds_count : rec->call.ret;
+    size_t count = 0;
+    for (int64_t i = 0; i < entries && i < QP_TRACE_POLL_FDS_MAX; i++)
+        if (rec->call.wait.fds[i].revents != 0)
+            out[count++] = rec->call.wait.fds[i];
+    return count;
 }
 
-bool qp_sys_is_wait(unsigned sys)
+int qp_wait_reported_fd(const qp_rec *rec, int fd)
 {
-    return sys == QP_SYS_POLL || sys == QP_SYS_EPOLL_WAIT;
-}
-
-bool qp_sys_is_receive(unsigned sys)
-{
-    return sys == QP_SYS_READ || sys == QP_SYS_RECV || sys == QP_SYS_RECVFROM;
+    qp_pollrec reported[QP_TRACE_POLL_FDS_MAX];
+    size_t count = qp_wait_reported(rec, reported);
+    for (size_t i = 0; i < count; i++)
+        if (reported[i].fd == fd)
+            return reported[i].revents;
+    return 0;
 }

@@ -15,10 +15,10 @@
 
 #include "quietpoll/os.h"
 #include "quietpoll/schedule.h"
+#include "quietpoll/sim.h"
 #include "quietpoll/trace.h"
 #include "quietpoll/units.h"
 
-#define QP_PID_BASE 4200
 #define QP_FAKE_BUF_ADDR "0x7f3a5c001000"
 
 typedef struct line {
@@ -40,35 +40,14 @@ static void put(line *l, const char *fmt, ...)
         l->len = l->len + (size_t)n < l->size ? l->len + (size_t)n : l->size - 1;
 }
 
-static const struct {
-    int err;
-    const char *name;
-    const char *text;
-} errnos[] = {
-    {EAGAIN, "EAGAIN", "Resource temporarily unavailable"},
-    {EINTR, "EINTR", "Interrupted system call"},
-    {EBADF, "EBADF", "Bad file descriptor"},
-    {EINVAL, "EINVAL", "Invalid argument"},
-    {ECONNRESET, "ECONNRESET", "Connection reset by peer"},
-    {ECONNREFUSED, "ECONNREFUSED", "Connection refused"},
-    {ENOTSOCK, "ENOTSOCK", "Socket operation on non-socket"},
-    {EPIPE, "EPIPE", "Broken pipe"},
-    {EAFNOSUPPORT, "EAFNOSUPPORT", "Address family not supported by protocol"},
-    {EPROTONOSUPPORT, "EPROTONOSUPPORT", "Protocol not supported"},
-    {EDESTADDRREQ, "EDESTADDRREQ", "Destination address required"},
-    {EMSGSIZE, "EMSGSIZE", "Message too long"},
-    {EISCONN, "EISCONN", "Transport endpoint is already connected"},
-    {EMFILE, "EMFILE", "Too many open files"},
-};
-
+/* As strace shows a failure: -1 ENAME (its text). */
 static void put_errno(line *l, int err)
 {
-    for (size_t i = 0; i < sizeof errnos / sizeof errnos[0]; i++)
-        if (errnos[i].err == err) {
-            put(l, "-1 %s (%s)", errnos[i].name, errnos[i].text);
-            return;
-        }
-    put(l, "-1 E%d", err);
+    const char *name = strerrorname_np(err);
+    if (name != NULL)
+        put(l, "-1 %s (%s)", name, strerrordesc_np(err));
+    else
+        put(l, "-1 E%d (Unknown error %d)", err, err);
 }
 
 typedef struct flag_name {
@@ -97,27 +76,27 @@ static void put_poll_events(line *l, int events)
     put_flags(l, (uint32_t)(unsigned short)events, names, sizeof names / sizeof names[0]);
 }
 
-static void put_poll(line *l, const qp_rec *rec)
+static void put_poll(line *l, const qp_rec_call *call)
 {
-    int64_t nfds = rec->arg[0];
+    const qp_call_wait *w = &call->wait;
     put(l, "poll([");
-    for (int64_t i = 0; i < nfds && i < QP_TRACE_POLL_FDS_MAX; i++) {
-        put(l, "%s{fd=%" PRId32 ", events=", i ? ", " : "", rec->pfd[i].fd);
-        put_poll_events(l, rec->pfd[i].events);
+    for (int32_t i = 0; i < w->fds_count && i < QP_TRACE_POLL_FDS_MAX; i++) {
+        put(l, "%s{fd=%" PRId32 ", events=", i ? ", " : "", w->fds[i].fd);
+        put_poll_events(l, w->fds[i].events);
         put(l, "}");
     }
-    put(l, "], %" PRId64 ", %" PRId64 ") = ", nfds, rec->arg[1]);
-    if (rec->ret < 0) {
-        put_errno(l, rec->err);
-    } else if (rec->ret == 0) {
+    put(l, "], %" PRId32 ", %" PRId32 ") = ", w->fds_count, w->timeout_ms);
+    if (call->ret < 0) {
+        put_errno(l, call->err);
+    } else if (call->ret == 0) {
         put(l, "0 (Timeout)");
     } else {
-        put(l, "%" PRId64 " ([", rec->ret);
+        put(l, "%" PRId64 " ([", call->ret);
         const char *sep = "";
-        for (int64_t i = 0; i < nfds && i < QP_TRACE_POLL_FDS_MAX; i++)
-            if (rec->pfd[i].revents) {
-                put(l, "%s{fd=%" PRId32 ", revents=", sep, rec->pfd[i].fd);
-                put_poll_events(l, rec->pfd[i].revents);
+        for (int32_t i = 0; i < w->fds_count && i < QP_TRACE_POLL_FDS_MAX; i++)
+            if (w->fds[i].revents) {
+                put(l, "%s{fd=%" PRId32 ", revents=", sep, w->fds[i].fd);
+                put_poll_events(l, w->fds[i].revents);
                 put(l, "}");
                 sep = ", ";
             }
@@ -134,34 +113,36 @@ static void put_epoll_events(line *l, uint32_t events)
     put_flags(l, events, names, sizeof names / sizeof names[0]);
 }
 
-static void put_epoll_wait(line *l, const qp_rec *rec)
+static void put_epoll_wait(line *l, const qp_rec_call *call)
 {
-    put(l, "epoll_wait(%" PRId64 ", [", rec->arg[0]);
-    for (int64_t i = 0; i < rec->ret && i < QP_TRACE_POLL_FDS_MAX; i++) {
+    const qp_call_wait *w = &call->wait;
+    put(l, "epoll_wait(%" PRId32 ", [", w->epfd);
+    for (int64_t i = 0; i < call->ret && i < QP_TRACE_POLL_FDS_MAX; i++) {
         put(l, "%s{events=", i ? ", " : "");
-        put_epoll_events(l, (uint16_t)rec->pfd[i].revents);
-        put(l, ", data={u32=%" PRId32 ", u64=%" PRId32 "}}", rec->pfd[i].fd, rec->pfd[i].fd);
+        put_epoll_events(l, (uint16_t)w->fds[i].revents);
+        put(l, ", data={u32=%" PRId32 ", u64=%" PRId32 "}}", w->fds[i].fd, w->fds[i].fd);
     }
-    if (rec->ret > QP_TRACE_POLL_FDS_MAX)
+    if (call->ret > QP_TRACE_POLL_FDS_MAX)
         put(l, ", ...");
-    put(l, "], %" PRId64 ", %" PRId64 ") = ", rec->arg[2], rec->arg[1]);
-    if (rec->ret < 0)
-        put_errno(l, rec->err);
+    put(l, "], %" PRId32 ", %" PRId32 ") = ", w->fds_count, w->timeout_ms);
+    if (call->ret < 0)
+        put_errno(l, call->err);
     else
-        put(l, "%" PRId64, rec->ret);
+        put(l, "%" PRId64, call->ret);
 }
 
-static void put_epoll_ctl(line *l, const qp_rec *rec)
+static void put_epoll_ctl(line *l, const qp_rec_call *call)
 {
     static const char *const ops[] = {"0", "EPOLL_CTL_ADD", "EPOLL_CTL_DEL", "EPOLL_CTL_MOD"};
-    put(l, "epoll_ctl(%" PRId64 ", %s, %" PRId64, rec->arg[0],
-        rec->arg[1] >= 0 && rec->arg[1] <= 3 ? ops[rec->arg[1]] : "?", rec->arg[2]);
-    if (rec->arg[1] == EPOLL_CTL_DEL) {
+    int32_t op = call->epoll_ctl.op, fd = call->epoll_ctl.fd;
+    put(l, "epoll_ctl(%" PRId32 ", %s, %" PRId32, call->epoll_ctl.epfd,
+        op >= 0 && op <= 3 ? ops[op] : "?", fd);
+    if (op == EPOLL_CTL_DEL) {
         put(l, ", NULL) = ");
     } else {
         put(l, ", {events=");
-        put_epoll_events(l, (uint32_t)rec->arg[3]);
-        put(l, ", data={u32=%" PRId64 ", u64=%" PRId64 "}}) = ", rec->arg[2], rec->arg[2]);
+        put_epoll_events(l, call->epoll_ctl.events);
+        put(l, ", data={u32=%" PRId32 ", u64=%" PRId32 "}}) = ", fd, fd);
     }
 }
 
@@ -199,229 +180,255 @@ static void put_u64_buffer(line *l, uint64_t value)
     put(l, "\"");
 }
 
-static void put_syscall(line *l, const qp_rec *rec)
+static const char *msg_flags(int32_t flags)
 {
-    switch (rec->sys) {
-    case QP_SYS_POLL:
-        put_poll(l, rec);
+    return (flags & MSG_DONTWAIT) ? "MSG_DONTWAIT" : "0";
+}
+
+/* The arguments of a call, as strace prints them up to " = ", by the
+ * record kind of its row in the syscall table. */
+static void put_args(line *l, const qp_rec *rec)
+{
+    const qp_rec_call *call = &rec->call;
+    const char *name = qp_sys_name(call->sys);
+    switch (qp_sys_table[call->sys].args) {
+    case QP_ARGS_POLL:
+        put_poll(l, call);
         break;
-    case QP_SYS_EPOLL_WAIT:
-        put_epoll_wait(l, rec);
+    case QP_ARGS_EPOLL_WAIT:
+        put_epoll_wait(l, call);
         break;
-    case QP_SYS_EPOLL_CTL:
-        put_epoll_ctl(l, rec);
+    case QP_ARGS_EPOLL_CTL:
+        put_epoll_ctl(l, call);
         break;
-    case QP_SYS_EPOLL_CREATE1:
-        put(l, "epoll_create1(%s) = ", rec->arg[0] & EPOLL_CLOEXEC ? "EPOLL_CLOEXEC" : "0");
+    case QP_ARGS_EPOLL_CREATE:
+        put(l, "%s(%s) = ", name, call->epoll_create.flags & EPOLL_CLOEXEC ? "EPOLL_CLOEXEC" : "0");
         break;
-    case QP_SYS_EVENTFD2:
-        put(l, "eventfd2(%" PRId64 ", ", rec->arg[0]);
-        put_open_flags(l, rec->arg[1], "EFD");
+    case QP_ARGS_EVENTFD:
+        put(l, "%s(%" PRIu32 ", ", name, call->eventfd.initval);
+        put_open_flags(l, call->eventfd.flags, "EFD");
         put(l, ") = ");
         break;
-    case QP_SYS_PIPE2:
-        if (rec->ret == 0)
-            put(l, "pipe2([%" PRId32 ", %" PRId32 "], ", rec->pfd[0].fd, rec->pfd[1].fd);
+    case QP_ARGS_PIPE:
+        if (call->ret == 0)
+            put(l, "%s([%" PRId32 ", %" PRId32 "], ", name, call->pipe.fds[0], call->pipe.fds[1]);
         else
-            put(l, "pipe2(" QP_FAKE_BUF_ADDR ", ");
-        put_open_flags(l, rec->arg[0], "O");
+            put(l, "%s(" QP_FAKE_BUF_ADDR ", ", name);
+        put_open_flags(l, call->pipe.flags, "O");
         put(l, ") = ");
         break;
-    case QP_SYS_CLOCK_GETTIME:
-        put(l, "clock_gettime(CLOCK_MONOTONIC, {tv_sec=%" PRIu64 ", tv_nsec=%" PRIu64 "}) = 0",
+    case QP_ARGS_CLOCK:
+        put(l, "%s(CLOCK_MONOTONIC, {tv_sec=%" PRIu64 ", tv_nsec=%" PRIu64 "}) = 0", name,
             rec->t_enter_ns / QP_NS_PER_S, rec->t_enter_ns % QP_NS_PER_S);
         break;
-    case QP_SYS_CLOSE:
-        put(l, "close(%" PRId64 ") = ", rec->arg[0]);
+    case QP_ARGS_FD:
+        put(l, "%s(%" PRId32 ") = ", name, call->fd.fd);
         break;
-    case QP_SYS_FCNTL:
-        if (rec->arg[1] == F_SETFD || rec->arg[1] == F_GETFD) {
-            put(l, "fcntl(%" PRId64 ", %s) = ", rec->arg[0],
-                rec->arg[1] == F_GETFD ? "F_GETFD"
-                : rec->arg[2] & FD_CLOEXEC ? "F_SETFD, FD_CLOEXEC" : "F_SETFD, 0");
+    case QP_ARGS_FCNTL: {
+        int32_t cmd = call->fcntl.cmd;
+        if (cmd == F_SETFD || cmd == F_GETFD) {
+            put(l, "%s(%" PRId32 ", %s) = ", name, call->fcntl.fd,
+                cmd == F_GETFD                 ? "F_GETFD"
+                : call->fcntl.arg & FD_CLOEXEC ? "F_SETFD, FD_CLOEXEC"
+                                               : "F_SETFD, 0");
             break;
         }
-        put(l, "fcntl(%" PRId64 ", %s", rec->arg[0], rec->arg[1] == F_SETFL ? "F_SETFL, " : "F_GETFL");
-        if (rec->arg[1] == F_SETFL)
-            put_open_flags(l, rec->arg[2], "O");
+        put(l, "%s(%" PRId32 ", %s", name, call->fcntl.fd, cmd == F_SETFL ? "F_SETFL, " : "F_GETFL");
+        if (cmd == F_SETFL)
+            put_open_flags(l, call->fcntl.arg, "O");
         put(l, ") = ");
         break;
-    case QP_SYS_SOCKET:
-        put(l, "socket(%s, SOCK_DGRAM", rec->arg[0] == AF_INET6 ? "AF_INET6" : rec->arg[0] == AF_INET ? "AF_INET" : "?");
-        if (rec->arg[1] & SOCK_NONBLOCK)
+    }
+    case QP_ARGS_SOCKET:
+        put(l, "%s(%s, SOCK_DGRAM", name,
+            call->socket.domain == AF_INET6 ? "AF_INET6"
+            : call->socket.domain == AF_INET ? "AF_INET"
+                                             : "?");
+        if (call->socket.type & SOCK_NONBLOCK)
             put(l, "|SOCK_NONBLOCK");
-        if (rec->arg[1] & SOCK_CLOEXEC)
+        if (call->socket.type & SOCK_CLOEXEC)
             put(l, "|SOCK_CLOEXEC");
-        put(l, ", %s) = ", rec->arg[2] == IPPROTO_UDP ? "IPPROTO_UDP" : "0");
+        put(l, ", %s) = ", call->socket.protocol == IPPROTO_UDP ? "IPPROTO_UDP" : "0");
         break;
-    case QP_SYS_CONNECT:
-        put(l, "connect(%" PRId64 ", ", rec->arg[0]);
-        put_inet(l, rec->arg[1]);
+    case QP_ARGS_CONNECT:
+        put(l, "%s(%" PRId32 ", ", name, call->connect.fd);
+        put_inet(l, call->connect.addr);
         put(l, ", 16) = ");
         break;
-    case QP_SYS_SENDTO:
-        put(l, "sendto(%" PRId64 ", " QP_FAKE_BUF_ADDR ", %" PRId64 ", %s, ", rec->arg[0], rec->arg[1],
-            (rec->arg[2] & MSG_DONTWAIT) ? "MSG_DONTWAIT" : "0");
-        if (rec->arg[3] < 0)
+    case QP_ARGS_SENDTO:
+        put(l, "%s(%" PRId32 ", " QP_FAKE_BUF_ADDR ", %" PRIu64 ", %s, ", name, call->io.fd,
+            call->io.count, msg_flags(call->io.flags));
+        if (call->io.addr == QP_REC_INET_NONE)
             put(l, "NULL, 0) = ");
         else {
-            put_inet(l, rec->arg[3]);
+            put_inet(l, call->io.addr);
             put(l, ", 16) = ");
         }
         break;
-    case QP_SYS_RECV:
-    case QP_SYS_RECVFROM:
-        put(l, "recvfrom(%" PRId64 ", " QP_FAKE_BUF_ADDR ", %" PRId64 ", %s, %s) = ", rec->arg[0],
-            rec->arg[1], (rec->arg[2] & MSG_DONTWAIT) ? "MSG_DONTWAIT" : "0",
-            rec->sys == QP_SYS_RECV ? "NULL, NULL" : "{sa_family=AF_INET, ...}, [16]");
+    case QP_ARGS_RECV:
+    case QP_ARGS_RECVFROM:
+        put(l, "%s(%" PRId32 ", " QP_FAKE_BUF_ADDR ", %" PRIu64 ", %s, %s) = ", name, call->io.fd,
+            call->io.count, msg_flags(call->io.flags),
+            qp_sys_table[call->sys].args == QP_ARGS_RECV ? "NULL, NULL"
+                                                         : "{sa_family=AF_INET, ...}, [16]");
         break;
-    default:
-        put(l, "%s(%" PRId64 ", ", qp_sys_name(rec->sys), rec->arg[0]);
-        if (rec->arg[3] == QP_REC_EVENTFD_VALUE)
-            put_u64_buffer(l, (uint64_t)rec->arg[2]); /* an eventfd's 8 bytes */
+    case QP_ARGS_IO:
+        put(l, "%s(%" PRId32 ", ", name, call->io.fd);
+        if (call->io.has_value)
+            put_u64_buffer(l, call->io.value); /* an eventfd's 8 bytes */
         else
             put(l, QP_FAKE_BUF_ADDR);
-        put(l, ", %" PRId64 ") = ", rec->arg[1]);
+        put(l, ", %" PRIu64 ") = ", call->io.count);
         break;
     }
-    if (rec->sys != QP_SYS_POLL && rec->sys != QP_SYS_EPOLL_WAIT && rec->sys != QP_SYS_CLOCK_GETTIME) {
-        if (rec->ret < 0)
-            put_errno(l, rec->err);
+}
+
+static void put_syscall(line *l, const qp_rec *rec)
+{
+    const qp_rec_call *call = &rec->call;
+    put_args(l, rec);
+    unsigned args = qp_sys_table[call->sys].args;
+    /* waits and the clock print their own results */
+    if (args != QP_ARGS_POLL && args != QP_ARGS_EPOLL_WAIT && args != QP_ARGS_CLOCK) {
+        if (call->ret < 0)
+            put_errno(l, call->err);
         else
-            put(l, "%" PRId64, rec->ret);
+            put(l, "%" PRId64, call->ret);
     }
     uint64_t took_ns = rec->t_exit_ns - rec->t_enter_ns;
     put(l, " <%" PRIu64 ".%09" PRIu64 ">", took_ns / QP_NS_PER_S, took_ns % QP_NS_PER_S);
 }
 
 /* The datagrams of an arrival record: how many came, and where they went. */
-static void put_arrival(line *l, const qp_rec *rec, const char *noun, const char *what)
+static void put_arrival(line *l, const qp_rec_event *ev, const char *noun, const char *what)
 {
-    int64_t queued = (int64_t)(rec->level_after - rec->level_before);
-    put(l, "%" PRId64 " %s%s%s arrive%s on fd %" PRId64, rec->ret, noun, rec->ret == 1 ? "" : "s",
-        what, rec->ret == 1 ? "s" : "", rec->arg[1]);
-    if (rec->arg[1] < 0)
+    int64_t queued = (int64_t)ev->datagrams_after - (int64_t)ev->datagrams_before;
+    put(l, "%" PRIu32 " %s%s%s arrive%s on fd %" PRId32, ev->arrived, noun,
+        ev->arrived == 1 ? "" : "s", what, ev->arrived == 1 ? "s" : "", ev->fd);
+    if (ev->fd < 0)
         put(l, " (no socket yet: lost)");
     else
-        put(l, " [queued: %" PRIu64 " -> %" PRIu64 "]", rec->level_before, rec->level_after);
-    if (rec->arg[1] >= 0 && queued < rec->ret)
-        put(l, " (%" PRId64 " dropped: the queue is full)", rec->ret - queued);
+        put(l, " [queued: %" PRIu32 " -> %" PRIu32 "]", ev->datagrams_before, ev->datagrams_after);
+    if (ev->fd >= 0 && queued < ev->arrived)
+        put(l, " (%" PRId64 " dropped: the queue is full)", (int64_t)ev->arrived - queued);
 }
 
 static void put_event(line *l, const qp_rec *rec)
 {
+    const qp_rec_event *ev = &rec->event;
     put(l, "world: ");
-    switch (rec->arg[0]) {
+    switch (ev->kind) {
     case QP_EV_DATA:
-        put(l, "%" PRId64 " bytes arrive on fd %" PRId64, rec->arg[2], rec->arg[1]);
+        put(l, "%" PRIu64 " bytes arrive on fd %" PRId32, ev->size, ev->fd);
         break;
     case QP_EV_EOF:
-        put(l, "the peer of fd %" PRId64 " closes", rec->arg[1]);
+        put(l, "the peer of fd %" PRId32 " closes", ev->fd);
         break;
     case QP_EV_RESET:
-        put(l, "the peer of fd %" PRId64 " resets the connection", rec->arg[1]);
+        put(l, "the peer of fd %" PRId32 " resets the connection", ev->fd);
         break;
     case QP_EV_SIGNAL:
         put(l, "a signal arrives");
         break;
     case QP_EV_SPURIOUS:
-        put(l, "a spurious readiness on fd %" PRId64, rec->arg[1]);
+        put(l, "a spurious readiness on fd %" PRId32, ev->fd);
         break;
     case QP_EV_WAKEUP:
-        put(l, "thread %d calls wakeup() for %" PRId64 " queued request%s", QP_PID_BASE + rec->task,
-            rec->arg[2], rec->arg[2] == 1 ? "" : "s");
+        put(l, "thread %d calls wakeup() for %" PRIu64 " queued request%s", QP_PID_BASE + rec->task,
+            ev->size, ev->size == 1 ? "" : "s");
         break;
     case QP_EV_PIPE_READ:
-        put(l, "reader %d reads %" PRId64 " byte%s from the pipe", QP_PID_BASE + rec->task,
-            rec->arg[2], rec->arg[2] == 1 ? "" : "s");
+        put(l, "reader %d reads %" PRIu64 " byte%s from the pipe", QP_PID_BASE + rec->task,
+            ev->size, ev->size == 1 ? "" : "s");
         break;
     case QP_EV_REGISTER:
         put(l, "thread %d registers a channel, interest %s", QP_PID_BASE + rec->task,
-            rec->arg[2] ? "read" : "none");
+            ev->size ? "read" : "none");
         break;
     case QP_EV_DGRAM: {
         char what[48];
-        snprintf(what, sizeof what, " of %" PRId64 " byte%s", rec->arg[2],
-                 rec->arg[2] == 1 ? "" : "s");
-        put_arrival(l, rec, "datagram", what);
+        snprintf(what, sizeof what, " of %" PRIu64 " byte%s", ev->size, ev->size == 1 ? "" : "s");
+        put_arrival(l, ev, "datagram", what);
         break;
     }
     case QP_EV_REPLY: {
         char what[48];
-        snprintf(what, sizeof what, " of kind %" PRId64, rec->arg[2]);
-        put_arrival(l, rec, "reply", what);
+        snprintf(what, sizeof what, " of kind %" PRIu64, ev->size);
+        put_arrival(l, ev, "reply", what);
         break;
     }
     case QP_EV_DGRAM_ERROR:
-        put(l, "an ICMP port unreachable reaches fd %" PRId64 " (%s)", rec->arg[1],
-            rec->level_after == QP_DGRAM_ERROR_NONE ? "dropped: the socket is not connected"
-            : rec->level_after == QP_DGRAM_ERROR_PERSISTENT ? "ECONNREFUSED, persistent"
-                                                            : "ECONNREFUSED, once");
+        put(l, "an ICMP port unreachable reaches fd %" PRId32 " (%s)", ev->fd,
+            ev->error_state == QP_DGRAM_ERROR_NONE ? "dropped: the socket is not connected"
+            : ev->error_state == QP_DGRAM_ERROR_PERSISTENT ? "ECONNREFUSED, persistent"
+                                                           : "ECONNREFUSED, once");
         break;
     default:
-        put(l, "event %" PRId64, rec->arg[0]);
+        put(l, "event %u", ev->kind);
         break;
     }
-    put(l, rec->arg[3] ? " (wakes the blocked wait)" : "");
+    put(l, ev->delivered ? " (wakes the blocked wait)" : "");
 }
 
-static void put_waitq(line *l, const qp_rec *rec)
+static void put_waitq(line *l, const qp_rec_waitq *wq)
 {
-    const char *queue = rec->arg[1] == 0 ? "read" : "write";
-    switch (rec->arg[0]) {
+    const char *queue = wq->queue == QP_WAITQ_READERS ? "read" : "write";
+    switch (wq->action) {
     case QP_WAITQ_PARK:
         put(l, "sleeps on the pipe's %s queue", queue);
         break;
     case QP_WAITQ_WAKE:
         put(l, "is woken on the %s queue%s", queue,
-            rec->arg[3] ? " (a wakeup is already pending)" : "");
+            wq->flags ? " (a wakeup is already pending)" : "");
         break;
     case QP_WAITQ_RESUME:
-        put(l, "runs after its wakeup: %s", rec->arg[3] ? "it can go on" : "it cannot go on, sleeps again");
+        put(l, "runs after its wakeup: %s", wq->flags ? "it can go on" : "it cannot go on, sleeps again");
         break;
     case QP_WAITQ_STRANDED:
         put(l, "could go on but sleeps with no wakeup pending");
         break;
     }
-    put(l, " [pipe: %" PRIu64 "/16 slots, %" PRIu64 " bytes]", rec->level_before, rec->level_after);
+    put(l, " [pipe: %" PRIu32 "/%d slots, %" PRIu64 " bytes]", wq->slots_used, QP_PIPE_SLOTS,
+        wq->bytes_queued);
 }
 
 /* An event loop's mark: an iteration, or a timer call of its program. */
 static void put_loop(line *l, const qp_rec *rec)
 {
+    const qp_rec_loop *lm = &rec->loop;
     char clock[32], ms[32];
-    switch (rec->arg[0]) {
+    switch (lm->mark) {
     case QP_LOOP_ITERATION:
-        put(l, "loop iteration %" PRId64, rec->arg[1]);
+        put(l, "loop iteration %" PRIu32, lm->timer);
         break;
     case QP_LOOP_TIMER_START:
-        put(l, "timer %" PRId64 " starts: ", rec->arg[1] + 1);
-        if (rec->deadline_ns == QP_NS_INFINITE)
+        put(l, "timer %" PRIu32 " starts: ", lm->timer + 1);
+        if (lm->deadline_ns == QP_NS_INFINITE)
             put(l, "no timeout, never due");
-        else if (rec->deadline_ns == rec->t_enter_ns)
+        else if (lm->deadline_ns == rec->t_enter_ns)
             put(l, "timeout 0, due at once");
         else
-            put(l, "timeout %s, deadline %s", qp_fmt_ms(ms, rec->deadline_ns - rec->t_enter_ns),
-                qp_fmt_clock(clock, rec->deadline_ns));
+            put(l, "timeout %s, deadline %s", qp_fmt_ms(ms, lm->deadline_ns - rec->t_enter_ns),
+                qp_fmt_clock(clock, lm->deadline_ns));
         break;
     case QP_LOOP_TIMER_CANCEL:
-        put(l, "timer %" PRId64 " stopped", rec->arg[1] + 1);
+        put(l, "timer %" PRIu32 " stopped", lm->timer + 1);
         break;
     case QP_LOOP_TIMER_FIRE:
-        put(l, "timer %" PRId64 " fires", rec->arg[1] + 1);
+        put(l, "timer %" PRIu32 " fires", lm->timer + 1);
         break;
     default:
-        put(l, "loop mark %" PRId64, rec->arg[0]);
+        put(l, "loop mark %u", lm->mark);
         break;
     }
-    if (rec->arg[0] == QP_LOOP_ITERATION || rec->arg[0] == QP_LOOP_TIMER_FIRE) {
+    if (lm->mark == QP_LOOP_ITERATION || lm->mark == QP_LOOP_TIMER_FIRE) {
         const char *sep = " (ready for input: fd ";
         for (int fd = 0; fd < 64; fd++)
-            if ((uint64_t)rec->arg[2] & (UINT64_C(1) << fd)) {
+            if (lm->ready_fds & (UINT64_C(1) << fd)) {
                 put(l, "%s%d", sep, fd);
                 sep = ", fd ";
             }
-        if (rec->arg[2])
+        if (lm->ready_fds)
             put(l, ")");
     }
 }
@@ -441,26 +448,27 @@ void qp_trace_format_rec(char *buf, size_t buf_size, const qp_rec *rec)
         put_event(&l, rec);
         break;
     case QP_REC_OP_BEGIN:
-        put(&l, "# %s [pid %d] op begin: %s on fd %" PRId64 ", ",
+        put(&l, "# %s [pid %d] op begin: %s on fd %" PRId32 ", ",
             qp_fmt_clock(clock, rec->t_enter_ns), QP_PID_BASE + rec->task,
-            qp_op_kind_name((unsigned)rec->arg[0]), rec->arg[1]);
-        if (rec->arg[0] == QP_OP_WAKEUP)
+            qp_op_kind_name(rec->op_begin.kind), rec->op_begin.fd);
+        if (rec->op_begin.kind == QP_OP_WAKEUP)
             put(&l, "requested");
-        else if (rec->deadline_ns == rec->t_enter_ns)
+        else if (rec->op_begin.deadline_ns == rec->t_enter_ns)
             put(&l, "non-blocking");
-        else if (rec->deadline_ns == QP_NS_INFINITE)
+        else if (rec->op_begin.deadline_ns == QP_NS_INFINITE)
             put(&l, "no timeout");
         else
-            put(&l, "timeout %s, deadline %s", qp_fmt_ms(ms, rec->deadline_ns - rec->t_enter_ns),
-                qp_fmt_clock(clock, rec->deadline_ns));
+            put(&l, "timeout %s, deadline %s",
+                qp_fmt_ms(ms, rec->op_begin.deadline_ns - rec->t_enter_ns),
+                qp_fmt_clock(clock, rec->op_begin.deadline_ns));
         break;
     case QP_REC_OP_END:
         put(&l, "# %s [pid %d] op end: %s", qp_fmt_clock(clock, rec->t_enter_ns),
-            QP_PID_BASE + rec->task, qp_op_result_name((unsigned)rec->arg[0]));
+            QP_PID_BASE + rec->task, qp_op_result_name(rec->op_end.result));
         break;
     case QP_REC_WAITQ:
         put(&l, "# %s [pid %d] ", qp_fmt_clock(clock, rec->t_enter_ns), QP_PID_BASE + rec->task);
-        put_waitq(&l, rec);
+        put_waitq(&l, &rec->waitq);
         break;
     case QP_REC_LOOP:
         put(&l, "# %s [pid %d] ", qp_fmt_clock(clock, rec->t_enter_ns), QP_PID_BASE + rec->task);
@@ -496,7 +504,7 @@ void qp_trace_print(FILE *out, const qp_trace *trace, const qp_annotation *note)
         size_t i = order[k];
         const qp_rec *rec = &trace->recs[i];
         bool noted = note && note->rec_index == i;
-        if (rec->type == QP_REC_SYSCALL && rec->sys == QP_SYS_CLOCK_GETTIME && !noted)
+        if (qp_rec_is_call(rec, QP_SYS_clock_gettime) && !noted)
             continue;
         qp_trace_format_rec(buf, sizeof buf, rec);
         fprintf(out, "%s\n", buf);

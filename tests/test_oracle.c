@@ -5,6 +5,7 @@
 #include "quietpoll/os.h"
 #include "quietpoll/units.h"
 
+#include <errno.h>
 #include <sys/epoll.h>
 
 #define MS QP_NS_PER_MS
@@ -42,35 +43,37 @@ static void feed(fixture *f, qp_rec rec)
 static void op_begin(fixture *f, uint64_t at_ns, uint64_t timeout_ns, bool ready)
 {
     qp_rec r = {.type = QP_REC_OP_BEGIN, .t_enter_ns = at_ns, .t_exit_ns = at_ns,
-                .arg = {QP_OP_TIMED_READ, 3, ready, 0},
-                .deadline_ns = timeout_ns == QP_NS_INFINITE ? QP_NS_INFINITE : at_ns + timeout_ns};
+                .op_begin = {.kind = QP_OP_TIMED_READ, .fd = 3, .ready = ready,
+                             .deadline_ns = qp_deadline_ns(at_ns, timeout_ns)}};
     feed(f, r);
 }
 
 static void op_end(fixture *f, uint64_t at_ns, unsigned result)
 {
     feed(f, (qp_rec){.type = QP_REC_OP_END, .t_enter_ns = at_ns, .t_exit_ns = at_ns,
-                     .arg = {result}});
+                     .op_end.result = (uint8_t)result});
 }
 
 static void sys_read(fixture *f, uint64_t at_ns, int64_t ret)
 {
-    feed(f, (qp_rec){.type = QP_REC_SYSCALL, .sys = QP_SYS_READ, .t_enter_ns = at_ns,
-                     .t_exit_ns = at_ns + COST, .arg = {3, 1}, .ret = ret, .err = ret < 0 ? 11 : 0});
+    feed(f, (qp_rec){.type = QP_REC_SYSCALL, .t_enter_ns = at_ns, .t_exit_ns = at_ns + COST,
+                     .call = {.sys = QP_SYS_read, .ret = ret, .err = ret < 0 ? EAGAIN : 0,
+                              .io = {.fd = 3, .count = 1}}});
 }
 
 static void sys_poll(fixture *f, uint64_t at_ns, uint64_t took_ns, int timeout_ms, int64_t ret)
 {
-    qp_rec r = {.type = QP_REC_SYSCALL, .sys = QP_SYS_POLL, .t_enter_ns = at_ns,
-                .t_exit_ns = at_ns + took_ns, .arg = {1, timeout_ms}, .ret = ret};
-    r.pfd[0] = (qp_pollrec){3, POLLIN, ret > 0 ? POLLIN : 0};
+    qp_rec r = {.type = QP_REC_SYSCALL, .t_enter_ns = at_ns, .t_exit_ns = at_ns + took_ns,
+                .call = {.sys = QP_SYS_poll, .ret = ret,
+                         .wait = {.epfd = -1, .fds_count = 1, .timeout_ms = timeout_ms}}};
+    r.call.wait.fds[0] = (qp_pollrec){3, POLLIN, ret > 0 ? POLLIN : 0};
     feed(f, r);
 }
 
 static void event(fixture *f, uint64_t at_ns, unsigned kind, bool delivered)
 {
     feed(f, (qp_rec){.type = QP_REC_EVENT, .t_enter_ns = at_ns, .t_exit_ns = at_ns,
-                     .arg = {kind, 3, 0, delivered}});
+                     .event = {.kind = (uint8_t)kind, .fd = 3, .delivered = delivered}});
 }
 
 static const char *fired(const fixture *f)
@@ -78,7 +81,8 @@ static const char *fired(const fixture *f)
     return f->fired < 0 ? "none" : qp_property_name((unsigned)f->fired);
 }
 
-/* seed 000 before the fix: poll(1), then poll(0) with 0.9 ms left */
+/* seed 000 before the fix: poll(1), then poll(0) with 0.9 ms left, and
+ * again: the loop polls without waiting */
 static void test_spin_fires_on_poll0_with_time_left(void)
 {
     fixture f;
@@ -87,10 +91,30 @@ static void test_spin_fires_on_poll0_with_time_left(void)
     sys_read(&f, T0, -1);
     sys_poll(&f, T0 + COST, MS + SLACK, 1, 0);
     sys_read(&f, T0 + 2 * COST + MS + SLACK, -1);
-    CHECK_STR(fired(&f), "none");
     sys_poll(&f, T0 + 3 * COST + MS + SLACK, COST, 0, 0);
+    CHECK_STR(fired(&f), "none"); /* one poll(0) may be the last */
+    sys_read(&f, T0 + 4 * COST + MS + SLACK, -1);
+    sys_poll(&f, T0 + 5 * COST + MS + SLACK, COST, 0, 0);
     CHECK_STR(fired(&f), "spin");
-    CHECK_EQ_U(f.fired_at, 4);
+    CHECK_EQ_U(f.fired_at, 6);
+}
+
+/* a single zero-timeout wait that the loop does not repeat is no spin: it
+ * is one wasted call, for the operation's syscall bound */
+static void test_spin_quiet_for_a_single_poll0(void)
+{
+    fixture f;
+    start(&f);
+    op_begin(&f, T0, 2 * MS, false);
+    sys_read(&f, T0, -1);
+    sys_poll(&f, T0 + COST, COST, 0, 0); /* time left, but not repeated */
+    sys_read(&f, T0 + 2 * COST, -1);
+    sys_poll(&f, T0 + 3 * COST, 2 * MS - 3 * COST + SLACK, 2, 0); /* a real wait follows */
+    sys_poll(&f, T0 + 2 * MS + SLACK, COST, 0, 0); /* and one at the deadline */
+    sys_read(&f, T0 + 2 * MS + SLACK + COST, -1);
+    CHECK_STR(fired(&f), "none");
+    op_end(&f, T0 + 2 * MS + SLACK + 2 * COST, QP_OP_TIMEOUT);
+    CHECK_STR(fired(&f), "syscall-bound"); /* 6 calls; its bound is 3 */
 }
 
 static void test_spin_quiet_for_poll0_at_deadline_or_ready(void)
@@ -230,34 +254,42 @@ static void test_budget_and_finish(void)
 static void select_begin(fixture *f, uint64_t at_ns, uint64_t timeout_ns)
 {
     feed(f, (qp_rec){.type = QP_REC_OP_BEGIN, .task = 0, .t_enter_ns = at_ns, .t_exit_ns = at_ns,
-                     .arg = {QP_OP_SELECT, 6, 0, 0}, .deadline_ns = at_ns + timeout_ns});
+                     .op_begin = {.kind = QP_OP_SELECT, .fd = 6,
+                                  .deadline_ns = qp_deadline_ns(at_ns, timeout_ns)}});
 }
 
 static void wakeup_call(fixture *f, uint8_t task, uint64_t at_ns, uint64_t level_before)
 {
     feed(f, (qp_rec){.type = QP_REC_OP_BEGIN, .task = task, .t_enter_ns = at_ns,
-                     .t_exit_ns = at_ns, .arg = {QP_OP_WAKEUP, 6, 0, 0}, .deadline_ns = at_ns});
-    feed(f, (qp_rec){.type = QP_REC_SYSCALL, .task = task, .sys = QP_SYS_WRITE,
-                     .t_enter_ns = at_ns, .t_exit_ns = at_ns + COST, .arg = {6, 8, 1, 1},
-                     .ret = 8, .level_before = level_before, .level_after = level_before + 1});
+                     .t_exit_ns = at_ns,
+                     .op_begin = {.kind = QP_OP_WAKEUP, .fd = 6, .deadline_ns = at_ns}});
+    feed(f, (qp_rec){.type = QP_REC_SYSCALL, .task = task, .t_enter_ns = at_ns,
+                     .t_exit_ns = at_ns + COST,
+                     .call = {.sys = QP_SYS_write, .ret = 8,
+                              .io = {.fd = 6, .count = 8, .has_value = true, .value = 1,
+                                     .unit = QP_UNIT_COUNTER, .queued_before = level_before,
+                                     .queued_after = level_before + 1}}});
     feed(f, (qp_rec){.type = QP_REC_OP_END, .task = task, .t_enter_ns = at_ns + COST,
-                     .t_exit_ns = at_ns + COST, .arg = {QP_OP_DONE}});
+                     .t_exit_ns = at_ns + COST, .op_end.result = QP_OP_DONE});
 }
 
 static void epoll_wait_rec(fixture *f, uint64_t at_ns, uint64_t took_ns, int64_t ret)
 {
-    qp_rec r = {.type = QP_REC_SYSCALL, .sys = QP_SYS_EPOLL_WAIT, .t_enter_ns = at_ns,
-                .t_exit_ns = at_ns + took_ns, .arg = {5, 10, 8}, .ret = ret};
+    qp_rec r = {.type = QP_REC_SYSCALL, .t_enter_ns = at_ns, .t_exit_ns = at_ns + took_ns,
+                .call = {.sys = QP_SYS_epoll_wait, .ret = ret,
+                         .wait = {.epfd = 5, .fds_count = 8, .timeout_ms = 10}}};
     if (ret > 0)
-        r.pfd[0] = (qp_pollrec){6, EPOLLIN, EPOLLIN};
+        r.call.wait.fds[0] = (qp_pollrec){6, EPOLLIN, EPOLLIN};
     feed(f, r);
 }
 
 static void drain_rec(fixture *f, uint64_t at_ns, uint64_t level_before, uint64_t level_after)
 {
-    feed(f, (qp_rec){.type = QP_REC_SYSCALL, .sys = QP_SYS_READ, .t_enter_ns = at_ns,
-                     .t_exit_ns = at_ns + COST, .arg = {6, 8}, .ret = 8,
-                     .level_before = level_before, .level_after = level_after});
+    feed(f, (qp_rec){.type = QP_REC_SYSCALL, .t_enter_ns = at_ns, .t_exit_ns = at_ns + COST,
+                     .call = {.sys = QP_SYS_read, .ret = 8,
+                              .io = {.fd = 6, .count = 8, .unit = QP_UNIT_COUNTER,
+                                     .queued_before = level_before,
+                                     .queued_after = level_after}}});
 }
 
 static void test_one_wakeup_costs_one_write_one_return_one_read(void)
@@ -328,6 +360,7 @@ int main(void)
 {
     static const test_case tests[] = {
         TEST(test_spin_fires_on_poll0_with_time_left),
+        TEST(test_spin_quiet_for_a_single_poll0),
         TEST(test_spin_quiet_for_poll0_at_deadline_or_ready),
         TEST(test_spin_quiet_for_undershooting_nonzero_timeout),
         TEST(test_spin_fires_on_readiness_waited_again),

@@ -23,9 +23,9 @@ static void add_run(totals *t)
     t->reads += w->reads_total;
     for (size_t i = 0; i < run->trace.count; i++) {
         const qp_rec *r = &run->trace.recs[i];
-        if (r->type == QP_REC_SYSCALL && r->task != 0 && r->sys == QP_SYS_WRITE && r->ret > 0) {
+        if (qp_rec_is_call(r, QP_SYS_write) && r->task != 0 && r->call.ret > 0) {
             t->wakeup_writes++;
-            t->bytes_written += (unsigned long)r->ret;
+            t->bytes_written += (unsigned long)r->call.ret;
         }
     }
     t->calls += run->sim.calls_count;

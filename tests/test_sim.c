@@ -75,11 +75,12 @@ static void test_poll_times_out_at_timeout_plus_slack_never_early(void)
         qp_run_bytes(run, &poll_then_reads, 0, buf, size);
         for (size_t i = 0; i < run->trace.count; i++) {
             const qp_rec *r = &run->trace.recs[i];
-            if (r->type != QP_REC_SYSCALL || r->sys != QP_SYS_POLL || r->ret != 0 || r->arg[1] <= 0)
+            if (!qp_rec_is_call(r, QP_SYS_poll) || r->call.ret != 0 || r->call.wait.timeout_ms <= 0)
                 continue;
-            CHECK(r->t_exit_ns - r->t_enter_ns >= (uint64_t)r->arg[1] * MS);
+            uint64_t timeout_ns = (uint64_t)r->call.wait.timeout_ms * MS;
+            CHECK(r->t_exit_ns - r->t_enter_ns >= timeout_ns);
             CHECK_EQ_U(r->t_exit_ns - r->t_enter_ns,
-                       (uint64_t)r->arg[1] * MS + run->sched.slack_ns + run->sched.cost_ns);
+                       timeout_ns + run->sched.slack_ns + run->sched.cost_ns);
         }
     }
 }
@@ -133,7 +134,7 @@ static void test_signal_interrupts_only_a_blocked_wait(void)
     run_schedule(run, &poll_then_reads, 0, &s);
     CHECK_EQ_I(seen.rc[0], 0);
     CHECK_EQ_I(run->trace.recs[0].type, QP_REC_EVENT);
-    CHECK_EQ_I(run->trace.recs[0].arg[3], 0); /* not delivered */
+    CHECK_EQ_I(run->trace.recs[0].event.delivered, 0);
 }
 
 static void test_spurious_readiness_then_eagain(void)

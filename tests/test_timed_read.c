@@ -67,9 +67,10 @@ static void test_seed_scenario_reference_after_the_fix(void)
     CHECK_EQ_U(run->oracle.done[0].waits_count, 1);
     const qp_rec *poll = NULL;
     for (size_t i = 0; i < run->trace.count; i++)
-        if (run->trace.recs[i].type == QP_REC_SYSCALL && run->trace.recs[i].sys == QP_SYS_POLL)
+        if (qp_rec_is_call(&run->trace.recs[i], QP_SYS_poll))
             poll = &run->trace.recs[i];
-    CHECK(poll != NULL && poll->arg[1] == 2);
+    CHECK(poll != NULL);
+    CHECK_EQ_I(poll->call.wait.timeout_ms, 2);
 }
 
 static void test_each_mutant_fires_its_property(void)

@@ -37,7 +37,7 @@ static unsigned waits_in_trace(void)
     unsigned waits = 0;
     for (size_t i = 0; i < run->trace.count; i++) {
         const qp_rec *r = &run->trace.recs[i];
-        waits += r->type == QP_REC_SYSCALL && r->task == 0 && qp_sys_is_wait(r->sys);
+        waits += r->type == QP_REC_SYSCALL && r->task == 0 && qp_sys_is_wait(r->call.sys);
     }
     return waits;
 }
@@ -88,9 +88,9 @@ static void test_timers_due_together_fire_in_start_order(void)
     uint64_t at_ns[4] = {0};
     for (size_t i = 0; i < run->trace.count && fired < 4; i++) {
         const qp_rec *r = &run->trace.recs[i];
-        if (r->type == QP_REC_LOOP && r->arg[0] == QP_LOOP_TIMER_FIRE) {
+        if (r->type == QP_REC_LOOP && r->loop.mark == QP_LOOP_TIMER_FIRE) {
             at_ns[fired] = r->t_enter_ns;
-            order[fired++] = (int)r->arg[1] + 1;
+            order[fired++] = (int)r->loop.timer + 1;
         }
     }
     CHECK_EQ_I(fired, 3);

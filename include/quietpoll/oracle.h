@@ -4,27 +4,37 @@
  *
  * | property        | fires when                                                |
  * |-----------------|-----------------------------------------------------------|
- * | spin            | a zero-timeout wait times out while the operation still   |
- * |                 | had time left, or a wait reports readiness that the       |
- * |                 | previous wait reported and nothing consumed               |
+ * | spin            | a loop goes on polling without waiting: a zero-timeout    |
+ * |                 | wait times out with time left right after another did     |
+ * |                 | (a single one the loop does not repeat is one wasted call |
+ * |                 | for syscall-bound), or a wait reports readiness that the  |
+ * |                 | previous wait reported and nothing consumed (spin.c)      |
  * | redundant-wakeup| a wakeup is written to a wakeup fd that is still          |
  * |                 | signalled, or a wait returns for the wakeup fd with no    |
- * |                 | wakeup() requested since the last drain (wakeup.c)        |
+ * |                 | wakeup() requested since the last drain (wakeup.c); a     |
+ * |                 | pipe task is woken and cannot go on (waitq.c)             |
  * | lost-wakeup     | a wakeup() was requested, yet the waiter stays blocked    |
  * |                 | past the request, or blocks forever with it pending       |
  * | syscall-bound   | an operation makes more syscalls than its bound (see      |
  * |                 | bound.c for the formula), or the run's budget is spent    |
- * | timeout-early   | an operation reports a timeout before its deadline        |
+ * | timeout-early   | an operation reports a timeout before its deadline, or    |
+ * |                 | ends before it with nothing from the world (timeouts.c)   |
  * | timeout-late    | an operation returns after deadline + one wait quantum    |
  * |                 | (1 ms + timer slack) + the syscall costs it incurred      |
+ * | wrong-result    | an operation reports data, EOF or a timeout that its own  |
+ * |                 | syscalls contradict (result.c)                            |
  *
  * An event loop's timers and iterations (its loop marks) are held to the
  * same properties in timers.c: a timer's callback runs before its deadline
- * (timeout-early) or a whole quantum after it (timeout-late), a zero wait
- * that timed out is followed by no callback (spin), the iterations exceed
- * 1 + callbacks + waits that returned work or had a zero timeout
- * (syscall-bound), a timer runs again in the iteration that restarted it
- * while an fd is ready (lost-wakeup).
+ * (timeout-early) or a whole quantum after it (timeout-late), zero waits
+ * that time out one after another with no callback between (spin), the
+ * iterations exceed 1 + callbacks + waits that returned work or had a zero
+ * timeout a callback followed (syscall-bound), a timer runs again in the
+ * iteration that restarted it while an fd is ready (lost-wakeup).
+ *
+ * Each family is one file of src/oracle/ with its own state here, and one
+ * row of the monitor table (src/oracle/monitors.c), whose order is the
+ * order of the checks.
  */
 #ifndef QUIETPOLL_ORACLE_H
 #define QUIETPOLL_ORACLE_H
@@ -36,13 +46,35 @@
 #include "quietpoll/schedule.h"
 #include "quietpoll/trace.h"
 
+/* The properties: one row each, X(ID, name, summary). Their names are
+ * stable identifiers that users and reproducers rely on. */
+#define QP_PROPERTIES(X)                                                                         \
+    X(SPIN, "spin",                                                                              \
+      "a loop goes on polling without waiting: zero-timeout waits that time out one after "     \
+      "another with time left, or a wait reports readiness nothing consumed since the last one") \
+    X(REDUNDANT_WAKEUP, "redundant-wakeup",                                                      \
+      "a wakeup is written while one is still pending, a wait returns for the wakeup fd with "  \
+      "no wakeup() requested, or a woken task cannot go on")                                    \
+    X(LOST_WAKEUP, "lost-wakeup",                                                                \
+      "a requested wakeup leaves its waiter blocked past the request, or blocked forever; an "  \
+      "event loop runs timers while ready I/O goes unpolled")                                   \
+    X(SYSCALL_BOUND, "syscall-bound",                                                            \
+      "an operation (or a coalesced wakeup, or an event loop's iterations) exceeds its bound "  \
+      "(src/oracle/bound.c, wakeup.c, dgram.c, timers.c), or the run's budget is spent")        \
+    X(TIMEOUT_EARLY, "timeout-early",                                                            \
+      "an operation reports a timeout, or a timer fires, before its deadline; or an operation " \
+      "ends before its deadline with nothing from the world")                                   \
+    X(TIMEOUT_LATE, "timeout-late",                                                              \
+      "an operation returns, or a timer fires, after its deadline + 1 ms + timer slack + the "  \
+      "syscall costs it incurred")                                                              \
+    X(WRONG_RESULT, "wrong-result",                                                              \
+      "an operation reports what the world contradicts: data it never received, EOF the peer "  \
+      "never sent, a timeout when it had been told its fd was ready")
+
 enum qp_property {
-    QP_PROP_SPIN,
-    QP_PROP_REDUNDANT_WAKEUP,
-    QP_PROP_LOST_WAKEUP,
-    QP_PROP_SYSCALL_BOUND,
-    QP_PROP_TIMEOUT_EARLY,
-    QP_PROP_TIMEOUT_LATE,
+#define QP_PROPERTY_ENUM(id, name, summary) QP_PROP_##id,
+    QP_PROPERTIES(QP_PROPERTY_ENUM)
+#undef QP_PROPERTY_ENUM
     QP_PROP_COUNT
 };
 
@@ -52,9 +84,11 @@ const char *qp_property_summary(unsigned property);
 /* Returns the property with that name, or -1. */
 int qp_property_parse(const char *name);
 
-#define QP_ORACLE_FDS_MAX 16
+/* The oracle's limits; each matches its sim twin (static asserts in
+ * src/oracle/oracle.c), so no record of a sim run falls outside them. */
+#define QP_ORACLE_FDS_MAX 16  /* QP_SIM_FDS_MAX */
 #define QP_ORACLE_OPS_MAX 16
-#define QP_ORACLE_TASKS_MAX 4
+#define QP_ORACLE_TASKS_MAX 4 /* QP_SIM_TASKS_MAX */
 
 /* What the oracle saw of one operation, kept so tests can hold the bound
  * against what the reference actually spent. */
@@ -69,6 +103,14 @@ typedef struct qp_op_stats {
     uint32_t spurious_count; /* spurious wakeups delivered to a wait of this op */
     uint32_t reports_count;  /* waits of this op that reported its fd (QP_OP_RESOLVE) */
     bool ready_at_begin;
+    /* what the world gave the operation (result.c, timeouts.c) */
+    bool received_data;    /* a receive of fd returned bytes, or a datagram */
+    bool received_bytes;   /* ... bytes of a byte stream (a datagram may be no answer) */
+    bool received_eof;     /* a receive of fd (a byte stream) returned 0: the peer closed */
+    bool world_error;      /* a call failed with an error other than EAGAIN and EINTR */
+    bool reported_ready;   /* a wait reported an fd ready, not after a spurious wakeup */
+    bool fd_reported_unread; /* the last wait reported fd ready, and no receive of fd followed */
+    bool last_wait_ran_out;  /* the last wait timed out after a timeout > 0 */
     uint64_t begin_ns;
     uint64_t deadline_ns;
 } qp_op_stats;
@@ -122,12 +164,15 @@ typedef struct qp_loop_watch {
     uint32_t stray_fires;       /* callbacks of a timer that was not pending (none expected) */
     uint32_t waits;
     uint32_t waits_with_work;   /* waits that returned an fd or EINTR */
-    uint32_t zero_waits;        /* waits with a zero timeout that returned nothing */
+    uint32_t zero_waits;        /* waits with a zero timeout that returned nothing, and
+                                   that a timer callback followed (or not yet decided) */
     uint32_t calls;             /* the loop task's syscalls, vDSO excluded */
     bool idle_wait_open;        /* the last wait timed out (timeout > 0), no timer fired since */
     size_t idle_wait_index;     /* that wait's record */
     size_t wasted_wait_index;   /* the last such wait no timer fire followed */
     bool wasted_wait_seen;
+    bool lone_zero_wait_seen;   /* a zero wait no callback and no zero wait followed */
+    size_t lone_zero_wait_index;
     bool zero_wait_open;        /* a zero wait with time left, no timer fired since */
     size_t zero_wait_index;
     uint64_t zero_wait_left_ns;
@@ -168,6 +213,13 @@ typedef struct qp_dgram_watch {
     uint32_t receives_total, datagrams_total, errors_total, eagains_total;
 } qp_dgram_watch;
 
+/* What spin.c keeps: fd -> readiness a wait reported that no receive has
+ * consumed yet, and each task's zero-timeout waits with time left in a row. */
+typedef struct qp_spin_watch {
+    bool ready_unconsumed[QP_ORACLE_FDS_MAX];
+    uint32_t zero_waits_in_a_row[QP_ORACLE_TASKS_MAX];
+} qp_spin_watch;
+
 typedef struct qp_oracle {
     uint64_t cost_ns;
     uint64_t slack_ns;
@@ -178,10 +230,8 @@ typedef struct qp_oracle {
     qp_wakeup_state wakeup;
     qp_dgram_watch dgram;
     qp_loop_watch loop;
-    /* parked tasks of the sim's pipes, by task: the wait-queue monitor */
+    qp_spin_watch spin;
     bool keep_going; /* count every violation instead of stopping at the first */
-    /* fd -> readiness a wait reported that no receive has consumed yet */
-    bool ready_unconsumed[QP_ORACLE_FDS_MAX];
     qp_violation violation;
 } qp_oracle;
 

@@ -19,6 +19,7 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/time.h>
 #include <time.h>
 
 enum qp_op_kind {
@@ -71,29 +72,24 @@ typedef struct qp_loop_mark {
 } qp_loop_mark;
 
 typedef struct qp_os qp_os;
+
+/* Removes the parentheses of a syscalls.def row's parameter list. */
+#define QP_UNPAREN(...) __VA_ARGS__
+
 struct qp_os {
     void *ctx;
-    ssize_t (*read)(qp_os *os, int fd, void *buf, size_t count);
-    ssize_t (*write)(qp_os *os, int fd, const void *buf, size_t count);
-    ssize_t (*recv)(qp_os *os, int fd, void *buf, size_t len, int flags);
-    ssize_t (*recvfrom)(qp_os *os, int fd, void *buf, size_t len, int flags,
-                        struct sockaddr *src_addr, socklen_t *addrlen);
-    int (*poll)(qp_os *os, struct pollfd *fds, nfds_t nfds, int timeout_ms);
-    int (*clock_gettime)(qp_os *os, clockid_t clock_id, struct timespec *ts);
-    int (*close)(qp_os *os, int fd);
-    int (*epoll_create1)(qp_os *os, int flags);
-    int (*epoll_ctl)(qp_os *os, int epfd, int op, int fd, struct epoll_event *event);
-    int (*epoll_wait)(qp_os *os, int epfd, struct epoll_event *events, int maxevents,
-                      int timeout_ms);
-    int (*eventfd)(qp_os *os, unsigned int initval, int flags);
-    int (*pipe2)(qp_os *os, int pipefd[2], int flags);
-    /* F_GETFL and F_SETFL (O_NONBLOCK) */
-    int (*fcntl)(qp_os *os, int fd, int cmd, long arg);
-    /* AF_INET/AF_INET6 SOCK_DGRAM sockets (SOCK_NONBLOCK, SOCK_CLOEXEC accepted) */
-    int (*socket)(qp_os *os, int domain, int type, int protocol);
-    int (*connect)(qp_os *os, int fd, const struct sockaddr *addr, socklen_t addrlen);
-    ssize_t (*sendto)(qp_os *os, int fd, const void *buf, size_t len, int flags,
-                      const struct sockaddr *dest_addr, socklen_t addrlen);
+    /* one entry per QP_SYSCALL row of include/quietpoll/syscalls.def, with
+     * libc's signature after the table: ssize_t (*read)(qp_os *, int fd,
+     * void *buf, size_t count), int (*poll)(qp_os *, struct pollfd *fds,
+     * nfds_t nfds, int timeout_ms), ... */
+#define QP_SYSCALL(name, wrap, strace_name, class, wait_args, record, ret, params, args) \
+    ret (*name)(qp_os *os, QP_UNPAREN params);
+#define QP_STRACE(strace_name, class, wait_args)
+#define QP_LIBC(name)
+#include "quietpoll/syscalls.def"
+#undef QP_SYSCALL
+#undef QP_STRACE
+#undef QP_LIBC
     void (*op_begin)(qp_os *os, const qp_op_mark *mark);
     void (*op_end)(qp_os *os, unsigned result);
     /* Not a syscall either: an event loop's iteration and timer marks. */

@@ -10,7 +10,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "quietpoll/syscalls.h"
+
 #define QP_TRACE_POLL_FDS_MAX 4
+
+/* Printed traces give task t the pid QP_PID_BASE + t. */
+#define QP_PID_BASE 4200
 
 enum qp_rec_type {
     QP_REC_SYSCALL,
@@ -21,41 +26,20 @@ enum qp_rec_type {
     QP_REC_LOOP
 };
 
-/* An event loop's mark (QP_REC_LOOP): arg[0] the mark (enum
- * qp_loop_mark_kind), arg[1] the timer (an iteration: its number, from 1),
- * arg[2] the fds ready for input at the mark as a bit mask (1 << fd), arg[3]
- * the lowest of them or -1; a timer start's deadline_ns is the mark's
- * instant + its timeout (QP_NS_INFINITE: never due). */
+/* Why a blocking wait returned. */
+enum qp_wake { QP_WAKE_NONE, QP_WAKE_READY, QP_WAKE_TIMEOUT, QP_WAKE_SIGNAL, QP_WAKE_SPURIOUS };
 
-/* A wait-queue action of the sim's pipe (QP_REC_WAITQ): arg[0] the action,
- * arg[1] the queue (0 readers, 1 writers), arg[2] the task it concerns,
- * arg[3] a flag; level_before the pipe's occupied slots, level_after its bytes. */
-enum qp_waitq_action {
-    QP_WAITQ_PARK,     /* the task blocks: it cannot go on */
-    QP_WAITQ_WAKE,     /* a wakeup is issued to it; flags: QP_WAKE_FLAG_* */
-    QP_WAITQ_RESUME,   /* it runs after its wakeup; flag: it can make progress */
-    QP_WAITQ_STRANDED  /* it is blocked, could go on, and no wakeup is pending */
+/* What the queued_* counts of an io record count. */
+enum qp_queue_unit {
+    QP_UNIT_BYTES,     /* a stream socket's or a pipe's bytes */
+    QP_UNIT_DATAGRAMS, /* a datagram socket's queued datagrams */
+    QP_UNIT_COUNTER    /* an eventfd's counter */
 };
 
-enum qp_sys {
-    QP_SYS_READ,
-    QP_SYS_WRITE,
-    QP_SYS_RECV,
-    QP_SYS_RECVFROM,
-    QP_SYS_POLL,
-    QP_SYS_CLOCK_GETTIME, /* served by the vDSO: traced, never counted as a syscall */
-    QP_SYS_CLOSE,
-    QP_SYS_EPOLL_CREATE1,
-    QP_SYS_EPOLL_CTL,
-    QP_SYS_EPOLL_WAIT,
-    QP_SYS_EVENTFD2,
-    QP_SYS_PIPE2,
-    QP_SYS_FCNTL,
-    QP_SYS_SOCKET,
-    QP_SYS_CONNECT,
-    QP_SYS_SENDTO,
-    QP_SYS_COUNT
-};
+/* An IPv4 address and port in one field (connect, sendto): address << 16 |
+ * port, both in host byte order. */
+#define QP_REC_INET(addr, port) ((int64_t)(((uint64_t)(addr) << 16) | (uint64_t)(port)))
+#define QP_REC_INET_NONE ((int64_t)-1)
 
 typedef struct qp_pollrec {
     int32_t fd;
@@ -63,53 +47,170 @@ typedef struct qp_pollrec {
     int16_t revents;
 } qp_pollrec;
 
-typedef struct qp_rec {
-    uint8_t type; /* enum qp_rec_type */
-    uint8_t task;
-    uint8_t sys;  /* QP_REC_SYSCALL: enum qp_sys */
-    uint8_t wake; /* QP_REC_SYSCALL: what ended a blocking wait (enum qp_wake) */
+/* read, write, recv, recvfrom, send, sendto (QP_ARGS_IO, _RECV, _RECVFROM, _SENDTO) */
+typedef struct qp_call_io {
+    int32_t fd;
+    int32_t flags;       /* recv/send flags; 0 for read and write */
+    uint64_t count;      /* bytes asked for, or offered */
+    int64_t addr;        /* sendto's destination (QP_REC_INET) or QP_REC_INET_NONE */
+    bool has_value;      /* an eventfd's 8 bytes were moved: value */
+    uint8_t unit;        /* enum qp_queue_unit of queued_before and queued_after */
+    uint64_t value;
+    uint64_t queued_before; /* what the object held before the call, in unit */
+    uint64_t queued_after;
+} qp_call_io;
+
+/* poll and epoll_wait (QP_ARGS_POLL, QP_ARGS_EPOLL_WAIT) */
+typedef struct qp_call_wait {
+    int32_t epfd;        /* epoll_wait's epoll fd; -1 for poll */
+    int32_t fds_count;   /* poll's nfds; epoll_wait's maxevents */
+    int32_t timeout_ms;
+    /* poll: the pollfds (fd, events, revents); epoll_wait: the events it
+     * returned (fd from data.fd, revents the events) */
+    qp_pollrec fds[QP_TRACE_POLL_FDS_MAX];
+} qp_call_wait;
+
+/* A syscall (QP_REC_SYSCALL). Which member of the union it fills is its
+ * row's record kind (qp_sys_table[sys].args). */
+typedef struct qp_rec_call {
+    uint8_t sys;  /* enum qp_sys */
+    uint8_t wake; /* what ended a blocking wait (enum qp_wake) */
     int32_t err;  /* errno when ret == -1 */
     int64_t ret;
-    /* read/write/recv: fd, count, flags (an eventfd: fd, count, value,
-     * QP_REC_EVENTFD_VALUE). poll: nfds, timeout_ms.
-     * epoll_wait: epfd, maxevents, timeout_ms. epoll_ctl: epfd, op, fd, events.
-     * eventfd2: initval, flags. pipe2: flags (fds in pfd[0..1].fd).
-     * socket: domain, type, protocol. connect: fd, address (QP_REC_INET).
-     * sendto: fd, count, flags, address (QP_REC_INET, or -1 for none).
-     * A datagram socket's read/recv/recvfrom/sendto: levels are datagrams
-     * queued; an arrival event (QP_EV_DGRAM, QP_EV_REPLY) likewise, and an
-     * ICMP error event the socket's error state (enum qp_dgram_error).
-     * event: kind, target, size, delivered. op begin: kind, fd, ready at begin.
-     * op end: result. */
-    int64_t arg[4];
-    /* poll: the pollfds; epoll_wait: the events returned (fd, -, revents) */
-    qp_pollrec pfd[QP_TRACE_POLL_FDS_MAX];
-    /* read/write of an eventfd, pipe or socket: bytes (or the eventfd
-     * counter) held by the object before and after the call */
-    uint64_t level_before;
-    uint64_t level_after;
-    uint64_t t_enter_ns;
-    uint64_t t_exit_ns;
-    uint64_t deadline_ns; /* op begin: begin time + timeout (or QP_NS_INFINITE) */
-} qp_rec;
+    union {
+        qp_call_io io;
+        qp_call_wait wait;
+        struct {
+            int32_t epfd, op, fd;
+            uint32_t events;
+        } epoll_ctl;
+        struct {
+            int32_t flags;
+        } epoll_create;
+        struct {
+            uint32_t initval;
+            int32_t flags;
+        } eventfd;
+        struct {
+            int32_t flags;
+            int32_t fds[2]; /* when it succeeded */
+        } pipe;
+        struct {
+            int32_t clock_id;
+        } clock;
+        struct {
+            int32_t fd;
+        } fd; /* close */
+        struct {
+            int32_t fd, cmd;
+            int64_t arg;
+        } fcntl;
+        struct {
+            int32_t domain, type, protocol;
+        } socket;
+        struct {
+            int32_t fd;
+            int64_t addr; /* QP_REC_INET */
+        } connect;
+    };
+} qp_rec_call;
 
-/* arg[3] of a QP_WAITQ_WAKE: the task already had a wakeup pending; its
+/* A world event the sim executed (QP_REC_EVENT). */
+typedef struct qp_rec_event {
+    uint8_t kind;      /* enum qp_event_kind */
+    bool delivered;    /* it ended the blocked wait */
+    int32_t fd;        /* its target's fd; -1 for none (another thread's action,
+                          a pipe reader, a datagram before its socket exists) */
+    uint64_t size;     /* the schedule's size: bytes, requests, a reply's kind */
+    /* QP_EV_DGRAM, QP_EV_REPLY: datagrams that arrived, and those queued
+     * on fd before and after them (more than the queue holds are dropped) */
+    uint32_t arrived;
+    uint32_t datagrams_before;
+    uint32_t datagrams_after;
+    uint8_t error_state; /* QP_EV_DGRAM_ERROR: the socket's enum qp_dgram_error after it */
+} qp_rec_event;
+
+/* A machine's op_begin mark (QP_REC_OP_BEGIN). */
+typedef struct qp_rec_op_begin {
+    uint8_t kind; /* enum qp_op_kind */
+    bool ready;   /* fd was ready for input at the begin */
+    int32_t fd;
+    uint64_t deadline_ns; /* the begin time + its timeout, or QP_NS_INFINITE */
+} qp_rec_op_begin;
+
+/* A machine's op_end mark (QP_REC_OP_END). */
+typedef struct qp_rec_op_end {
+    uint8_t result; /* enum qp_op_result */
+} qp_rec_op_end;
+
+/* A wait-queue action of the sim's pipe (QP_REC_WAITQ). */
+enum qp_waitq_action {
+    QP_WAITQ_PARK,     /* the task blocks: it cannot go on */
+    QP_WAITQ_WAKE,     /* a wakeup is issued to it; flags: QP_WAKE_FLAG_* */
+    QP_WAITQ_RESUME,   /* it runs after its wakeup; flags: 1 if it can make progress */
+    QP_WAITQ_STRANDED  /* it is blocked, could go on, and no wakeup is pending */
+};
+
+enum qp_waitq_queue { QP_WAITQ_READERS, QP_WAITQ_WRITERS };
+
+/* flags of a QP_WAITQ_WAKE: the task already had a wakeup pending; its
  * condition already held before the read or write that wakes it */
 #define QP_WAKE_FLAG_PENDING 1
 #define QP_WAKE_FLAG_HELD 2
 
-/* arg[3] of an eventfd read or write whose 8 bytes (arg[2]) were moved */
-#define QP_REC_EVENTFD_VALUE 1
+typedef struct qp_rec_waitq {
+    uint8_t action;  /* enum qp_waitq_action */
+    uint8_t queue;   /* enum qp_waitq_queue */
+    uint8_t subject; /* the task it concerns */
+    uint8_t flags;
+    uint32_t slots_used;   /* the pipe's occupied slots (of QP_PIPE_SLOTS) */
+    uint64_t bytes_queued; /* the bytes it holds */
+} qp_rec_waitq;
 
-/* An IPv4 address and port in one arg (connect, sendto): address << 16 | port,
- * both in host byte order */
-#define QP_REC_INET(addr, port) ((int64_t)(((uint64_t)(addr) << 16) | (uint64_t)(port)))
+/* An event loop's mark (QP_REC_LOOP). */
+typedef struct qp_rec_loop {
+    uint8_t mark;   /* enum qp_loop_mark_kind */
+    uint32_t timer; /* a timer mark's timer; an iteration's number, from 1 */
+    uint64_t ready_fds;     /* fds ready for input at the mark: bit 1 << fd */
+    int32_t lowest_ready_fd; /* the lowest of them, or -1 */
+    uint64_t deadline_ns;   /* a timer start: the mark's instant + its timeout
+                               (QP_NS_INFINITE: never due) */
+} qp_rec_loop;
 
-/* A datagram socket's pending ICMP error (levels of a QP_EV_DGRAM_ERROR event) */
+/* One record of the trace: what kind it is, whose, when, and its fields. */
+typedef struct qp_rec {
+    uint8_t type; /* enum qp_rec_type: which member of the union */
+    uint8_t task;
+    uint64_t t_enter_ns;
+    uint64_t t_exit_ns;
+    union {
+        qp_rec_call call;
+        qp_rec_event event;
+        qp_rec_op_begin op_begin;
+        qp_rec_op_end op_end;
+        qp_rec_waitq waitq;
+        qp_rec_loop loop;
+    };
+} qp_rec;
+
+/* A datagram socket's pending ICMP error (error_state of a QP_EV_DGRAM_ERROR event) */
 enum qp_dgram_error { QP_DGRAM_ERROR_NONE, QP_DGRAM_ERROR_ONCE, QP_DGRAM_ERROR_PERSISTENT };
 
-/* Why a blocking wait returned. */
-enum qp_wake { QP_WAKE_NONE, QP_WAKE_READY, QP_WAKE_TIMEOUT, QP_WAKE_SIGNAL, QP_WAKE_SPURIOUS };
+/* The questions several monitors ask of a record. */
+
+/* Is rec a syscall (of any task) with id sys? */
+static inline bool qp_rec_is_call(const qp_rec *rec, unsigned sys)
+{
+    return rec->type == QP_REC_SYSCALL && rec->call.sys == sys;
+}
+
+/* The fds a wait reported ready (revents != 0), in order, at most
+ * QP_TRACE_POLL_FDS_MAX; each with its revents (epoll: its events). Returns
+ * how many; 0 for a wait that failed or timed out. */
+size_t qp_wait_reported(const qp_rec *rec, qp_pollrec out[QP_TRACE_POLL_FDS_MAX]);
+
+/* Did the wait report fd ready? Its revents, or 0. */
+int qp_wait_reported_fd(const qp_rec *rec, int fd);
 
 typedef struct qp_trace {
     qp_rec *recs;

@@ -20,6 +20,13 @@
  * it was asked to cover; clamp to INT_MAX milliseconds. */
 int qp_ns_to_poll_ms_ceil(uint64_t timeout_ns);
 
+/* now_ns + timeout_ns, or QP_NS_INFINITE for a timeout that never expires
+ * or a sum past the end of time. */
+static inline uint64_t qp_deadline_ns(uint64_t now_ns, uint64_t timeout_ns)
+{
+    return timeout_ns > QP_NS_INFINITE - now_ns ? QP_NS_INFINITE : now_ns + timeout_ns;
+}
+
 /* Formats a duration as "1.234567890 ms" style text into buf (at least 32
  * bytes). Integer arithmetic only, so output never depends on the compiler. */
 const char *qp_fmt_ms(char *buf, uint64_t duration_ns);

@@ -3,7 +3,7 @@
  * Link the library's static archive (libfoo.a: the linker's --wrap acts on
  * the objects of a link, never inside a shared library) into a harness with
  *
- *     -Wl,--wrap=read -Wl,--wrap=recvfrom -Wl,--wrap=poll ...   (QP_WRAP_SYMBOLS)
+ *     -Wl,--wrap=read -Wl,--wrap=recvfrom -Wl,--wrap=poll ...   (qp_wrap_symbols)
  *
  * (in meson: link_args: qp_wrap_link_args, or the dependency qp_wrap_dep).
  * The linker then sends every call the linked objects make to X to
@@ -26,7 +26,8 @@
  *     qp_wrap_leave();       back to the real libc
  *
  * Which calls to wrap: the library's undefined symbols (nm -u libfoo.a)
- * that are in QP_WRAP_SYMBOLS. Fortified builds may call __recvfrom_chk,
+ * that are in qp_wrap_symbols (include/quietpoll/syscalls.h: the
+ * QP_SYSCALL and QP_LIBC rows of syscalls.def). Fortified builds may call __recvfrom_chk,
  * __read_chk or __poll_chk instead: rebuild without _FORTIFY_SOURCE, or add
  * wrappers for those. Calls outside the list (getenv, open of a config
  * file) still reach the real libc: configure the library so it needs none
@@ -42,12 +43,7 @@
 #include <stdbool.h>
 
 #include "quietpoll/os.h"
-
-/* The wrapped functions, for the linker flags (one --wrap=NAME each). */
-#define QP_WRAP_SYMBOLS                                                                      \
-    "read", "write", "recv", "recvfrom", "send", "sendto", "socket", "connect", "close", "poll", \
-        "fcntl", "epoll_create1", "epoll_ctl", "epoll_wait", "eventfd", "pipe2",             \
-        "clock_gettime", "gettimeofday", "time"
+#include "quietpoll/syscalls.h"
 
 /* Routes this thread's wrapped calls into os until qp_wrap_leave(). */
 void qp_wrap_enter(qp_os *os);

@@ -45,15 +45,6 @@ static void add_event(tally *t, uint32_t k, uint32_t receives, uint32_t eagains)
     t->by_k_eagains[slot] += eagains;
 }
 
-static bool reports(const qp_rec *rec, int fd)
-{
-    int64_t n = rec->sys == QP_SYS_POLL ? rec->arg[0] : rec->ret;
-    for (int64_t i = 0; i < n && i < QP_TRACE_POLL_FDS_MAX; i++)
-        if (rec->pfd[i].fd == fd && rec->pfd[i].revents != 0)
-            return true;
-    return false;
-}
-
 /* Walks the trace: events are waits of task 0 that report the socket of
  * the open resolve operation; their receives run to the next wait. */
 static void audit_trace(const qp_trace *trace, tally *t)
@@ -63,38 +54,40 @@ static void audit_trace(const qp_trace *trace, tally *t)
     uint32_t k = 0, receives = 0, eagains = 0;
     for (size_t i = 0; i < trace->count; i++) {
         const qp_rec *rec = &trace->recs[i];
-        if (rec->type == QP_REC_OP_BEGIN && rec->task == 0 && rec->arg[0] == QP_OP_RESOLVE)
-            fd = (int)rec->arg[1];
-        if (rec->type == QP_REC_EVENT && (rec->arg[0] == QP_EV_DGRAM || rec->arg[0] == QP_EV_REPLY)) {
-            uint32_t queued = (uint32_t)(rec->level_after - rec->level_before);
-            t->arrivals += (uint32_t)rec->ret;
-            t->dropped += rec->arg[1] >= 0 ? (uint32_t)rec->ret - queued : 0;
-            if (rec->arg[0] == QP_EV_REPLY && rec->arg[2] >= 0 && rec->arg[2] < QP_REPLY_KINDS)
-                t->kinds[rec->arg[2]] += (uint32_t)rec->ret;
+        if (rec->type == QP_REC_OP_BEGIN && rec->task == 0 && rec->op_begin.kind == QP_OP_RESOLVE)
+            fd = rec->op_begin.fd;
+        const qp_rec_event *ev = &rec->event;
+        if (rec->type == QP_REC_EVENT && (ev->kind == QP_EV_DGRAM || ev->kind == QP_EV_REPLY)) {
+            uint32_t queued = ev->datagrams_after - ev->datagrams_before;
+            t->arrivals += ev->arrived;
+            t->dropped += ev->fd >= 0 ? ev->arrived - queued : 0;
+            if (ev->kind == QP_EV_REPLY && ev->size < QP_REPLY_KINDS)
+                t->kinds[ev->size] += ev->arrived;
         }
         if (rec->type != QP_REC_SYSCALL || rec->task != 0)
             continue;
-        if (qp_sys_is_wait(rec->sys)) {
+        const qp_rec_call *call = &rec->call;
+        if (qp_sys_is_wait(call->sys)) {
             if (open)
                 add_event(t, k, receives, eagains);
             t->waits++;
-            open = fd >= 0 && rec->ret > 0 && reports(rec, fd);
+            open = fd >= 0 && qp_wait_reported_fd(rec, fd) != 0;
             t->events += open;
             k = receives = eagains = 0;
-        } else if (qp_sys_is_receive(rec->sys) && rec->arg[0] == fd) {
+        } else if (qp_sys_is_receive(call->sys) && call->io.fd == fd) {
             t->receives++;
-            if (rec->ret >= 0)
+            if (call->ret >= 0)
                 t->datagrams++;
-            else if (rec->err == EAGAIN)
+            else if (call->err == EAGAIN)
                 t->eagains++;
             else
                 t->errors++;
             if (open) {
                 receives++;
-                k += rec->ret >= 0;
-                eagains += rec->ret < 0 && rec->err == EAGAIN;
+                k += call->ret >= 0;
+                eagains += call->ret < 0 && call->err == EAGAIN;
             }
-        } else if (rec->sys == QP_SYS_SENDTO && rec->ret >= 0) {
+        } else if (call->sys == QP_SYS_sendto && call->ret >= 0) {
             t->sends++;
         }
     }

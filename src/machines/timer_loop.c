@@ -190,7 +190,8 @@ static void heap_push(loop *l, uint8_t id)
 static void heap_remove(loop *l, uint8_t id)
 {
     unsigned index = l->timers[id].heap_index;
-    assert(index < l->heap_count && l->heap[index] == id);
+    assert(index < l->heap_count);
+    assert(l->heap[index] == id);
     l->heap_count--;
     if (index == l->heap_count)
         return;

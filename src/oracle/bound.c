@@ -78,7 +78,7 @@ uint32_t qp_op_bound(const qp_op_stats *op, uint64_t cost_ns)
     return UINT32_MAX;
 }
 
-bool qp__bound_check(qp_oracle *oracle, const qp_op_stats *op, size_t rec_index)
+static bool check(qp_oracle *oracle, const qp_op_stats *op, size_t rec_index)
 {
     if (op->kind == QP_OP_RESOLVE) {
         if (op->waits_count <= op->bound)
@@ -123,3 +123,24 @@ bool qp__bound_check(qp_oracle *oracle, const qp_op_stats *op, size_t rec_index)
                           "timeout fell short of the time left"
                         : "");
 }
+
+/* At an operation's end (op->bound is set), and for those still open when
+ * the run ends. */
+static bool on_record(qp_oracle *oracle, const qp_trace *trace, size_t index)
+{
+    const qp_rec *rec = &trace->recs[index];
+    if (rec->type != QP_REC_OP_END)
+        return false;
+    return check(oracle, qp__open_op(oracle, rec), index);
+}
+
+static bool finish(qp_oracle *oracle, size_t rec_index, bool blocked_forever)
+{
+    (void)blocked_forever;
+    for (unsigned task = 0; task < QP_ORACLE_TASKS_MAX; task++)
+        if (oracle->op_open[task] && check(oracle, &oracle->op[task], rec_index))
+            return true;
+    return false;
+}
+
+const qp__monitor qp__monitor_bound = {"bound", on_record, finish};

@@ -46,6 +46,7 @@
  * the rest. Also when the run ends blocked forever with such a datagram.
  * A socket with a persistent error is left out: its datagrams can never be
  * received, by anyone. */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -78,8 +79,7 @@ static qp_dgram_socket_watch *socket_of(qp_oracle *oracle, int64_t fd, bool crea
 /* The queue as the sim reported it: count datagrams, the newest arrived at_ns. */
 static void sync_queue(qp_dgram_socket_watch *sw, uint64_t count, uint64_t at_ns)
 {
-    if (count > QP_ORACLE_DGRAM_QUEUE)
-        count = QP_ORACLE_DGRAM_QUEUE;
+    assert(count <= QP_ORACLE_DGRAM_QUEUE && "the sim queues no more than the oracle mirrors");
     while (sw->count > count) { /* receives take the oldest */
         sw->head++;
         sw->count--;
@@ -102,16 +102,16 @@ static uint32_t fd_bit(int64_t fd)
 
 static void on_event(qp_oracle *oracle, const qp_rec *rec)
 {
-    if (rec->arg[0] != QP_EV_DGRAM && rec->arg[0] != QP_EV_REPLY &&
-        rec->arg[0] != QP_EV_DGRAM_ERROR)
+    const qp_rec_event *ev = &rec->event;
+    if (ev->kind != QP_EV_DGRAM && ev->kind != QP_EV_REPLY && ev->kind != QP_EV_DGRAM_ERROR)
         return;
-    qp_dgram_socket_watch *sw = socket_of(oracle, rec->arg[1], true);
+    qp_dgram_socket_watch *sw = socket_of(oracle, ev->fd, true);
     if (sw == NULL)
         return;
-    if (rec->arg[0] == QP_EV_DGRAM_ERROR)
-        sw->error = (uint8_t)rec->level_after;
+    if (ev->kind == QP_EV_DGRAM_ERROR)
+        sw->error = ev->error_state;
     else
-        sync_queue(sw, rec->level_after, rec->t_enter_ns);
+        sync_queue(sw, ev->datagrams_after, rec->t_enter_ns);
 }
 
 static void end_event(qp_dgram_watch *w)
@@ -119,22 +119,13 @@ static void end_event(qp_dgram_watch *w)
     w->event_open = false;
 }
 
-/* Does the wait record report fd, and with what? */
-static int reported(const qp_rec *rec, int fd)
-{
-    int64_t n = rec->sys == QP_SYS_POLL ? rec->arg[0] : rec->ret;
-    for (int64_t i = 0; i < n && i < QP_TRACE_POLL_FDS_MAX; i++)
-        if (rec->pfd[i].fd == fd && rec->pfd[i].revents != 0)
-            return rec->pfd[i].revents;
-    return 0;
-}
-
 static bool watches(const qp_oracle *oracle, const qp_rec *rec, int fd)
 {
-    if (rec->sys == QP_SYS_EPOLL_WAIT)
+    const qp_call_wait *wait = &rec->call.wait;
+    if (rec->call.sys == QP_SYS_epoll_wait)
         return (oracle->dgram.epoll_in_fds & fd_bit(fd)) != 0;
-    for (int64_t i = 0; i < rec->arg[0] && i < QP_TRACE_POLL_FDS_MAX; i++)
-        if (rec->pfd[i].fd == fd && (rec->pfd[i].events & POLLIN))
+    for (int32_t i = 0; i < wait->fds_count && i < QP_TRACE_POLL_FDS_MAX; i++)
+        if (wait->fds[i].fd == fd && (wait->fds[i].events & POLLIN))
             return true;
     return false;
 }
@@ -147,7 +138,7 @@ static bool stranded_at_wait(qp_oracle *oracle, const qp_rec *rec, size_t index)
         const qp_dgram_socket_watch *sw = &oracle->dgram.sockets[i];
         if (!sw->used || sw->count == 0 || sw->error == QP_DGRAM_ERROR_PERSISTENT ||
             oldest_ns(sw) > rec->t_enter_ns || !watches(oracle, rec, sw->fd) ||
-            reported(rec, sw->fd))
+            qp_wait_reported_fd(rec, sw->fd))
             continue;
         char ms[32];
         return qp__fire(oracle, QP_PROP_LOST_WAKEUP, index,
@@ -155,7 +146,7 @@ static bool stranded_at_wait(qp_oracle *oracle, const qp_rec *rec, size_t index)
                         "and does not report them: under edge-triggered readiness the arrival "
                         "was spent on a handler that left them, and no wait will report "
                         "them until another one comes",
-                        qp_sys_name(rec->sys), qp_fmt_ms(ms, rec->t_exit_ns - rec->t_enter_ns),
+                        qp_sys_name(rec->call.sys), qp_fmt_ms(ms, rec->t_exit_ns - rec->t_enter_ns),
                         sw->count, sw->count == 1 ? "" : "s", sw->fd);
     }
     return false;
@@ -168,15 +159,15 @@ static bool on_wait(qp_oracle *oracle, const qp_rec *rec, size_t index)
     if (stranded_at_wait(oracle, rec, index))
         return true;
     qp_op_stats *op = qp__open_op(oracle, rec);
-    if (op == NULL || op->kind != QP_OP_RESOLVE || rec->ret <= 0)
+    if (op == NULL || op->kind != QP_OP_RESOLVE || rec->call.ret <= 0)
         return false;
-    if (!(reported(rec, op->fd) & (POLLIN | POLLERR | POLLHUP)))
+    if (!(qp_wait_reported_fd(rec, op->fd) & (POLLIN | POLLERR | POLLHUP)))
         return false;
     op->reports_count++;
     w->event_open = true;
     w->event_fd = op->fd;
-    w->event_edge = rec->sys == QP_SYS_EPOLL_WAIT && (w->epoll_et_fds & fd_bit(op->fd));
-    w->event_spurious = rec->wake == QP_WAKE_SPURIOUS;
+    w->event_edge = rec->call.sys == QP_SYS_epoll_wait && (w->epoll_et_fds & fd_bit(op->fd));
+    w->event_spurious = rec->call.wake == QP_WAKE_SPURIOUS;
     w->receives = w->datagrams = w->errors = w->eagains = 0;
     w->events_total++;
     w->edge_events_total += w->event_edge;
@@ -188,9 +179,9 @@ static bool over_bound(qp_oracle *oracle, const qp_rec *rec, size_t index, uint3
 {
     const qp_dgram_watch *w = &oracle->dgram;
     const char *why;
-    if (rec->ret >= 0)
+    if (rec->call.ret >= 0)
         why = "";
-    else if (rec->err != EAGAIN)
+    else if (rec->call.err != EAGAIN)
         why = ": it received again after the socket reported an error; an error that stays "
               "fails every retry, so a loop that retries on any error never ends";
     else if (!w->event_edge)
@@ -210,20 +201,22 @@ static bool over_bound(qp_oracle *oracle, const qp_rec *rec, size_t index, uint3
 static bool on_receive(qp_oracle *oracle, const qp_rec *rec, size_t index)
 {
     qp_dgram_watch *w = &oracle->dgram;
-    qp_dgram_socket_watch *sw = socket_of(oracle, rec->arg[0], false);
+    const qp_rec_call *call = &rec->call;
+    qp_dgram_socket_watch *sw = socket_of(oracle, call->io.fd, false);
     if (sw != NULL) {
-        sync_queue(sw, rec->level_after, rec->t_enter_ns);
-        if (rec->ret < 0 && rec->err == ECONNREFUSED && sw->error == QP_DGRAM_ERROR_ONCE)
+        assert(call->io.unit == QP_UNIT_DATAGRAMS && "a watched socket is a datagram socket");
+        sync_queue(sw, call->io.queued_after, rec->t_enter_ns);
+        if (call->ret < 0 && call->err == ECONNREFUSED && sw->error == QP_DGRAM_ERROR_ONCE)
             sw->error = QP_DGRAM_ERROR_NONE;
     }
-    if (!w->event_open || rec->task != 0 || rec->arg[0] != w->event_fd)
+    if (!w->event_open || rec->task != 0 || call->io.fd != w->event_fd)
         return false;
     w->receives++;
     w->receives_total++;
-    if (rec->ret >= 0) {
+    if (call->ret >= 0) {
         w->datagrams++;
         w->datagrams_total++;
-    } else if (rec->err == EAGAIN) {
+    } else if (call->err == EAGAIN) {
         w->eagains++;
         w->eagains_total++;
     } else {
@@ -238,21 +231,24 @@ static bool on_receive(qp_oracle *oracle, const qp_rec *rec, size_t index)
 static void on_epoll_ctl(qp_oracle *oracle, const qp_rec *rec)
 {
     qp_dgram_watch *w = &oracle->dgram;
-    uint32_t bit = fd_bit(rec->arg[2]);
-    if (rec->ret != 0)
+    int32_t op = rec->call.epoll_ctl.op;
+    uint32_t events = rec->call.epoll_ctl.events;
+    uint32_t bit = fd_bit(rec->call.epoll_ctl.fd);
+    if (rec->call.ret != 0)
         return;
-    if (rec->arg[1] == EPOLL_CTL_DEL || !(rec->arg[3] & EPOLLIN))
+    if (op == EPOLL_CTL_DEL || !(events & EPOLLIN))
         w->epoll_in_fds &= ~bit;
     else
         w->epoll_in_fds |= bit;
-    if (rec->arg[1] != EPOLL_CTL_DEL && (rec->arg[3] & EPOLLET))
+    if (op != EPOLL_CTL_DEL && (events & EPOLLET))
         w->epoll_et_fds |= bit;
     else
         w->epoll_et_fds &= ~bit;
 }
 
-bool qp__dgram_on_rec(qp_oracle *oracle, const qp_rec *rec, size_t index)
+static bool on_record(qp_oracle *oracle, const qp_trace *trace, size_t index)
 {
+    const qp_rec *rec = &trace->recs[index];
     qp_dgram_watch *w = &oracle->dgram;
     switch (rec->type) {
     case QP_REC_EVENT:
@@ -267,32 +263,33 @@ bool qp__dgram_on_rec(qp_oracle *oracle, const qp_rec *rec, size_t index)
     default:
         return false;
     }
-    if (qp_sys_is_receive(rec->sys))
+    const qp_rec_call *call = &rec->call;
+    if (qp_sys_is_receive(call->sys))
         return on_receive(oracle, rec, index);
-    if (rec->sys == QP_SYS_SENDTO && rec->ret < 0 && rec->err == ECONNREFUSED) {
-        qp_dgram_socket_watch *sw = socket_of(oracle, rec->arg[0], false);
+    if (call->sys == QP_SYS_sendto && call->ret < 0 && call->err == ECONNREFUSED) {
+        qp_dgram_socket_watch *sw = socket_of(oracle, call->io.fd, false);
         if (sw != NULL && sw->error == QP_DGRAM_ERROR_ONCE)
             sw->error = QP_DGRAM_ERROR_NONE;
         return false;
     }
-    if (rec->sys == QP_SYS_EPOLL_CTL) {
+    if (call->sys == QP_SYS_epoll_ctl) {
         on_epoll_ctl(oracle, rec);
         return false;
     }
-    if (rec->sys == QP_SYS_CLOSE && rec->ret == 0) {
-        qp_dgram_socket_watch *sw = socket_of(oracle, rec->arg[0], false);
+    if (call->sys == QP_SYS_close && call->ret == 0) {
+        qp_dgram_socket_watch *sw = socket_of(oracle, call->fd.fd, false);
         if (sw != NULL)
             sw->used = false;
-        w->epoll_in_fds &= ~fd_bit(rec->arg[0]);
-        w->epoll_et_fds &= ~fd_bit(rec->arg[0]);
+        w->epoll_in_fds &= ~fd_bit(call->fd.fd);
+        w->epoll_et_fds &= ~fd_bit(call->fd.fd);
         return false;
     }
-    if (rec->task == 0 && qp_sys_is_wait(rec->sys))
+    if (rec->task == 0 && qp_sys_is_wait(call->sys))
         return on_wait(oracle, rec, index);
     return false;
 }
 
-bool qp__dgram_finish(qp_oracle *oracle, size_t rec_index, bool blocked_forever)
+static bool finish(qp_oracle *oracle, size_t rec_index, bool blocked_forever)
 {
     if (!blocked_forever)
         return false;
@@ -309,3 +306,5 @@ bool qp__dgram_finish(qp_oracle *oracle, size_t rec_index, bool blocked_forever)
     }
     return false;
 }
+
+const qp__monitor qp__monitor_dgram = {"dgram", on_record, finish};

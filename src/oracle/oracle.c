@@ -1,36 +1,31 @@
 /* Dispatches each trace record to the monitors and keeps the open
  * operation's counts. */
 #include <assert.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "oracle_internal.h"
 #include "quietpoll/os.h"
+#include "quietpoll/sim.h"
 #include "quietpoll/units.h"
 
 static const struct {
     const char *name;
     const char *summary;
 } properties[QP_PROP_COUNT] = {
-    [QP_PROP_SPIN] = {"spin", "a zero-timeout wait times out while its operation had time left, "
-                              "or a wait reports readiness nothing consumed since the last one"},
-    [QP_PROP_REDUNDANT_WAKEUP] = {"redundant-wakeup",
-                                  "a wakeup is written while one is still pending, or a wait "
-                                  "returns for the wakeup fd with no wakeup() requested"},
-    [QP_PROP_LOST_WAKEUP] = {"lost-wakeup", "a requested wakeup leaves its waiter blocked past "
-                                            "the request, or blocked forever; an event loop "
-                                            "runs timers while ready I/O goes unpolled"},
-    [QP_PROP_SYSCALL_BOUND] = {"syscall-bound",
-                               "an operation (or a coalesced wakeup, or an event loop's iterations) "
-                               "exceeds its bound (src/oracle/bound.c, wakeup.c, timers.c), or the "
-                               "run's budget is spent"},
-    [QP_PROP_TIMEOUT_EARLY] = {"timeout-early", "an operation reports a timeout, or a timer "
-                                                "fires, before its deadline"},
-    [QP_PROP_TIMEOUT_LATE] = {"timeout-late", "an operation returns, or a timer fires, after its "
-                                              "deadline + 1 ms + timer slack + the syscall costs "
-                                              "it incurred"},
+#define QP_PROPERTY_ROW(id, name, summary) [QP_PROP_##id] = {name, summary},
+    QP_PROPERTIES(QP_PROPERTY_ROW)
+#undef QP_PROPERTY_ROW
 };
+
+_Static_assert(QP_ORACLE_TASKS_MAX == QP_SIM_TASKS_MAX, "the oracle follows every sim task");
+_Static_assert(QP_ORACLE_FDS_MAX == QP_SIM_FDS_MAX, "the oracle watches every sim fd");
+_Static_assert(QP_ORACLE_TIMERS_MAX == QP_LOOP_TIMERS_MAX, "the oracle watches every timer id");
+_Static_assert(QP_ORACLE_DGRAM_SOCKETS >= QP_SIM_DGRAMS_MAX, "the oracle watches every socket");
+_Static_assert(QP_ORACLE_DGRAM_QUEUE == QP_DGRAM_QUEUE_MAX, "the oracle mirrors a full queue");
+_Static_assert(QP_SIM_FDS_MAX <= 32, "fd bit masks are 32 bits");
 
 const char *qp_property_name(unsigned property)
 {
@@ -79,90 +74,125 @@ void qp_oracle_init(qp_oracle *oracle, const qp_schedule *sched)
 
 qp_op_stats *qp__open_op(qp_oracle *oracle, const qp_rec *rec)
 {
-    unsigned task = rec->task % QP_ORACLE_TASKS_MAX;
-    return oracle->op_open[task] ? &oracle->op[task] : NULL;
+    assert(rec->task < QP_ORACLE_TASKS_MAX);
+    return oracle->op_open[rec->task] ? &oracle->op[rec->task] : NULL;
 }
 
 static void op_begin(qp_oracle *oracle, const qp_rec *rec)
 {
-    unsigned task = rec->task % QP_ORACLE_TASKS_MAX;
-    assert(!oracle->op_open[task] && "operations of one task do not nest");
-    qp_op_stats *op = &oracle->op[task];
+    assert(rec->task < QP_ORACLE_TASKS_MAX);
+    assert(!oracle->op_open[rec->task] && "operations of one task do not nest");
+    qp_op_stats *op = &oracle->op[rec->task];
     memset(op, 0, sizeof *op);
-    op->kind = (unsigned)rec->arg[0];
+    op->kind = rec->op_begin.kind;
     op->task = rec->task;
-    op->fd = (int)rec->arg[1];
-    op->ready_at_begin = rec->arg[2] != 0;
+    op->fd = rec->op_begin.fd;
+    op->ready_at_begin = rec->op_begin.ready;
     op->begin_ns = rec->t_enter_ns;
-    op->deadline_ns = rec->deadline_ns;
-    oracle->op_open[task] = true;
-    qp__wakeup_on_op_begin(oracle, rec);
+    op->deadline_ns = rec->op_begin.deadline_ns;
+    oracle->op_open[rec->task] = true;
 }
 
-static bool op_end(qp_oracle *oracle, const qp_rec *rec, size_t index)
+/* What a syscall of an open operation tells of it: its count, and what the
+ * world gave it (result.c and timeouts.c judge the result by these). */
+static void op_count(qp_op_stats *op, const qp_rec *rec)
 {
-    unsigned task = rec->task % QP_ORACLE_TASKS_MAX;
-    assert(oracle->op_open[task] && "an op end needs an op begin");
-    qp_op_stats *op = &oracle->op[task];
-    op->bound = qp_op_bound(op, oracle->cost_ns);
-    oracle->op_open[task] = false;
-    if (oracle->done_count < QP_ORACLE_OPS_MAX && op->kind != QP_OP_WAKEUP)
-        oracle->done[oracle->done_count++] = *op;
-    return qp__bound_check(oracle, op, index) || qp__timeouts_check(oracle, op, rec, index);
+    const qp_rec_call *call = &rec->call;
+    op->calls_count++;
+    if (call->ret < 0 && call->err != EAGAIN && call->err != EINTR)
+        op->world_error = true;
+    if (qp_sys_is_wait(call->sys)) {
+        op->waits_count++;
+        bool spurious = call->wake == QP_WAKE_SPURIOUS;
+        op->reported_ready |= call->ret > 0 && !spurious;
+        op->fd_reported_unread = !spurious && qp_wait_reported_fd(rec, op->fd) != 0;
+        op->last_wait_ran_out = call->ret == 0 && call->wait.timeout_ms > 0;
+        return;
+    }
+    if (!qp_sys_is_receive(call->sys) || call->io.fd != op->fd)
+        return;
+    op->fd_reported_unread = false;
+    bool datagrams = call->io.unit == QP_UNIT_DATAGRAMS;
+    if (call->ret > 0 || (call->ret == 0 && datagrams))
+        op->received_data = true;
+    if (call->ret > 0 && !datagrams)
+        op->received_bytes = true;
+    else if (call->ret == 0 && call->io.count > 0)
+        op->received_eof = true;
 }
 
 /* Signals and spurious wakeups reach task 0, the one that waits. */
 static void count_event(qp_oracle *oracle, const qp_rec *rec)
 {
-    if (!oracle->op_open[0] || !rec->arg[3])
+    if (!oracle->op_open[0] || !rec->event.delivered)
         return;
-    if (rec->arg[0] == QP_EV_SIGNAL)
+    if (rec->event.kind == QP_EV_SIGNAL)
         oracle->op[0].signals_count++;
-    else if (rec->arg[0] == QP_EV_SPURIOUS)
+    else if (rec->event.kind == QP_EV_SPURIOUS)
         oracle->op[0].spurious_count++;
+}
+
+/* The oracle's own bookkeeping of a record, before the monitors see it.
+ * Returns false for a record no monitor looks at. */
+static bool note(qp_oracle *oracle, const qp_rec *rec)
+{
+    switch (rec->type) {
+    case QP_REC_OP_BEGIN:
+        op_begin(oracle, rec);
+        return true;
+    case QP_REC_OP_END: {
+        assert(rec->task < QP_ORACLE_TASKS_MAX);
+        assert(oracle->op_open[rec->task] && "an op end needs an op begin");
+        qp_op_stats *op = &oracle->op[rec->task];
+        op->bound = qp_op_bound(op, oracle->cost_ns);
+        return true;
+    }
+    case QP_REC_EVENT:
+        count_event(oracle, rec);
+        return true;
+    case QP_REC_SYSCALL: {
+        if (rec->call.sys == QP_SYS_clock_gettime)
+            return false; /* the vDSO: no syscall */
+        qp_op_stats *op = qp__open_op(oracle, rec);
+        if (op != NULL)
+            op_count(op, rec);
+        return true;
+    }
+    case QP_REC_WAITQ:
+    case QP_REC_LOOP:
+        return true;
+    }
+    assert(!"unknown record type");
+    return false;
+}
+
+/* An operation ends once every monitor has seen its end. */
+static void op_close(qp_oracle *oracle, const qp_rec *rec)
+{
+    qp_op_stats *op = &oracle->op[rec->task];
+    oracle->op_open[rec->task] = false;
+    if (oracle->done_count < QP_ORACLE_OPS_MAX && op->kind != QP_OP_WAKEUP)
+        oracle->done[oracle->done_count++] = *op;
 }
 
 bool qp_oracle_on_rec(qp_oracle *oracle, const qp_trace *trace, size_t index)
 {
     assert(index < trace->count);
     const qp_rec *rec = &trace->recs[index];
-    switch (rec->type) {
-    case QP_REC_OP_BEGIN:
-        op_begin(oracle, rec);
+    if (!note(oracle, rec))
         return false;
-    case QP_REC_OP_END:
-        qp__dgram_on_rec(oracle, rec, index); /* the readiness event ends with the op */
-        return op_end(oracle, rec, index);
-    case QP_REC_EVENT:
-        count_event(oracle, rec);
-        return qp__dgram_on_rec(oracle, rec, index);
-    case QP_REC_WAITQ:
-        return qp__waitq_on_rec(oracle, rec, index);
-    case QP_REC_LOOP:
-        return qp__timers_on_mark(oracle, rec, index);
-    case QP_REC_SYSCALL: {
-        if (rec->sys == QP_SYS_CLOCK_GETTIME)
-            return false;
-        qp_op_stats *op = qp__open_op(oracle, rec);
-        if (op != NULL) {
-            op->calls_count++;
-            op->waits_count += qp_sys_is_wait(rec->sys);
-        }
-        /* an event loop's verdict on its previous wait comes before this one's */
-        bool fired = qp__timers_on_syscall(oracle, rec, index);
-        if (fired && !oracle->keep_going)
-            return true;
-        /* spin first: readiness left unconsumed is the root of what follows */
-        fired = qp__spin_on_syscall(oracle, trace, index) ||
-                qp__wakeup_on_syscall(oracle, rec, index) || fired;
-        if (fired && !oracle->keep_going)
-            return true;
-        /* datagram sockets and readiness events (dgram.c) */
-        return qp__dgram_on_rec(oracle, rec, index) || fired;
+    bool fired = false;
+    for (size_t m = 0; m < qp__monitors_count; m++) {
+        if (qp__monitors[m]->on_record == NULL ||
+            !qp__monitors[m]->on_record(oracle, trace, index))
+            continue;
+        fired = true;
+        if (!oracle->keep_going)
+            break;
     }
-    }
-    assert(!"unknown record type");
-    return false;
+    if (rec->type == QP_REC_OP_END)
+        op_close(oracle, rec);
+    return fired;
 }
 
 bool qp_oracle_on_budget(qp_oracle *oracle, const qp_trace *trace, size_t index,
@@ -178,24 +208,18 @@ bool qp_oracle_finish(qp_oracle *oracle, const qp_trace *trace, uint64_t end_ns,
 {
     (void)end_ns;
     size_t last = trace->count ? trace->count - 1 : 0;
-    if (qp__wakeup_finish(oracle, last, blocked_forever) ||
-        qp__dgram_finish(oracle, last, blocked_forever) ||
-        qp__timers_finish(oracle, last, blocked_forever))
-        return true;
-    for (unsigned task = 0; task < QP_ORACLE_TASKS_MAX; task++) {
-        if (!oracle->op_open[task])
+    /* the operations still open are judged as they stand */
+    for (unsigned task = 0; task < QP_ORACLE_TASKS_MAX; task++)
+        if (oracle->op_open[task])
+            oracle->op[task].bound = qp_op_bound(&oracle->op[task], oracle->cost_ns);
+    bool fired = false;
+    for (size_t m = 0; m < qp__monitors_count; m++) {
+        if (qp__monitors[m]->finish == NULL ||
+            !qp__monitors[m]->finish(oracle, last, blocked_forever))
             continue;
-        qp_op_stats *op = &oracle->op[task];
-        op->bound = qp_op_bound(op, oracle->cost_ns);
-        if (qp__bound_check(oracle, op, last))
-            return true;
-        if (blocked_forever && task == 0 && op->deadline_ns != QP_NS_INFINITE) {
-            char ms[32];
-            return qp__fire(oracle, QP_PROP_TIMEOUT_LATE, last,
-                            "the %s waits with no timeout and never returns, though its deadline "
-                            "passed %s after it began",
-                            qp_op_kind_name(op->kind), qp_fmt_ms(ms, op->deadline_ns - op->begin_ns));
-        }
+        fired = true;
+        if (!oracle->keep_going)
+            break;
     }
-    return false;
+    return fired;
 }

@@ -1,4 +1,6 @@
-/* The monitors behind qp_oracle_*; each file holds one family. */
+/* The monitors behind qp_oracle_*: each file of src/oracle/ holds one
+ * property family, and registers it as one row of qp__monitors
+ * (monitors.c). */
 #ifndef QUIETPOLL_ORACLE_INTERNAL_H
 #define QUIETPOLL_ORACLE_INTERNAL_H
 
@@ -11,29 +13,34 @@ bool qp__fire(qp_oracle *oracle, unsigned property, size_t rec_index, const char
 /* The open operation of the record's task, or NULL. */
 qp_op_stats *qp__open_op(qp_oracle *oracle, const qp_rec *rec);
 
-bool qp__spin_on_syscall(qp_oracle *oracle, const qp_trace *trace, size_t index);
-/* Both check op, an operation just ended (or still open at the end). */
-bool qp__bound_check(qp_oracle *oracle, const qp_op_stats *op, size_t rec_index);
-bool qp__timeouts_check(qp_oracle *oracle, const qp_op_stats *op, const qp_rec *end,
-                        size_t rec_index);
+/* A property family. The oracle has kept its own books on the record (the
+ * open operations' counts, op->bound at an op end) before a monitor sees
+ * it, and closes an operation after every monitor has seen its end. */
+typedef struct qp__monitor {
+    const char *name;
+    /* The record just appended at index, of any type: true on a violation. */
+    bool (*on_record)(qp_oracle *oracle, const qp_trace *trace, size_t index);
+    /* The run has ended (rec_index: its last record): true on a violation. */
+    bool (*finish)(qp_oracle *oracle, size_t rec_index, bool blocked_forever);
+} qp__monitor;
 
-void qp__wakeup_on_op_begin(qp_oracle *oracle, const qp_rec *rec);
-bool qp__wakeup_on_syscall(qp_oracle *oracle, const qp_rec *rec, size_t index);
-bool qp__wakeup_finish(qp_oracle *oracle, size_t rec_index, bool blocked_forever);
+/* In the order of the checks: a record that breaks several properties is
+ * reported as the first monitor of this table sees it. */
+extern const qp__monitor *const qp__monitors[];
+extern const size_t qp__monitors_count;
 
-bool qp__waitq_on_rec(qp_oracle *oracle, const qp_rec *rec, size_t index);
+extern const qp__monitor qp__monitor_timers;   /* timers.c: an event loop's timers */
+extern const qp__monitor qp__monitor_spin;     /* spin.c */
+extern const qp__monitor qp__monitor_wakeup;   /* wakeup.c: a selector's wakeup fd */
+extern const qp__monitor qp__monitor_waitq;    /* waitq.c: the sim pipe's wait queues */
+extern const qp__monitor qp__monitor_dgram;    /* dgram.c: datagram sockets */
+extern const qp__monitor qp__monitor_bound;    /* bound.c: an operation's syscalls */
+extern const qp__monitor qp__monitor_timeouts; /* timeouts.c: an operation's deadline */
+extern const qp__monitor qp__monitor_result;   /* result.c: an operation's result */
 
-/* Datagram sockets: receives per readiness event, stranded datagrams (dgram.c). */
-bool qp__dgram_on_rec(qp_oracle *oracle, const qp_rec *rec, size_t index);
-bool qp__dgram_finish(qp_oracle *oracle, size_t rec_index, bool blocked_forever);
-
-/* An event loop's timers and iterations (timers.c). */
-bool qp__timers_on_mark(qp_oracle *oracle, const qp_rec *rec, size_t index);
-bool qp__timers_on_syscall(qp_oracle *oracle, const qp_rec *rec, size_t index);
-bool qp__timers_finish(qp_oracle *oracle, size_t rec_index, bool blocked_forever);
 /* A wait outside any operation timed out at once with a zero timeout: in an
  * event loop, a spin when time was left before its nearest timer and the
- * loop's next timer pass runs nothing (decided at its next wait). */
+ * loop waits 0 again with no callback between (timers.c). */
 void qp__timers_zero_wait(qp_oracle *oracle, const qp_rec *rec, size_t index);
 
 #endif

@@ -28,15 +28,18 @@
  *   forever while the ready fd is never polled (libuv #4245).
  *
  * spin (with spin.c): a wait with a zero timeout that times out, after
- *   which the loop's next timer pass runs no callback: the wait neither
- *   waited nor led to progress. With time left before the nearest pending
- *   deadline, the time to the timer was rounded down to 0 ms, and the loop
- *   goes round polling until the deadline passes (mio #1614, Redis PR
- *   8764). It is decided at the loop's next wait (or at the end of the run),
- *   once that pass is over. A zero wait after which a timer does run was no
- *   spin: it covered what was left (if that timer runs before its deadline,
- *   it is early). A correct loop waits 0 only when a timer is due, and runs
- *   it next.
+ *   which the loop's next timer pass runs no callback, and the loop's next
+ *   wait is again a zero wait that returns nothing: the loop polls without
+ *   waiting. With time left before the nearest pending deadline, the time to
+ *   the timer was rounded down to 0 ms, and the loop goes round polling until
+ *   the deadline passes (mio #1614, Redis PR 8764). It is decided at the
+ *   loop's next wait, once that pass is over. A zero wait after which a
+ *   timer does run was no spin: it covered what was left (if that timer runs
+ *   before its deadline, it is early). A single wasted zero wait that the
+ *   loop does not repeat (its last poll before it exits, or one followed by
+ *   a real wait) is no spin either: it is one wasted iteration, which the
+ *   iteration bound below counts against the loop. A correct loop waits 0
+ *   only when a timer is due, and runs it next.
  *
  * syscall-bound (iterations): the loop makes at most
  *
@@ -44,13 +47,14 @@
  *
  *   where F counts the timer callbacks run, W the waits that returned with
  *   something for the loop to do (an fd reported ready, or EINTR) and Z the
- *   waits with a zero timeout that returned nothing (whether those wasted
- *   their syscall is the spin property's call, above).
+ *   waits with a zero timeout that returned nothing and after which a timer
+ *   callback ran (a zero wait counts until its next wait shows otherwise).
  *   Derivation: every iteration but the first follows the wait that ended
  *   the iteration before it (the loop waits once per iteration). That wait
  *   returned with work (counted in W, once per iteration), or had a zero
- *   timeout (Z), or timed out after a timeout > 0. Such a wait was given the
- *   time to the nearest deadline rounded up, and never returns early, so
+ *   timeout and a callback followed (Z), or timed out after a timeout > 0.
+ *   Such a wait was given the time to the nearest deadline rounded up, and
+ *   never returns early, so
  *   when it returns that timer is due; nothing runs between its return and
  *   the next timer pass (no fd was reported), so that pass runs at least one
  *   callback (counted in F; passes do not overlap). Hence the iterations
@@ -58,21 +62,21 @@
  *   the timers of (1 + restarts) * (1 + repeats), which the machine's
  *   program bounds, W <= the schedule's arrivals, closes, resets, signals
  *   and spurious wakeups (plus one per read buffer an arrival overflows),
- *   and Z <= F, since a zero wait that no timer callback follows is a
- *   spin.
+ *   and Z <= F, since Z counts only zero waits a callback followed.
  *   A wait that returns before the nearest deadline with nothing to report
  *   (Go's netpoll floors timeouts above 1 ms) makes an iteration that runs
  *   no timer, and the count goes over. So does a loop that goes round
  *   without waiting at all, which the syscall trace alone cannot see. The
  *   bound is checked at each iteration mark, for the iterations before it,
  *   and at the end of the run. */
+#include <assert.h>
 #include <inttypes.h>
+#include <stdint.h>
 
 #include "oracle_internal.h"
 #include "quietpoll/os.h"
 #include "quietpoll/units.h"
 
-_Static_assert(QP_ORACLE_TIMERS_MAX == QP_LOOP_TIMERS_MAX, "the oracle watches every timer id");
 
 /* The nearest deadline of the pending timers, and which timer it is
  * (QP_NS_INFINITE and QP_ORACLE_TIMERS_MAX when none is finite). */
@@ -98,46 +102,58 @@ void qp__timers_zero_wait(qp_oracle *oracle, const qp_rec *rec, size_t index)
     w->zero_wait_open = true;
     w->zero_wait_index = index;
     w->zero_wait_timer = timer;
-    w->zero_wait_sys = rec->sys;
+    w->zero_wait_sys = rec->call.sys;
     w->zero_wait_left_ns = deadline_ns == QP_NS_INFINITE ? QP_NS_INFINITE
                            : deadline_ns > rec->t_enter_ns ? deadline_ns - rec->t_enter_ns
                                                            : 0;
 }
 
-/* The zero wait noted last, when no timer ran after it. */
-static bool zero_wait_check(qp_oracle *oracle)
+/* The zero wait noted last, when no timer ran after it: decided at the
+ * loop's next wait (repeat_index: that wait, if it too was a zero wait that
+ * returned nothing; SIZE_MAX if not, or at the end of the run). Repeated, it
+ * is a spin: the loop polls without waiting. Alone, it was one wasted
+ * iteration: it leaves Z, and the iteration bound judges it. */
+static bool zero_wait_check(qp_oracle *oracle, size_t repeat_index)
 {
     qp_loop_watch *w = &oracle->loop;
     if (!w->zero_wait_open)
         return false;
     w->zero_wait_open = false;
+    assert(w->zero_waits > 0);
+    w->zero_waits--;
+    if (repeat_index == SIZE_MAX) {
+        w->lone_zero_wait_seen = true;
+        w->lone_zero_wait_index = w->zero_wait_index;
+        return false;
+    }
     char left[32];
     const char *name = qp_sys_name(w->zero_wait_sys);
     if (w->zero_wait_left_ns == QP_NS_INFINITE)
-        return qp__fire(oracle, QP_PROP_SPIN, w->zero_wait_index,
-                        "%s(..., 0) timed out at once while no timer was pending: a zero "
-                        "timeout where the loop had all the time in the world",
+        return qp__fire(oracle, QP_PROP_SPIN, repeat_index,
+                        "%s(..., 0) timed out at once again while no timer was pending: a zero "
+                        "timeout where the loop had all the time in the world, so it polls "
+                        "without waiting",
                         name);
     if (w->zero_wait_left_ns == 0)
-        return qp__fire(oracle, QP_PROP_SPIN, w->zero_wait_index,
-                        "%s(..., 0) timed out at once while timer %u was due, and the loop went "
-                        "round without running it: it polls without progress",
+        return qp__fire(oracle, QP_PROP_SPIN, repeat_index,
+                        "%s(..., 0) timed out at once again while timer %u was due, and the loop "
+                        "went round without running it: it polls without progress",
                         name, w->zero_wait_timer + 1);
-    return qp__fire(oracle, QP_PROP_SPIN, w->zero_wait_index,
-                    "%s(..., 0) timed out at once with %s left before timer %u's deadline, and "
-                    "the loop went round without a timer to run: the time to the nearest timer "
-                    "was rounded down to 0 ms, so the loop polls without waiting until the "
-                    "deadline passes",
+    return qp__fire(oracle, QP_PROP_SPIN, repeat_index,
+                    "%s(..., 0) timed out at once again, %s before timer %u's deadline, and the "
+                    "loop went round without a timer to run: the time to the nearest timer was "
+                    "rounded down to 0 ms, so the loop polls without waiting until the deadline "
+                    "passes",
                     name, qp_fmt_ms(left, w->zero_wait_left_ns), w->zero_wait_timer + 1);
 }
 
-bool qp__timers_on_syscall(qp_oracle *oracle, const qp_rec *rec, size_t index)
+static bool on_syscall(qp_oracle *oracle, const qp_rec *rec, size_t index)
 {
     qp_loop_watch *w = &oracle->loop;
-    if (!w->active || rec->task != 0 || rec->sys == QP_SYS_CLOCK_GETTIME)
+    if (!w->active || rec->task != 0)
         return false;
     w->calls++;
-    if (!qp_sys_is_wait(rec->sys))
+    if (!qp_sys_is_wait(rec->call.sys))
         return false;
     /* a timer due at or after this wait began may be charged from here on */
     for (unsigned i = 0; i < QP_ORACLE_TIMERS_MAX; i++)
@@ -149,15 +165,16 @@ bool qp__timers_on_syscall(qp_oracle *oracle, const qp_rec *rec, size_t index)
     }
     w->waits++;
     w->idle_wait_open = false;
-    if (rec->ret != 0) {
+    bool zero = rec->call.ret == 0 && rec->call.wait.timeout_ms == QP_POLL_NONBLOCKING_MS;
+    if (rec->call.ret != 0) {
         w->waits_with_work++;
-    } else if (rec->arg[1] == QP_POLL_NONBLOCKING_MS) {
+    } else if (zero) {
         w->zero_waits++;
     } else {
         w->idle_wait_open = true;
         w->idle_wait_index = index;
     }
-    return zero_wait_check(oracle);
+    return zero_wait_check(oracle, zero ? index : SIZE_MAX);
 }
 
 /* The iterations before the current record against 1 + F + W + Z. */
@@ -168,23 +185,29 @@ static bool iterations_check(qp_oracle *oracle, uint32_t iterations, size_t inde
     if (iterations <= bound)
         return false;
     bool wasted = w->wasted_wait_seen || w->idle_wait_open;
-    size_t at = w->wasted_wait_seen ? w->wasted_wait_index : w->idle_wait_open ? w->idle_wait_index
-                                                                                : index;
+    size_t at = w->wasted_wait_seen     ? w->wasted_wait_index
+                : w->idle_wait_open     ? w->idle_wait_index
+                : w->lone_zero_wait_seen ? w->lone_zero_wait_index
+                                         : index;
     return qp__fire(oracle, QP_PROP_SYSCALL_BOUND, at,
                     "the loop ran %" PRIu32 " iterations; its bound is %" PRIu32 " = 1 + %" PRIu32
                     " timer callbacks + %" PRIu32 " waits that returned with work + %" PRIu32
-                    " zero waits: %s",
+                    " zero waits a callback followed: %s",
                     iterations, bound, w->fires, w->waits_with_work, w->zero_waits,
                     wasted ? "this wait timed out before any timer was due, so its timeout fell "
                              "short of the nearest deadline, and the loop went round again with "
                              "nothing to run"
-                           : "the loop went round without waiting and without a timer to run");
+                    : w->lone_zero_wait_seen
+                        ? "this zero-timeout wait returned nothing and no timer ran after it: "
+                          "one wasted iteration"
+                        : "the loop went round without waiting and without a timer to run");
 }
 
 static bool on_fire(qp_oracle *oracle, const qp_rec *rec, size_t index)
 {
     qp_loop_watch *w = &oracle->loop;
-    unsigned id = (unsigned)rec->arg[1];
+    unsigned id = rec->loop.timer;
+    assert(id < QP_ORACLE_TIMERS_MAX);
     qp_timer_watch *t = &w->timers[id];
     if (!t->pending) {
         w->stray_fires++;
@@ -194,6 +217,7 @@ static bool on_fire(qp_oracle *oracle, const qp_rec *rec, size_t index)
     w->fires++;
     w->idle_wait_open = false;
     w->wasted_wait_seen = false;
+    w->lone_zero_wait_seen = false;
     w->zero_wait_open = false;
     uint64_t at_ns = rec->t_enter_ns;
     char a[32], b[32], c[32];
@@ -216,21 +240,22 @@ static bool on_fire(qp_oracle *oracle, const qp_rec *rec, size_t index)
                         "which a wait rounded up to whole ms always beats: a wait overshot by a "
                         "whole ms, as when 1 ms is added to a timeout that needed none",
                         id + 1, qp_fmt_ms(a, late_ns), calls, qp_fmt_ms(b, allowed_ns));
-    if (t->armed_in == w->iterations && rec->arg[2] != 0)
+    if (t->armed_in == w->iterations && rec->loop.ready_fds != 0)
         return qp__fire(oracle, QP_PROP_LOST_WAKEUP, index,
                         "timer %u runs in the same loop iteration that (re)started it, with no "
-                        "wait in between, while fd %" PRId64 " is ready for input: timers "
+                        "wait in between, while fd %" PRId32 " is ready for input: timers "
                         "restarted from callbacks keep running and the ready fd is not polled",
-                        id + 1, rec->arg[3]);
+                        id + 1, rec->loop.lowest_ready_fd);
     return false;
 }
 
-bool qp__timers_on_mark(qp_oracle *oracle, const qp_rec *rec, size_t index)
+static bool on_mark(qp_oracle *oracle, const qp_rec *rec, size_t index)
 {
     qp_loop_watch *w = &oracle->loop;
     w->active = true;
-    unsigned id = (unsigned)rec->arg[1];
-    switch (rec->arg[0]) {
+    unsigned id = rec->loop.timer;
+    assert(rec->loop.mark == QP_LOOP_ITERATION || id < QP_ORACLE_TIMERS_MAX);
+    switch (rec->loop.mark) {
     case QP_LOOP_ITERATION: {
         uint32_t before = w->iterations++;
         return iterations_check(oracle, before, index);
@@ -238,7 +263,7 @@ bool qp__timers_on_mark(qp_oracle *oracle, const qp_rec *rec, size_t index)
     case QP_LOOP_TIMER_START:
         w->timers[id] = (qp_timer_watch){.pending = true,
                                          .start_ns = rec->t_enter_ns,
-                                         .deadline_ns = rec->deadline_ns,
+                                         .deadline_ns = rec->loop.deadline_ns,
                                          .calls_mark = w->calls,
                                          .armed_in = w->iterations};
         return false;
@@ -251,12 +276,22 @@ bool qp__timers_on_mark(qp_oracle *oracle, const qp_rec *rec, size_t index)
     return false;
 }
 
-bool qp__timers_finish(qp_oracle *oracle, size_t rec_index, bool blocked_forever)
+static bool on_record(qp_oracle *oracle, const qp_trace *trace, size_t index)
+{
+    const qp_rec *rec = &trace->recs[index];
+    if (rec->type == QP_REC_LOOP)
+        return on_mark(oracle, rec, index);
+    if (rec->type == QP_REC_SYSCALL)
+        return on_syscall(oracle, rec, index);
+    return false;
+}
+
+static bool finish(qp_oracle *oracle, size_t rec_index, bool blocked_forever)
 {
     qp_loop_watch *w = &oracle->loop;
     if (!w->active)
         return false;
-    if (zero_wait_check(oracle) || iterations_check(oracle, w->iterations, rec_index))
+    if (zero_wait_check(oracle, SIZE_MAX) || iterations_check(oracle, w->iterations, rec_index))
         return true;
     char a[32];
     for (unsigned i = 0; i < QP_ORACLE_TIMERS_MAX; i++) {
@@ -275,3 +310,5 @@ bool qp__timers_finish(qp_oracle *oracle, size_t rec_index, bool blocked_forever
     }
     return false;
 }
+
+const qp__monitor qp__monitor_timers = {"timers", on_record, finish};

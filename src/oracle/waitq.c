@@ -17,62 +17,65 @@
 #include <inttypes.h>
 
 #include "oracle_internal.h"
+#include "quietpoll/sim.h"
 
-#define PID_BASE 4200
-
-static const char *queue_name(int64_t queue)
+static const char *queue_name(unsigned queue)
 {
-    return queue == 0 ? "read" : "write";
+    return queue == QP_WAITQ_READERS ? "read" : "write";
 }
 
 /* The truth of a task's condition, from the pipe's state in the record:
  * a writer needs a free slot, a reader needs a byte. */
-static bool could_go(const qp_rec *rec)
+static bool could_go(const qp_rec_waitq *wq)
 {
-    return rec->arg[1] == 0 ? rec->level_after > 0 : rec->level_before < 16;
+    return wq->queue == QP_WAITQ_READERS ? wq->bytes_queued > 0 : wq->slots_used < QP_PIPE_SLOTS;
 }
 
-bool qp__waitq_on_rec(qp_oracle *oracle, const qp_rec *rec, size_t index)
+static bool on_record(qp_oracle *oracle, const qp_trace *trace, size_t index)
 {
-    int task = (int)rec->arg[2];
-    switch (rec->arg[0]) {
+    const qp_rec *rec = &trace->recs[index];
+    if (rec->type != QP_REC_WAITQ)
+        return false;
+    const qp_rec_waitq *wq = &rec->waitq;
+    int pid = QP_PID_BASE + wq->subject;
+    switch (wq->action) {
     case QP_WAITQ_WAKE:
-        if (rec->arg[3] & QP_WAKE_FLAG_HELD)
+        if (wq->flags & QP_WAKE_FLAG_HELD)
             return qp__fire(oracle, QP_PROP_REDUNDANT_WAKEUP, index,
                             "task %d is woken on the pipe's %s queue by a %s that changed nothing "
                             "it waits for%s: this wakeup does nothing",
-                            PID_BASE + task, queue_name(rec->arg[1]),
-                            rec->arg[1] == 0 ? "write to a pipe that already held data"
-                                             : "read of a pipe that already had room",
-                            (rec->arg[3] & QP_WAKE_FLAG_PENDING)
+                            pid, queue_name(wq->queue),
+                            wq->queue == QP_WAITQ_READERS ? "write to a pipe that already held data"
+                                                          : "read of a pipe that already had room",
+                            (wq->flags & QP_WAKE_FLAG_PENDING)
                                 ? ", while its previous wakeup is still pending"
                                 : "");
-        if (!could_go(rec))
+        if (!could_go(wq))
             return qp__fire(oracle, QP_PROP_REDUNDANT_WAKEUP, index,
-                            "task %d is woken on the pipe's %s queue, yet it cannot go on (%" PRIu64
-                            " of 16 slots used, %" PRIu64 " bytes): it will run, find nothing to "
+                            "task %d is woken on the pipe's %s queue, yet it cannot go on (%" PRIu32
+                            " of %d slots used, %" PRIu64 " bytes): it will run, find nothing to "
                             "do, and sleep again",
-                            PID_BASE + task, queue_name(rec->arg[1]), rec->level_before,
-                            rec->level_after);
+                            pid, queue_name(wq->queue), wq->slots_used, QP_PIPE_SLOTS,
+                            wq->bytes_queued);
         return false;
     case QP_WAITQ_RESUME:
         /* going back to sleep is right when another task took what the
            wakeup promised (a wakeup judged when it was issued) */
-        if (rec->arg[3] || !could_go(rec))
+        if (wq->flags || !could_go(wq))
             return false;
         return qp__fire(oracle, QP_PROP_LOST_WAKEUP, index,
-                        "task %d was woken on the pipe's %s queue and could go on (%" PRIu64
-                        " of 16 slots used, %" PRIu64 " bytes), yet it went back to sleep: "
+                        "task %d was woken on the pipe's %s queue and could go on (%" PRIu32
+                        " of %d slots used, %" PRIu64 " bytes), yet it went back to sleep: "
                         "its wakeup is spent and nothing else will come",
-                        PID_BASE + task, queue_name(rec->arg[1]), rec->level_before,
-                        rec->level_after);
+                        pid, queue_name(wq->queue), wq->slots_used, QP_PIPE_SLOTS, wq->bytes_queued);
     case QP_WAITQ_STRANDED:
         return qp__fire(oracle, QP_PROP_LOST_WAKEUP, index,
                         "task %d is blocked on the pipe's %s queue although it could go on "
-                        "(%" PRIu64 " of 16 slots used, %" PRIu64 " bytes), and no wakeup is "
+                        "(%" PRIu32 " of %d slots used, %" PRIu64 " bytes), and no wakeup is "
                         "pending: it sleeps on with nothing to wake it",
-                        PID_BASE + task, queue_name(rec->arg[1]), rec->level_before,
-                        rec->level_after);
+                        pid, queue_name(wq->queue), wq->slots_used, QP_PIPE_SLOTS, wq->bytes_queued);
     }
     return false;
 }
+
+const qp__monitor qp__monitor_waitq = {"waitq", on_record, NULL};

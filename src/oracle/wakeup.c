@@ -31,15 +31,15 @@
 #include "quietpoll/os.h"
 #include "quietpoll/units.h"
 
-void qp__wakeup_on_op_begin(qp_oracle *oracle, const qp_rec *rec)
+static void on_op_begin(qp_oracle *oracle, const qp_rec *rec)
 {
     qp_wakeup_state *w = &oracle->wakeup;
-    if (rec->arg[0] == QP_OP_SELECT) {
-        w->fd = (int)rec->arg[1];
+    if (rec->op_begin.kind == QP_OP_SELECT) {
+        w->fd = rec->op_begin.fd;
         w->waiter_task = rec->task;
         return;
     }
-    if (rec->arg[0] != QP_OP_WAKEUP)
+    if (rec->op_begin.kind != QP_OP_WAKEUP)
         return;
     w->requests++;
     if (!w->unobserved) {
@@ -60,26 +60,18 @@ static bool over_bound(qp_oracle *oracle, size_t index, const char *what, uint32
                     oracle->wakeup.requests, count, what);
 }
 
-static bool reports_fd(const qp_rec *rec, int fd)
-{
-    int64_t n = rec->sys == QP_SYS_POLL ? rec->arg[0] : rec->ret;
-    for (int64_t i = 0; i < n && i < QP_TRACE_POLL_FDS_MAX; i++)
-        if (rec->pfd[i].fd == fd && rec->pfd[i].revents != 0)
-            return true;
-    return false;
-}
-
 static bool on_write(qp_oracle *oracle, const qp_rec *rec, size_t index)
 {
     qp_wakeup_state *w = &oracle->wakeup;
-    if (rec->ret <= 0)
+    const qp_call_io *io = &rec->call.io;
+    if (rec->call.ret <= 0)
         return false;
-    if (rec->level_before > 0)
+    if (io->queued_before > 0)
         return qp__fire(oracle, QP_PROP_REDUNDANT_WAKEUP, index,
-                        "a wakeup was written to fd %" PRId64 " while it still held %" PRIu64
+                        "a wakeup was written to fd %" PRId32 " while it still held %" PRIu64
                         " from an earlier one that the selector has not drained: the selector "
                         "wakes anyway, so this write wakes nobody",
-                        rec->arg[0], rec->level_before);
+                        io->fd, io->queued_before);
     if (++w->writes > 1)
         return over_bound(oracle, index, "writes", w->writes);
     return false;
@@ -89,12 +81,12 @@ static bool on_wait(qp_oracle *oracle, const qp_rec *rec, size_t index)
 {
     qp_wakeup_state *w = &oracle->wakeup;
     char ms[32];
-    if (reports_fd(rec, w->fd)) {
+    if (qp_wait_reported_fd(rec, w->fd)) {
         if (w->requests == 0)
             return qp__fire(oracle, QP_PROP_REDUNDANT_WAKEUP, index,
                             "%s returned for the wakeup fd %d, but no wakeup() was requested "
                             "since the last drain emptied it",
-                            qp_sys_name(rec->sys), w->fd);
+                            qp_sys_name(rec->call.sys), w->fd);
         w->unobserved = false;
         if (++w->wait_returns > 1)
             return over_bound(oracle, index, "wait returns", w->wait_returns);
@@ -106,24 +98,25 @@ static bool on_wait(qp_oracle *oracle, const qp_rec *rec, size_t index)
                         "wakeup() was requested %s before this %s returned, yet the selector "
                         "stayed blocked and the wait does not report the wakeup fd %d",
                         qp_fmt_ms(ms, rec->t_exit_ns - w->unobserved_since_ns),
-                        qp_sys_name(rec->sys), w->fd);
+                        qp_sys_name(rec->call.sys), w->fd);
     return false;
 }
 
 static bool on_read(qp_oracle *oracle, const qp_rec *rec, size_t index)
 {
     qp_wakeup_state *w = &oracle->wakeup;
-    if (rec->ret <= 0)
+    const qp_call_io *io = &rec->call.io;
+    if (rec->call.ret <= 0)
         return false;
     if (w->open && ++w->reads > 1)
         return over_bound(oracle, index, "reads", w->reads);
-    if (rec->level_after > 0 && w->open)
+    if (io->queued_after > 0 && w->open)
         return qp__fire(oracle, QP_PROP_SYSCALL_BOUND, index,
                         "the drain read left %" PRIu64 " of %" PRIu64 " bytes in the wakeup fd: "
                         "this coalesced wakeup will take more than its one write, one wait "
                         "return and one read",
-                        rec->level_after, rec->level_before);
-    if (rec->level_after > 0)
+                        io->queued_after, io->queued_before);
+    if (io->queued_after > 0)
         return false;
     /* the drain emptied the fd: the coalesced wakeup is complete */
     if (w->open) {
@@ -139,24 +132,29 @@ static bool on_read(qp_oracle *oracle, const qp_rec *rec, size_t index)
     return false;
 }
 
-bool qp__wakeup_on_syscall(qp_oracle *oracle, const qp_rec *rec, size_t index)
+static bool on_record(qp_oracle *oracle, const qp_trace *trace, size_t index)
 {
+    const qp_rec *rec = &trace->recs[index];
     qp_wakeup_state *w = &oracle->wakeup;
-    if (w->fd < 0)
+    if (rec->type == QP_REC_OP_BEGIN) {
+        on_op_begin(oracle, rec);
+        return false;
+    }
+    if (rec->type != QP_REC_SYSCALL || w->fd < 0)
         return false;
     const qp_op_stats *op = qp__open_op(oracle, rec);
-    if (op != NULL && op->kind == QP_OP_WAKEUP && rec->sys == QP_SYS_WRITE)
+    if (op != NULL && op->kind == QP_OP_WAKEUP && rec->call.sys == QP_SYS_write)
         return on_write(oracle, rec, index);
     if (rec->task != w->waiter_task)
         return false;
-    if (qp_sys_is_wait(rec->sys))
+    if (qp_sys_is_wait(rec->call.sys))
         return on_wait(oracle, rec, index);
-    if (qp_sys_is_receive(rec->sys) && rec->arg[0] == w->fd)
+    if (qp_sys_is_receive(rec->call.sys) && rec->call.io.fd == w->fd)
         return on_read(oracle, rec, index);
     return false;
 }
 
-bool qp__wakeup_finish(qp_oracle *oracle, size_t rec_index, bool blocked_forever)
+static bool finish(qp_oracle *oracle, size_t rec_index, bool blocked_forever)
 {
     qp_wakeup_state *w = &oracle->wakeup;
     if (!blocked_forever || !w->unobserved)
@@ -166,3 +164,5 @@ bool qp__wakeup_finish(qp_oracle *oracle, size_t rec_index, bool blocked_forever
                     ".%09" PRIu64 " s is never observed",
                     w->unobserved_since_ns / QP_NS_PER_S, w->unobserved_since_ns % QP_NS_PER_S);
 }
+
+const qp__monitor qp__monitor_wakeup = {"wakeup", on_record, finish};

@@ -24,10 +24,6 @@
 #include "quietpoll/units.h"
 #include "sim_internal.h"
 
-_Static_assert(QP_ORACLE_DGRAM_QUEUE == QP_DGRAM_QUEUE_MAX &&
-                   QP_ORACLE_DGRAM_SOCKETS == QP_SIM_DGRAMS_MAX,
-               "the oracle follows every datagram the sim can queue");
-
 static qp_dgram *dgram_of(qp_sim *sim, const qp_obj *obj)
 {
     return &sim->dgrams[obj->index];
@@ -88,10 +84,10 @@ int qp__sim_socket(qp_os *os, int domain, int type, int protocol)
 {
     qp_sim *sim = qp__sim_of(os);
     qp_rec rec;
-    qp__sim_enter(sim, &rec, QP_SYS_SOCKET);
-    rec.arg[0] = domain;
-    rec.arg[1] = type;
-    rec.arg[2] = protocol;
+    qp__sim_enter(sim, &rec, QP_SYS_socket);
+    rec.call.socket.domain = domain;
+    rec.call.socket.type = type;
+    rec.call.socket.protocol = protocol;
     if (domain != AF_INET && domain != AF_INET6)
         return (int)qp__sim_exit(sim, &rec, -1, EAFNOSUPPORT);
     if ((type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC)) != SOCK_DGRAM ||
@@ -126,9 +122,9 @@ int qp__sim_connect(qp_os *os, int fd, const struct sockaddr *addr, socklen_t ad
 {
     qp_sim *sim = qp__sim_of(os);
     qp_rec rec;
-    qp__sim_enter(sim, &rec, QP_SYS_CONNECT);
-    rec.arg[0] = fd;
-    rec.arg[1] = -1;
+    qp__sim_enter(sim, &rec, QP_SYS_connect);
+    rec.call.connect.fd = fd;
+    rec.call.connect.addr = QP_REC_INET_NONE;
     qp_obj *obj = qp__sim_obj(sim, fd);
     if (obj == NULL)
         return (int)qp__sim_exit(sim, &rec, -1, EBADF);
@@ -143,7 +139,7 @@ int qp__sim_connect(qp_os *os, int fd, const struct sockaddr *addr, socklen_t ad
     int err;
     if (!inet_of(addr, addrlen, &ip, &port, &err))
         return (int)qp__sim_exit(sim, &rec, -1, err);
-    rec.arg[1] = QP_REC_INET(ip, port);
+    rec.call.connect.addr = QP_REC_INET(ip, port);
     qp_dgram *d = dgram_of(sim, obj);
     d->connected = true;
     d->peer_addr = ip;
@@ -165,14 +161,15 @@ int64_t qp__dgram_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const void
                        const struct sockaddr *dest, socklen_t destlen)
 {
     qp_dgram *d = dgram_of(sim, obj);
-    rec->level_before = rec->level_after = d->count;
+    rec->call.io.unit = QP_UNIT_DATAGRAMS;
+    rec->call.io.queued_before = rec->call.io.queued_after = d->count;
     uint32_t ip = d->peer_addr;
     uint16_t port = d->peer_port;
     if (dest != NULL) {
         int err;
         if (!inet_of(dest, destlen, &ip, &port, &err))
             return qp__sim_exit(sim, rec, -1, err);
-        rec->arg[3] = QP_REC_INET(ip, port);
+        rec->call.io.addr = QP_REC_INET(ip, port);
     } else if (!d->connected) {
         return qp__sim_exit(sim, rec, -1, EDESTADDRREQ);
     }
@@ -190,16 +187,17 @@ int64_t qp__dgram_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const void
     return qp__sim_exit(sim, rec, (int64_t)len, 0);
 }
 
-ssize_t qp__sim_sendto(qp_os *os, int fd, const void *buf, size_t len, int flags,
-                       const struct sockaddr *dest_addr, socklen_t addrlen)
+/* send and sendto */
+static ssize_t send_call(qp_os *os, unsigned sys, int fd, const void *buf, size_t len, int flags,
+                         const struct sockaddr *dest_addr, socklen_t addrlen)
 {
     qp_sim *sim = qp__sim_of(os);
     qp_rec rec;
-    qp__sim_enter(sim, &rec, QP_SYS_SENDTO);
-    rec.arg[0] = fd;
-    rec.arg[1] = (int64_t)len;
-    rec.arg[2] = flags;
-    rec.arg[3] = -1;
+    qp__sim_enter(sim, &rec, sys);
+    rec.call.io.fd = fd;
+    rec.call.io.count = len;
+    rec.call.io.flags = flags;
+    rec.call.io.addr = QP_REC_INET_NONE;
     qp_obj *obj = qp__sim_obj(sim, fd);
     if (obj == NULL)
         return (ssize_t)qp__sim_exit(sim, &rec, -1, EBADF);
@@ -212,11 +210,19 @@ ssize_t qp__sim_sendto(qp_os *os, int fd, const void *buf, size_t len, int flags
     return (ssize_t)qp__dgram_send(sim, &rec, obj, fd, buf, len, dest_addr, addrlen);
 }
 
+ssize_t qp__sim_sendto(qp_os *os, int fd, const void *buf, size_t len, int flags,
+                       const struct sockaddr *dest_addr, socklen_t addrlen)
+{
+    return send_call(os, QP_SYS_sendto, fd, buf, len, flags, dest_addr, addrlen);
+}
+
+
 int64_t qp__dgram_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, void *buf, size_t count,
                           int flags, struct sockaddr *src_addr, socklen_t *addrlen)
 {
     qp_dgram *d = dgram_of(sim, obj);
-    rec->level_before = rec->level_after = d->count;
+    rec->call.io.unit = QP_UNIT_DATAGRAMS;
+    rec->call.io.queued_before = rec->call.io.queued_after = d->count;
     if (take_error(d))
         return qp__sim_exit(sim, rec, -1, ECONNREFUSED);
     if (d->count == 0)
@@ -232,7 +238,7 @@ int64_t qp__dgram_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, void *buf, size
         memset(buf, 0, n);
     d->head++;
     d->count--;
-    rec->level_after = d->count;
+    rec->call.io.queued_after = d->count;
     if (src_addr != NULL && addrlen != NULL) {
         struct sockaddr_in sin = {.sin_family = AF_INET,
                                   .sin_port = htons(port),
@@ -265,12 +271,12 @@ static void arrive(qp_sim *sim, const qp_event *ev, size_t event_index, int fd, 
     qp_dgram *d = target_dgram(sim, fd);
     uint32_t left = ev->repeat - first;
     uint32_t n = ev->period_ns == 0 ? left : 1;
-    rec->arg[0] = ev->kind;
-    rec->arg[1] = fd;
-    rec->arg[2] = ev->size;
-    rec->ret = n;
+    rec->event.kind = (uint8_t)ev->kind;
+    rec->event.fd = fd;
+    rec->event.size = ev->size;
+    rec->event.arrived = n;
     if (d != NULL) {
-        rec->level_before = d->count;
+        rec->event.datagrams_before = d->count;
         for (uint32_t i = 0; i < n; i++) {
             uint32_t size = ev->size, tag = 0;
             bool from_peer = ev->kind == QP_EV_REPLY && sim->dgram_peer != NULL &&
@@ -287,8 +293,8 @@ static void arrive(qp_sim *sim, const qp_event *ev, size_t event_index, int fd, 
             d->from_peer[slot] = from_peer;
             d->count++;
         }
-        rec->level_after = d->count;
-        if (d->count > rec->level_before)
+        rec->event.datagrams_after = d->count;
+        if (d->count > rec->event.datagrams_before)
             qp__sim_notify(sim, fd);
     }
     if (left > n)
@@ -301,16 +307,16 @@ static void arrive(qp_sim *sim, const qp_event *ev, size_t event_index, int fd, 
 static void icmp_error(qp_sim *sim, const qp_event *ev, int fd, qp_rec *rec)
 {
     qp_dgram *d = target_dgram(sim, fd);
-    rec->arg[0] = ev->kind;
-    rec->arg[1] = fd;
-    rec->arg[2] = ev->size;
+    rec->event.kind = (uint8_t)ev->kind;
+    rec->event.fd = fd;
+    rec->event.size = ev->size;
     if (d == NULL)
         return;
-    rec->level_before = rec->level_after = d->error;
+    rec->event.error_state = d->error;
     if (!d->connected || d->error == QP_DGRAM_ERROR_PERSISTENT)
         return; /* dropped by the kernel, or nothing changes */
     d->error = ev->size ? QP_DGRAM_ERROR_PERSISTENT : QP_DGRAM_ERROR_ONCE;
-    rec->level_after = d->error;
+    rec->event.error_state = d->error;
     qp__sim_notify(sim, fd);
 }
 
@@ -330,6 +336,6 @@ void qp__dgram_internal(qp_sim *sim, const qp_internal_event *iev)
     bool was_blocked = blocked(sim);
     qp_rec *rec = qp__sim_push(sim, QP_REC_EVENT);
     arrive(sim, ev, iev->event_index, fd, ev->repeat - iev->left, rec);
-    rec->arg[3] = was_blocked && !blocked(sim);
+    rec->event.delivered = was_blocked && !blocked(sim);
     qp__sim_check(sim);
 }

@@ -16,8 +16,8 @@ int qp__sim_epoll_create1(qp_os *os, int flags)
 {
     qp_sim *sim = qp__sim_of(os);
     qp_rec rec;
-    qp__sim_enter(sim, &rec, QP_SYS_EPOLL_CREATE1);
-    rec.arg[0] = flags;
+    qp__sim_enter(sim, &rec, QP_SYS_epoll_create1);
+    rec.call.epoll_create.flags = flags;
     if (flags & ~EPOLL_CLOEXEC)
         return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
     if (sim->epolls_count == QP_SIM_EPOLLS_MAX)
@@ -72,11 +72,11 @@ int qp__sim_epoll_ctl(qp_os *os, int epfd, int op, int fd, struct epoll_event *e
 {
     qp_sim *sim = qp__sim_of(os);
     qp_rec rec;
-    qp__sim_enter(sim, &rec, QP_SYS_EPOLL_CTL);
-    rec.arg[0] = epfd;
-    rec.arg[1] = op;
-    rec.arg[2] = fd;
-    rec.arg[3] = event != NULL ? event->events : 0;
+    qp__sim_enter(sim, &rec, QP_SYS_epoll_ctl);
+    rec.call.epoll_ctl.epfd = epfd;
+    rec.call.epoll_ctl.op = op;
+    rec.call.epoll_ctl.fd = fd;
+    rec.call.epoll_ctl.events = event != NULL ? event->events : 0;
     qp_obj *epobj = qp__sim_obj(sim, epfd);
     if (epobj == NULL || qp__sim_obj(sim, fd) == NULL)
         return (int)qp__sim_exit(sim, &rec, -1, EBADF);
@@ -134,9 +134,9 @@ static int collect(qp_sim *sim, qp_epoll *ep, struct epoll_event *events, int ma
         events[n].events = ready;
         events[n].data.u64 = e->data;
         if (n < QP_TRACE_POLL_FDS_MAX) {
-            rec->pfd[n].fd = e->fd;
-            rec->pfd[n].events = (int16_t)e->events;
-            rec->pfd[n].revents = (int16_t)ready;
+            rec->call.wait.fds[n].fd = e->fd;
+            rec->call.wait.fds[n].events = (int16_t)e->events;
+            rec->call.wait.fds[n].revents = (int16_t)ready;
         }
         n++;
     }
@@ -148,10 +148,10 @@ int qp__sim_epoll_wait(qp_os *os, int epfd, struct epoll_event *events, int maxe
 {
     qp_sim *sim = qp__sim_of(os);
     qp_rec rec;
-    qp__sim_enter(sim, &rec, QP_SYS_EPOLL_WAIT);
-    rec.arg[0] = epfd;
-    rec.arg[1] = timeout_ms;
-    rec.arg[2] = maxevents;
+    qp__sim_enter(sim, &rec, QP_SYS_epoll_wait);
+    rec.call.wait.epfd = epfd;
+    rec.call.wait.timeout_ms = timeout_ms;
+    rec.call.wait.fds_count = maxevents;
     qp_obj *epobj = qp__sim_obj(sim, epfd);
     if (epobj == NULL)
         return (int)qp__sim_exit(sim, &rec, -1, EBADF);
@@ -166,16 +166,16 @@ int qp__sim_epoll_wait(qp_os *os, int epfd, struct epoll_event *events, int maxe
     if (n == 0 && timeout_ms != 0) {
         sim->wait.type = QP_WAIT_EPOLL;
         sim->wait.epoll_index = epobj->index;
-        rec.wake = (uint8_t)qp__sim_block(sim, timeout_ms);
-        if (rec.wake == QP_WAKE_SIGNAL)
+        rec.call.wake = (uint8_t)qp__sim_block(sim, timeout_ms);
+        if (rec.call.wake == QP_WAKE_SIGNAL)
             return (int)qp__sim_exit(sim, &rec, -1, EINTR);
         n = collect(sim, ep, events, maxevents, &rec);
-        if (rec.wake == QP_WAKE_SPURIOUS && n == 0) {
+        if (rec.call.wake == QP_WAKE_SPURIOUS && n == 0) {
             qp_epoll_entry *e = find(ep, sim->wait.spurious_fd);
             if (e != NULL) {
                 events[0].events = EPOLLIN;
                 events[0].data.u64 = e->data;
-                rec.pfd[0] = (qp_pollrec){e->fd, (int16_t)e->events, EPOLLIN};
+                rec.call.wait.fds[0] = (qp_pollrec){e->fd, (int16_t)e->events, EPOLLIN};
                 n = 1;
             }
         }

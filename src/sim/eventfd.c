@@ -12,9 +12,9 @@ int qp__sim_eventfd(qp_os *os, unsigned int initval, int flags)
 {
     qp_sim *sim = qp__sim_of(os);
     qp_rec rec;
-    qp__sim_enter(sim, &rec, QP_SYS_EVENTFD2);
-    rec.arg[0] = initval;
-    rec.arg[1] = flags;
+    qp__sim_enter(sim, &rec, QP_SYS_eventfd);
+    rec.call.eventfd.initval = initval;
+    rec.call.eventfd.flags = flags;
     if (flags & ~(EFD_NONBLOCK | EFD_CLOEXEC | EFD_SEMAPHORE) || (flags & EFD_SEMAPHORE))
         return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
     int fd = qp__sim_alloc_fd(sim, QP_OBJ_EVENTFD);
@@ -27,18 +27,19 @@ int qp__sim_eventfd(qp_os *os, unsigned int initval, int flags)
 int64_t qp__eventfd_read(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *buf, size_t count)
 {
     (void)fd;
-    rec->level_before = obj->eventfd_count;
-    rec->level_after = obj->eventfd_count;
+    rec->call.io.unit = QP_UNIT_COUNTER;
+    rec->call.io.queued_before = obj->eventfd_count;
+    rec->call.io.queued_after = obj->eventfd_count;
     if (count < sizeof(uint64_t))
         return qp__sim_exit(sim, rec, -1, EINVAL);
     if (obj->eventfd_count == 0)
         return qp__sim_exit(sim, rec, -1, EAGAIN);
     uint64_t value = obj->eventfd_count;
     memcpy(buf, &value, sizeof value);
-    rec->arg[2] = (int64_t)value;
-    rec->arg[3] = QP_REC_EVENTFD_VALUE;
+    rec->call.io.value = value;
+    rec->call.io.has_value = true;
     obj->eventfd_count = 0;
-    rec->level_after = 0;
+    rec->call.io.queued_after = 0;
     qp__sim_notify(sim, fd); /* writers blocked at the maximum could go on */
     return qp__sim_exit(sim, rec, sizeof value, 0);
 }
@@ -46,20 +47,21 @@ int64_t qp__eventfd_read(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *bu
 int64_t qp__eventfd_write(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const void *buf,
                           size_t count)
 {
-    rec->level_before = obj->eventfd_count;
-    rec->level_after = obj->eventfd_count;
+    rec->call.io.unit = QP_UNIT_COUNTER;
+    rec->call.io.queued_before = obj->eventfd_count;
+    rec->call.io.queued_after = obj->eventfd_count;
     if (count < sizeof(uint64_t))
         return qp__sim_exit(sim, rec, -1, EINVAL);
     uint64_t value;
     memcpy(&value, buf, sizeof value);
-    rec->arg[2] = (int64_t)value;
+    rec->call.io.value = value;
     if (value == UINT64_MAX)
         return qp__sim_exit(sim, rec, -1, EINVAL);
     if (value > QP_EVENTFD_MAX - obj->eventfd_count)
         return qp__sim_exit(sim, rec, -1, EAGAIN);
     obj->eventfd_count += value;
-    rec->level_after = obj->eventfd_count;
-    rec->arg[3] = QP_REC_EVENTFD_VALUE;
+    rec->call.io.queued_after = obj->eventfd_count;
+    rec->call.io.has_value = true;
     /* Linux wakes the eventfd's waiters on every write, even of 0 */
     qp__sim_notify(sim, fd);
     return qp__sim_exit(sim, rec, sizeof value, 0);

@@ -7,8 +7,8 @@
 static int64_t receive(qp_sim *sim, qp_rec *rec, int fd, void *buf, size_t count, bool socket_call,
                        struct sockaddr *src_addr, socklen_t *addrlen)
 {
-    rec->arg[0] = fd;
-    rec->arg[1] = (int64_t)count;
+    rec->call.io.fd = fd;
+    rec->call.io.count = count;
     qp_obj *obj = qp__sim_obj(sim, fd);
     if (obj == NULL)
         return qp__sim_exit(sim, rec, -1, EBADF);
@@ -21,7 +21,7 @@ static int64_t receive(qp_sim *sim, qp_rec *rec, int fd, void *buf, size_t count
             *addrlen = 0;
         return qp__stream_receive(sim, rec, obj, fd, buf, count);
     case QP_OBJ_DGRAM:
-        return qp__dgram_receive(sim, rec, obj, buf, count, socket_call ? (int)rec->arg[2] : 0,
+        return qp__dgram_receive(sim, rec, obj, buf, count, socket_call ? rec->call.io.flags : 0,
                                  src_addr, addrlen);
     case QP_OBJ_EVENTFD:
         if (!socket_call)
@@ -41,7 +41,7 @@ ssize_t qp__sim_read(qp_os *os, int fd, void *buf, size_t count)
 {
     qp_sim *sim = qp__sim_of(os);
     qp_rec rec;
-    qp__sim_enter(sim, &rec, QP_SYS_READ);
+    qp__sim_enter(sim, &rec, QP_SYS_read);
     return (ssize_t)receive(sim, &rec, fd, buf, count, false, NULL, NULL);
 }
 
@@ -49,8 +49,8 @@ ssize_t qp__sim_recv(qp_os *os, int fd, void *buf, size_t len, int flags)
 {
     qp_sim *sim = qp__sim_of(os);
     qp_rec rec;
-    qp__sim_enter(sim, &rec, QP_SYS_RECV);
-    rec.arg[2] = flags;
+    qp__sim_enter(sim, &rec, QP_SYS_recv);
+    rec.call.io.flags = flags;
     return (ssize_t)receive(sim, &rec, fd, buf, len, true, NULL, NULL);
 }
 
@@ -59,8 +59,8 @@ ssize_t qp__sim_recvfrom(qp_os *os, int fd, void *buf, size_t len, int flags,
 {
     qp_sim *sim = qp__sim_of(os);
     qp_rec rec;
-    qp__sim_enter(sim, &rec, QP_SYS_RECVFROM);
-    rec.arg[2] = flags;
+    qp__sim_enter(sim, &rec, QP_SYS_recvfrom);
+    rec.call.io.flags = flags;
     return (ssize_t)receive(sim, &rec, fd, buf, len, true, src_addr, addrlen);
 }
 
@@ -68,9 +68,9 @@ ssize_t qp__sim_write(qp_os *os, int fd, const void *buf, size_t count)
 {
     qp_sim *sim = qp__sim_of(os);
     qp_rec rec;
-    qp__sim_enter(sim, &rec, QP_SYS_WRITE);
-    rec.arg[0] = fd;
-    rec.arg[1] = (int64_t)count;
+    qp__sim_enter(sim, &rec, QP_SYS_write);
+    rec.call.io.fd = fd;
+    rec.call.io.count = count;
     qp_obj *obj = qp__sim_obj(sim, fd);
     if (obj == NULL)
         return (ssize_t)qp__sim_exit(sim, &rec, -1, EBADF);
@@ -95,8 +95,8 @@ int qp__sim_close(qp_os *os, int fd)
 {
     qp_sim *sim = qp__sim_of(os);
     qp_rec rec;
-    qp__sim_enter(sim, &rec, QP_SYS_CLOSE);
-    rec.arg[0] = fd;
+    qp__sim_enter(sim, &rec, QP_SYS_close);
+    rec.call.fd.fd = fd;
     qp_obj *obj = qp__sim_obj(sim, fd);
     if (obj == NULL)
         return (int)qp__sim_exit(sim, &rec, -1, EBADF);

@@ -11,9 +11,9 @@
 _Static_assert(QP_SIM_FDS_MAX < 64, "a ready mask has a bit for every fd");
 
 /* The world's streams ready for input now: a bit per fd. */
-static int64_t ready_mask(qp_sim *sim, int64_t *lowest_fd)
+static uint64_t ready_mask(qp_sim *sim, int32_t *lowest_fd)
 {
-    int64_t mask = 0;
+    uint64_t mask = 0;
     *lowest_fd = -1;
     for (unsigned t = 0; t < sim->targets_count; t++) {
         int fd = sim->targets[t];
@@ -22,7 +22,7 @@ static int64_t ready_mask(qp_sim *sim, int64_t *lowest_fd)
             continue; /* closed: nobody waits for it any more */
         if (!(qp__sim_revents(sim, fd, POLLIN) & (POLLIN | POLLERR | POLLHUP)))
             continue;
-        mask |= (int64_t)(UINT64_C(1) << fd);
+        mask |= UINT64_C(1) << fd;
         if (*lowest_fd < 0 || fd < *lowest_fd)
             *lowest_fd = fd;
     }
@@ -33,20 +33,16 @@ void qp__sim_loop_mark(qp_os *os, const qp_loop_mark *mark)
 {
     qp_sim *sim = qp__sim_of(os);
     assert(!sim->in_world && "only the loop's own task marks its loop");
-    assert(mark->kind < QP_LOOP_MARK_COUNT && mark->timer < QP_LOOP_TIMERS_MAX);
+    assert(mark->kind < QP_LOOP_MARK_COUNT);
+    assert(mark->timer < QP_LOOP_TIMERS_MAX);
     /* the world events due by now happen first, as at a syscall's entry */
     while (qp__sim_step(sim, sim->now_ns))
         ;
     qp_rec *rec = qp__sim_push(sim, QP_REC_LOOP);
-    rec->arg[0] = mark->kind;
-    rec->arg[1] = mark->kind == QP_LOOP_ITERATION ? ++sim->loop_iterations : mark->timer;
-    rec->arg[2] = ready_mask(sim, &rec->arg[3]);
-    if (mark->kind == QP_LOOP_TIMER_START) {
-        uint64_t now_ns = sim->now_ns;
-        if (mark->timeout_ns == QP_NS_INFINITE || mark->timeout_ns > QP_NS_INFINITE - now_ns)
-            rec->deadline_ns = QP_NS_INFINITE;
-        else
-            rec->deadline_ns = now_ns + mark->timeout_ns;
-    }
+    rec->loop.mark = (uint8_t)mark->kind;
+    rec->loop.timer = mark->kind == QP_LOOP_ITERATION ? ++sim->loop_iterations : mark->timer;
+    rec->loop.ready_fds = ready_mask(sim, &rec->loop.lowest_ready_fd);
+    if (mark->kind == QP_LOOP_TIMER_START)
+        rec->loop.deadline_ns = qp_deadline_ns(sim->now_ns, mark->timeout_ns);
     qp__sim_check(sim);
 }

@@ -15,6 +15,7 @@
  * A woken task runs qp_sim_wake_latency_ns() after its wakeup. Every queue
  * action is traced (QP_REC_WAITQ) for the oracle, and so is a blocked task
  * that could go on with no wakeup pending (it is stranded). */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -33,6 +34,33 @@ static uint32_t occupancy(const qp_pipe *p)
     return p->head - p->tail;
 }
 
+/* A waiter slot holds nobody, or a task parked on this queue. */
+static void check_waiter(const qp_sim *sim, uint8_t task)
+{
+    if (task == QP_NO_TASK)
+        return;
+    assert(task < QP_SIM_TASKS_MAX);
+    assert(sim->pipe_waits[task].parked);
+}
+
+/* The ring's invariants, checked after everything that changes it. */
+static void check_pipe(const qp_sim *sim, const qp_pipe *p)
+{
+    assert(occupancy(p) <= QP_PIPE_SLOTS);
+    uint64_t bytes = 0;
+    for (uint32_t i = p->tail; i != p->head; i++) {
+        unsigned slot = i % QP_PIPE_SLOTS;
+        assert(p->len[slot] >= 1); /* a slot is freed when it is read empty */
+        assert(p->len[slot] <= p->used[slot]);
+        assert(p->used[slot] <= QP_PAGE_SIZE);
+        bytes += p->len[slot];
+    }
+    assert(bytes == p->bytes);
+    check_waiter(sim, p->rd_waiter);
+    check_waiter(sim, p->wr_waiter);
+    assert(p->rd_waiter == QP_NO_TASK || p->rd_waiter != p->wr_waiter);
+}
+
 int qp__pipe_peer_fd(qp_sim *sim, const qp_obj *obj)
 {
     unsigned want = obj->type == QP_OBJ_PIPE_READ ? QP_OBJ_PIPE_WRITE : QP_OBJ_PIPE_READ;
@@ -46,8 +74,8 @@ int qp__sim_pipe2(qp_os *os, int pipefd[2], int flags)
 {
     qp_sim *sim = qp__sim_of(os);
     qp_rec rec;
-    qp__sim_enter(sim, &rec, QP_SYS_PIPE2);
-    rec.arg[0] = flags;
+    qp__sim_enter(sim, &rec, QP_SYS_pipe2);
+    rec.call.pipe.flags = flags;
     if (pipefd == NULL)
         return (int)qp__sim_exit(sim, &rec, -1, EFAULT);
     if (flags & ~(O_NONBLOCK | O_CLOEXEC))
@@ -70,8 +98,8 @@ int qp__sim_pipe2(qp_os *os, int pipefd[2], int flags)
     sim->objs[rfd].blocking = sim->objs[wfd].blocking = !(flags & O_NONBLOCK);
     pipefd[0] = rfd;
     pipefd[1] = wfd;
-    rec.pfd[0].fd = rfd;
-    rec.pfd[1].fd = wfd;
+    rec.call.pipe.fds[0] = rfd;
+    rec.call.pipe.fds[1] = wfd;
     return (int)qp__sim_exit(sim, &rec, 0, 0);
 }
 
@@ -79,10 +107,10 @@ int qp__sim_fcntl(qp_os *os, int fd, int cmd, long arg)
 {
     qp_sim *sim = qp__sim_of(os);
     qp_rec rec;
-    qp__sim_enter(sim, &rec, QP_SYS_FCNTL);
-    rec.arg[0] = fd;
-    rec.arg[1] = cmd;
-    rec.arg[2] = arg;
+    qp__sim_enter(sim, &rec, QP_SYS_fcntl);
+    rec.call.fcntl.fd = fd;
+    rec.call.fcntl.cmd = cmd;
+    rec.call.fcntl.arg = arg;
     qp_obj *obj = qp__sim_obj(sim, fd);
     if (obj == NULL)
         return (int)qp__sim_exit(sim, &rec, -1, EBADF);
@@ -119,16 +147,16 @@ short qp__pipe_revents(const qp_sim *sim, const qp_obj *obj)
 /* --- the wait queues --- */
 
 static void waitq_rec(qp_sim *sim, const qp_pipe *p, unsigned action, unsigned queue, unsigned task,
-                      int64_t flag)
+                      unsigned flags)
 {
     qp_rec *rec = qp__sim_push(sim, QP_REC_WAITQ);
     rec->task = (uint8_t)task;
-    rec->arg[0] = action;
-    rec->arg[1] = queue;
-    rec->arg[2] = task;
-    rec->arg[3] = flag;
-    rec->level_before = occupancy(p);
-    rec->level_after = p->bytes;
+    rec->waitq.action = (uint8_t)action;
+    rec->waitq.queue = (uint8_t)queue;
+    rec->waitq.subject = (uint8_t)task;
+    rec->waitq.flags = (uint8_t)flags;
+    rec->waitq.slots_used = occupancy(p);
+    rec->waitq.bytes_queued = p->bytes;
     qp__sim_check(sim);
 }
 
@@ -191,6 +219,7 @@ static void park(qp_sim *sim, qp_pipe *p, unsigned queue, unsigned task)
     else
         p->wr_waiter = (uint8_t)task;
     waitq_rec(sim, p, QP_WAITQ_PARK, queue, task, false);
+    check_pipe(sim, p);
     check_stranded(sim, p);
 }
 
@@ -202,6 +231,7 @@ static void unpark(qp_sim *sim, qp_pipe *p, unsigned queue, unsigned task)
         p->rd_waiter = QP_NO_TASK;
     else
         p->wr_waiter = QP_NO_TASK;
+    check_pipe(sim, p);
 }
 
 static qp_pipe_change change_from(const qp_pipe *p, uint32_t slots_before, uint64_t bytes_before)
@@ -268,7 +298,7 @@ int64_t qp__pipe_read(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *buf, 
 {
     (void)fd;
     qp_pipe *p = pipe_of(sim, obj);
-    rec->level_before = rec->level_after = p->bytes;
+    rec->call.io.queued_before = rec->call.io.queued_after = p->bytes;
     if (count == 0)
         return qp__sim_exit(sim, rec, 0, 0);
     if (p->bytes == 0)
@@ -276,9 +306,10 @@ int64_t qp__pipe_read(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *buf, 
     uint32_t slots_before = occupancy(p);
     uint64_t bytes_before = p->bytes;
     size_t done = take(p, count);
+    check_pipe(sim, p);
     if (buf != NULL)
         memset(buf, 0, done);
-    rec->level_after = p->bytes;
+    rec->call.io.queued_after = p->bytes;
     qp_pipe_change c = change_from(p, slots_before, bytes_before);
     if (c.slots_after < c.slots_before) {
         int peer = qp__pipe_peer_fd(sim, obj);
@@ -324,6 +355,7 @@ static size_t put_and_wake(qp_sim *sim, qp_pipe *p, const qp_obj *obj, size_t co
     uint32_t slots_before = occupancy(p);
     uint64_t bytes_before = p->bytes;
     size_t done = put(p, count);
+    check_pipe(sim, p);
     if (done == 0)
         return 0;
     qp_pipe_change c = change_from(p, slots_before, bytes_before);
@@ -360,7 +392,7 @@ int64_t qp__pipe_write(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, size_t cou
 {
     (void)fd;
     qp_pipe *p = pipe_of(sim, obj);
-    rec->level_before = rec->level_after = p->bytes;
+    rec->call.io.queued_before = rec->call.io.queued_after = p->bytes;
     if (!p->reader_open)
         return qp__sim_exit(sim, rec, -1, EPIPE);
     if (count == 0)
@@ -371,7 +403,7 @@ int64_t qp__pipe_write(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, size_t cou
         sleep_until_writable(sim, p);
         done += put_and_wake(sim, p, obj, count - done);
     }
-    rec->level_after = p->bytes;
+    rec->call.io.queued_after = p->bytes;
     if (done == 0)
         return qp__sim_exit(sim, rec, -1, p->reader_open ? EAGAIN : EPIPE);
     return qp__sim_exit(sim, rec, (int64_t)done, 0);
@@ -388,6 +420,7 @@ void qp__pipe_close(qp_sim *sim, qp_obj *obj)
     if (peer >= 0)
         qp__sim_notify(sim, peer);
     wake(sim, p, obj->type == QP_OBJ_PIPE_READ ? QUEUE_WRITE : QUEUE_READ, false);
+    check_pipe(sim, p);
 }
 
 /* --- the scheduled readers: task 1 blocks, task 2 does not --- */
@@ -419,9 +452,9 @@ static void reader_syscall(qp_sim *sim, uint8_t task, int fd, uint32_t size, uin
     uint8_t saved;
     qp__sim_world_begin(sim, task, at_ns, &saved);
     qp_rec rec;
-    qp__sim_enter(sim, &rec, QP_SYS_READ);
-    rec.arg[0] = fd;
-    rec.arg[1] = size;
+    qp__sim_enter(sim, &rec, QP_SYS_read);
+    rec.call.io.fd = fd;
+    rec.call.io.count = size;
     qp__pipe_read(sim, &rec, &sim->objs[fd], fd, NULL, size);
     *done_ns = sim->world_now_ns + sim->sched->cost_ns;
     qp__sim_world_end(sim, saved);

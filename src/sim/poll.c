@@ -21,14 +21,15 @@ int qp__sim_poll(qp_os *os, struct pollfd *fds, nfds_t nfds, int timeout_ms)
 {
     qp_sim *sim = qp__sim_of(os);
     qp_rec rec;
-    qp__sim_enter(sim, &rec, QP_SYS_POLL);
-    rec.arg[0] = (int64_t)nfds;
-    rec.arg[1] = timeout_ms;
+    qp__sim_enter(sim, &rec, QP_SYS_poll);
+    rec.call.wait.epfd = -1;
+    rec.call.wait.fds_count = (int32_t)nfds;
+    rec.call.wait.timeout_ms = timeout_ms;
     if (nfds > QP_TRACE_POLL_FDS_MAX || (fds == NULL && nfds > 0) || sim->in_world)
         return (int)qp__sim_exit(sim, &rec, -1, fds == NULL && nfds > 0 ? EFAULT : EINVAL);
     for (nfds_t i = 0; i < nfds; i++) {
-        rec.pfd[i].fd = fds[i].fd;
-        rec.pfd[i].events = fds[i].events;
+        rec.call.wait.fds[i].fd = fds[i].fd;
+        rec.call.wait.fds[i].events = fds[i].events;
     }
 
     int ready = count_ready(sim, fds, nfds);
@@ -36,11 +37,11 @@ int qp__sim_poll(qp_os *os, struct pollfd *fds, nfds_t nfds, int timeout_ms)
         sim->wait.type = QP_WAIT_POLL;
         sim->wait.fds = fds;
         sim->wait.nfds = nfds;
-        rec.wake = (uint8_t)qp__sim_block(sim, timeout_ms);
-        if (rec.wake == QP_WAKE_SIGNAL)
+        rec.call.wake = (uint8_t)qp__sim_block(sim, timeout_ms);
+        if (rec.call.wake == QP_WAKE_SIGNAL)
             return (int)qp__sim_exit(sim, &rec, -1, EINTR);
         ready = count_ready(sim, fds, nfds);
-        if (rec.wake == QP_WAKE_SPURIOUS)
+        if (rec.call.wake == QP_WAKE_SPURIOUS)
             for (nfds_t i = 0; i < nfds; i++)
                 if (fds[i].fd == sim->wait.spurious_fd && (fds[i].events & POLLIN)) {
                     ready += fds[i].revents == 0;
@@ -48,6 +49,6 @@ int qp__sim_poll(qp_os *os, struct pollfd *fds, nfds_t nfds, int timeout_ms)
                 }
     }
     for (nfds_t i = 0; i < nfds; i++)
-        rec.pfd[i].revents = fds[i].revents;
+        rec.call.wait.fds[i].revents = fds[i].revents;
     return (int)qp__sim_exit(sim, &rec, ready, 0);
 }

@@ -270,16 +270,16 @@ bool qp__sim_step(qp_sim *sim, uint64_t until_ns)
     bool was_blocked = blocked(sim);
     qp_rec *rec = qp__sim_push(sim, QP_REC_EVENT);
     size_t index = sim->trace->count - 1;
-    rec->arg[0] = ev->kind;
-    rec->arg[1] = world_action || ev->kind == QP_EV_PIPE_READ ? -1 : fd;
-    rec->arg[2] = ev->size;
+    rec->event.kind = (uint8_t)ev->kind;
+    rec->event.fd = world_action || ev->kind == QP_EV_PIPE_READ ? -1 : fd;
+    rec->event.size = ev->size;
     if (world_action) {
         /* the event first, then what the thread does, in trace order */
         uint8_t task = (uint8_t)(1 + ev->target % (QP_SIM_TASKS_MAX - 1));
         rec->task = task;
         check_at(sim, index);
         run_world_action(sim, ev, task);
-        sim->trace->recs[index].arg[3] = was_blocked && !blocked(sim);
+        sim->trace->recs[index].event.delivered = was_blocked && !blocked(sim);
         return true;
     }
     if (ev->kind == QP_EV_PIPE_READ) {
@@ -290,12 +290,12 @@ bool qp__sim_step(qp_sim *sim, uint64_t until_ns)
     }
     if (qp__dgram_is_event(ev->kind)) {
         qp__dgram_event(sim, ev, fd, index);
-        sim->trace->recs[index].arg[3] = was_blocked && !blocked(sim);
+        sim->trace->recs[index].event.delivered = was_blocked && !blocked(sim);
         check_at(sim, index);
         return true;
     }
     apply_event(sim, ev, fd);
-    rec->arg[3] = was_blocked && !blocked(sim); /* delivered: it woke the wait */
+    rec->event.delivered = was_blocked && !blocked(sim);
     check_at(sim, index);
     return true;
 }
@@ -333,21 +333,21 @@ void qp__sim_enter(qp_sim *sim, qp_rec *rec, unsigned sys)
     memset(rec, 0, sizeof *rec);
     rec->type = QP_REC_SYSCALL;
     rec->task = sim->task;
-    rec->sys = (uint8_t)sys;
+    rec->call.sys = (uint8_t)sys;
     rec->t_enter_ns = task_now_ns(sim);
 }
 
 int64_t qp__sim_exit(qp_sim *sim, qp_rec *rec, int64_t ret, int err)
 {
-    uint64_t cost_ns = rec->sys == QP_SYS_CLOCK_GETTIME ? 0 : sim->sched->cost_ns;
+    uint64_t cost_ns = rec->call.sys == QP_SYS_clock_gettime ? 0 : sim->sched->cost_ns;
     if (sim->in_world) {
         rec->t_exit_ns = rec->t_enter_ns + cost_ns;
     } else {
         sim->now_ns += cost_ns;
         rec->t_exit_ns = sim->now_ns;
     }
-    rec->ret = ret;
-    rec->err = ret < 0 ? err : 0;
+    rec->call.ret = ret;
+    rec->call.err = ret < 0 ? err : 0;
     /* appended at exit: world events during a blocking wait come before it */
     qp_rec *slot = qp_trace_push(sim->trace);
     if (slot == NULL)
@@ -359,11 +359,12 @@ int64_t qp__sim_exit(qp_sim *sim, qp_rec *rec, int64_t ret, int err)
     return ret;
 }
 
-static int sim_clock_gettime(qp_os *os, clockid_t clock_id, struct timespec *ts)
+int qp__sim_clock_gettime(qp_os *os, clockid_t clock_id, struct timespec *ts)
 {
     qp_sim *sim = qp__sim_of(os);
     qp_rec rec;
-    qp__sim_enter(sim, &rec, QP_SYS_CLOCK_GETTIME);
+    qp__sim_enter(sim, &rec, QP_SYS_clock_gettime);
+    rec.call.clock.clock_id = (int32_t)clock_id;
     if (clock_id != CLOCK_MONOTONIC || ts == NULL)
         return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
     uint64_t now_ns = task_now_ns(sim);
@@ -379,14 +380,12 @@ static void sim_op_begin(qp_os *os, const qp_op_mark *mark)
         while (qp__sim_step(sim, sim->now_ns))
             ;
     qp_rec *rec = qp__sim_push(sim, QP_REC_OP_BEGIN);
-    rec->arg[0] = mark->kind;
-    rec->arg[1] = mark->fd;
-    rec->arg[2] = (qp__sim_revents(sim, mark->fd, POLLIN) & (POLLIN | POLLERR | POLLHUP)) != 0;
-    uint64_t now_ns = task_now_ns(sim);
-    if (mark->timeout_ns == QP_NS_INFINITE || mark->timeout_ns > QP_NS_INFINITE - now_ns)
-        rec->deadline_ns = QP_NS_INFINITE;
-    else
-        rec->deadline_ns = now_ns + mark->timeout_ns;
+    assert(mark->kind < QP_OP_KIND_COUNT);
+    rec->op_begin.kind = (uint8_t)mark->kind;
+    rec->op_begin.fd = mark->fd;
+    rec->op_begin.ready =
+        (qp__sim_revents(sim, mark->fd, POLLIN) & (POLLIN | POLLERR | POLLHUP)) != 0;
+    rec->op_begin.deadline_ns = qp_deadline_ns(task_now_ns(sim), mark->timeout_ns);
     check(sim);
 }
 
@@ -394,7 +393,8 @@ static void sim_op_end(qp_os *os, unsigned result)
 {
     qp_sim *sim = qp__sim_of(os);
     qp_rec *rec = qp__sim_push(sim, QP_REC_OP_END);
-    rec->arg[0] = result;
+    assert(result < QP_OP_RESULT_COUNT);
+    rec->op_end.result = (uint8_t)result;
     check(sim);
 }
 
@@ -402,7 +402,8 @@ void qp_sim_init(qp_sim *sim, const qp_schedule *sched, qp_trace *trace, qp_orac
                  jmp_buf *stop_jmp)
 {
     assert(sched->cost_ns >= 1);
-    assert(trace->cap >= QP_SIM_TRACE_CAP && trace->count == 0);
+    assert(trace->cap >= QP_SIM_TRACE_CAP);
+    assert(trace->count == 0);
     memset(sim, 0, sizeof *sim);
     sim->now_ns = sched->start_ns;
     sim->sched = sched;
@@ -413,22 +414,14 @@ void qp_sim_init(qp_sim *sim, const qp_schedule *sched, qp_trace *trace, qp_orac
     sim->wait.spurious_fd = -1;
     sim->os = (qp_os){
         .ctx = sim,
-        .read = qp__sim_read,
-        .write = qp__sim_write,
-        .recv = qp__sim_recv,
-        .recvfrom = qp__sim_recvfrom,
-        .poll = qp__sim_poll,
-        .clock_gettime = sim_clock_gettime,
-        .close = qp__sim_close,
-        .epoll_create1 = qp__sim_epoll_create1,
-        .epoll_ctl = qp__sim_epoll_ctl,
-        .epoll_wait = qp__sim_epoll_wait,
-        .eventfd = qp__sim_eventfd,
-        .pipe2 = qp__sim_pipe2,
-        .fcntl = qp__sim_fcntl,
-        .socket = qp__sim_socket,
-        .connect = qp__sim_connect,
-        .sendto = qp__sim_sendto,
+#define QP_SYSCALL(name, wrap, strace_name, class, wait_args, record, ret, params, args) \
+    .name = qp__sim_##name,
+#define QP_STRACE(strace_name, class, wait_args)
+#define QP_LIBC(name)
+#include "quietpoll/syscalls.def"
+#undef QP_SYSCALL
+#undef QP_STRACE
+#undef QP_LIBC
         .op_begin = sim_op_begin,
         .op_end = sim_op_end,
         .loop_mark = qp__sim_loop_mark,
@@ -438,7 +431,8 @@ void qp_sim_init(qp_sim *sim, const qp_schedule *sched, qp_trace *trace, qp_orac
 int qp_sim_add_stream(qp_sim *sim)
 {
     int fd = qp__sim_alloc_fd(sim, QP_OBJ_STREAM);
-    assert(fd >= 0 && sim->targets_count < QP_SIM_FDS_MAX && "out of sim fds");
+    assert(fd >= 0 && "out of sim fds");
+    assert(sim->targets_count < QP_SIM_FDS_MAX);
     sim->targets[sim->targets_count++] = fd;
     return fd;
 }

@@ -79,26 +79,18 @@ void qp__epoll_forget_fd(qp_sim *sim, int fd);
 void qp__pipe_reader_event(qp_sim *sim, const qp_event *ev);
 void qp__pipe_internal(qp_sim *sim, const qp_internal_event *iev);
 
-ssize_t qp__sim_read(qp_os *os, int fd, void *buf, size_t count);
-ssize_t qp__sim_write(qp_os *os, int fd, const void *buf, size_t count);
-ssize_t qp__sim_recv(qp_os *os, int fd, void *buf, size_t len, int flags);
-ssize_t qp__sim_recvfrom(qp_os *os, int fd, void *buf, size_t len, int flags,
-                         struct sockaddr *src_addr, socklen_t *addrlen);
-int qp__sim_close(qp_os *os, int fd);
-int qp__sim_poll(qp_os *os, struct pollfd *fds, nfds_t nfds, int timeout_ms);
-int qp__sim_epoll_create1(qp_os *os, int flags);
-int qp__sim_epoll_ctl(qp_os *os, int epfd, int op, int fd, struct epoll_event *event);
-int qp__sim_epoll_wait(qp_os *os, int epfd, struct epoll_event *events, int maxevents,
-                       int timeout_ms);
-int qp__sim_eventfd(qp_os *os, unsigned int initval, int flags);
-int qp__sim_pipe2(qp_os *os, int pipefd[2], int flags);
-int qp__sim_fcntl(qp_os *os, int fd, int cmd, long arg);
+/* The sim's os table: qp__sim_<name> for each QP_SYSCALL row of the
+ * syscall table (io.c, poll.c, epoll.c, eventfd.c, pipe.c, dgram.c, sim.c). */
+#define QP_SYSCALL(name, wrap, strace_name, class, wait_args, record, ret, params, args) \
+    ret qp__sim_##name(qp_os *os, QP_UNPAREN params);
+#define QP_STRACE(strace_name, class, wait_args)
+#define QP_LIBC(name)
+#include "quietpoll/syscalls.def"
+#undef QP_SYSCALL
+#undef QP_STRACE
+#undef QP_LIBC
 
 /* The datagram socket (dgram.c). */
-int qp__sim_socket(qp_os *os, int domain, int type, int protocol);
-int qp__sim_connect(qp_os *os, int fd, const struct sockaddr *addr, socklen_t addrlen);
-ssize_t qp__sim_sendto(qp_os *os, int fd, const void *buf, size_t len, int flags,
-                       const struct sockaddr *dest_addr, socklen_t addrlen);
 int64_t qp__dgram_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, void *buf, size_t count,
                           int flags, struct sockaddr *src_addr, socklen_t *addrlen);
 int64_t qp__dgram_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const void *buf, size_t len,

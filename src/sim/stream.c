@@ -10,13 +10,14 @@ int64_t qp__stream_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *
 {
     (void)fd;
     qp_stream *s = &obj->stream;
-    rec->level_before = s->bytes_queued;
-    rec->level_after = s->bytes_queued;
+    rec->call.io.unit = QP_UNIT_BYTES;
+    rec->call.io.queued_before = s->bytes_queued;
+    rec->call.io.queued_after = s->bytes_queued;
     if (s->bytes_queued > 0) {
         size_t n = count < s->bytes_queued ? count : (size_t)s->bytes_queued;
         memset(buf, 0, n);
         s->bytes_queued -= n;
-        rec->level_after = s->bytes_queued;
+        rec->call.io.queued_after = s->bytes_queued;
         return qp__sim_exit(sim, rec, (int64_t)n, 0);
     }
     if (count == 0)

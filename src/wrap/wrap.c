@@ -3,7 +3,8 @@
  * this thread, or to the real libc function (__real_X, which the linker's
  * --wrap=X provides) when none is. Every function here needs its --wrap
  * flag in the link, or __real_X stays undefined: link with all of
- * QP_WRAP_SYMBOLS (meson: qp_wrap_link_args). */
+ * qp_wrap_symbols (meson: qp_wrap_link_args), the syscall table's
+ * QP_SYSCALL and QP_LIBC rows. */
 #include "quietpoll/wrap.h"
 
 #include <errno.h>
@@ -54,149 +55,46 @@ static int nowhere(void)
     return -1;
 }
 
-ssize_t __real_read(int fd, void *buf, size_t count);
-ssize_t __real_write(int fd, const void *buf, size_t count);
-ssize_t __real_recv(int fd, void *buf, size_t len, int flags);
-ssize_t __real_recvfrom(int fd, void *buf, size_t len, int flags, struct sockaddr *src_addr,
-                        socklen_t *addrlen);
-ssize_t __real_send(int fd, const void *buf, size_t len, int flags);
-ssize_t __real_sendto(int fd, const void *buf, size_t len, int flags,
-                      const struct sockaddr *dest_addr, socklen_t addrlen);
-int __real_socket(int domain, int type, int protocol);
-int __real_connect(int fd, const struct sockaddr *addr, socklen_t addrlen);
+/* The wrappers made from the syscall table: one per GENERIC row. */
+#define QP_WRAP_GENERIC(name, ret, params, args)                 \
+    ret __real_##name params;                                    \
+    ret __wrap_##name params;                                    \
+    ret __wrap_##name params                                     \
+    {                                                            \
+        switch (route()) {                                       \
+        case REAL:                                               \
+            return __real_##name args;                           \
+        case SIM:                                                \
+            return current.os->name(current.os, QP_UNPAREN args); \
+        default:                                                 \
+            return (ret)nowhere();                               \
+        }                                                        \
+    }
+#define QP_WRAP_CUSTOM(name, ret, params, args)
+#define QP_SYSCALL(name, wrap, strace_name, class, wait_args, record, ret, params, args) \
+    QP_WRAP_##wrap(name, ret, params, args)
+#define QP_STRACE(strace_name, class, wait_args)
+#define QP_LIBC(name)
+#include "quietpoll/syscalls.def"
+#undef QP_SYSCALL
+#undef QP_STRACE
+#undef QP_LIBC
+#undef QP_WRAP_GENERIC
+#undef QP_WRAP_CUSTOM
+
+/* The CUSTOM rows and the QP_LIBC functions, written by hand. The
+ * wrappers are called only by the linker's redirection: declared here so
+ * that -Wmissing-prototypes sees a prototype. */
 int __real_close(int fd);
-int __real_poll(struct pollfd *fds, nfds_t nfds, int timeout_ms);
 int __real_fcntl(int fd, int cmd, ...);
-int __real_epoll_create1(int flags);
-int __real_epoll_ctl(int epfd, int op, int fd, struct epoll_event *event);
-int __real_epoll_wait(int epfd, struct epoll_event *events, int maxevents, int timeout_ms);
-int __real_eventfd(unsigned int initval, int flags);
-int __real_pipe2(int pipefd[2], int flags);
 int __real_clock_gettime(clockid_t clock_id, struct timespec *ts);
 int __real_gettimeofday(struct timeval *tv, void *tz);
 time_t __real_time(time_t *t);
-
-/* The wrappers are called only by the linker's redirection: declared here
- * so that -Wmissing-prototypes sees a prototype. */
-ssize_t __wrap_read(int fd, void *buf, size_t count);
-ssize_t __wrap_write(int fd, const void *buf, size_t count);
-ssize_t __wrap_recv(int fd, void *buf, size_t len, int flags);
-ssize_t __wrap_recvfrom(int fd, void *buf, size_t len, int flags, struct sockaddr *src_addr,
-                        socklen_t *addrlen);
-ssize_t __wrap_send(int fd, const void *buf, size_t len, int flags);
-ssize_t __wrap_sendto(int fd, const void *buf, size_t len, int flags,
-                      const struct sockaddr *dest_addr, socklen_t addrlen);
-int __wrap_socket(int domain, int type, int protocol);
-int __wrap_connect(int fd, const struct sockaddr *addr, socklen_t addrlen);
 int __wrap_close(int fd);
-int __wrap_poll(struct pollfd *fds, nfds_t nfds, int timeout_ms);
 int __wrap_fcntl(int fd, int cmd, ...);
-int __wrap_epoll_create1(int flags);
-int __wrap_epoll_ctl(int epfd, int op, int fd, struct epoll_event *event);
-int __wrap_epoll_wait(int epfd, struct epoll_event *events, int maxevents, int timeout_ms);
-int __wrap_eventfd(unsigned int initval, int flags);
-int __wrap_pipe2(int pipefd[2], int flags);
 int __wrap_clock_gettime(clockid_t clock_id, struct timespec *ts);
 int __wrap_gettimeofday(struct timeval *tv, void *tz);
 time_t __wrap_time(time_t *t);
-
-ssize_t __wrap_read(int fd, void *buf, size_t count)
-{
-    switch (route()) {
-    case REAL:
-        return __real_read(fd, buf, count);
-    case SIM:
-        return current.os->read(current.os, fd, buf, count);
-    default:
-        return nowhere();
-    }
-}
-
-ssize_t __wrap_write(int fd, const void *buf, size_t count)
-{
-    switch (route()) {
-    case REAL:
-        return __real_write(fd, buf, count);
-    case SIM:
-        return current.os->write(current.os, fd, buf, count);
-    default:
-        return nowhere();
-    }
-}
-
-ssize_t __wrap_recv(int fd, void *buf, size_t len, int flags)
-{
-    switch (route()) {
-    case REAL:
-        return __real_recv(fd, buf, len, flags);
-    case SIM:
-        return current.os->recv(current.os, fd, buf, len, flags);
-    default:
-        return nowhere();
-    }
-}
-
-ssize_t __wrap_recvfrom(int fd, void *buf, size_t len, int flags, struct sockaddr *src_addr,
-                        socklen_t *addrlen)
-{
-    switch (route()) {
-    case REAL:
-        return __real_recvfrom(fd, buf, len, flags, src_addr, addrlen);
-    case SIM:
-        return current.os->recvfrom(current.os, fd, buf, len, flags, src_addr, addrlen);
-    default:
-        return nowhere();
-    }
-}
-
-ssize_t __wrap_send(int fd, const void *buf, size_t len, int flags)
-{
-    switch (route()) {
-    case REAL:
-        return __real_send(fd, buf, len, flags);
-    case SIM:
-        return current.os->sendto(current.os, fd, buf, len, flags, NULL, 0);
-    default:
-        return nowhere();
-    }
-}
-
-ssize_t __wrap_sendto(int fd, const void *buf, size_t len, int flags,
-                      const struct sockaddr *dest_addr, socklen_t addrlen)
-{
-    switch (route()) {
-    case REAL:
-        return __real_sendto(fd, buf, len, flags, dest_addr, addrlen);
-    case SIM:
-        return current.os->sendto(current.os, fd, buf, len, flags, dest_addr, addrlen);
-    default:
-        return nowhere();
-    }
-}
-
-int __wrap_socket(int domain, int type, int protocol)
-{
-    switch (route()) {
-    case REAL:
-        return __real_socket(domain, type, protocol);
-    case SIM:
-        return current.os->socket(current.os, domain, type, protocol);
-    default:
-        return nowhere();
-    }
-}
-
-int __wrap_connect(int fd, const struct sockaddr *addr, socklen_t addrlen)
-{
-    switch (route()) {
-    case REAL:
-        return __real_connect(fd, addr, addrlen);
-    case SIM:
-        return current.os->connect(current.os, fd, addr, addrlen);
-    default:
-        return nowhere();
-    }
-}
 
 int __wrap_close(int fd)
 {
@@ -207,18 +105,6 @@ int __wrap_close(int fd)
         return current.os->close(current.os, fd);
     default:
         return 0; /* the simulated fd is gone with its run */
-    }
-}
-
-int __wrap_poll(struct pollfd *fds, nfds_t nfds, int timeout_ms)
-{
-    switch (route()) {
-    case REAL:
-        return __real_poll(fds, nfds, timeout_ms);
-    case SIM:
-        return current.os->poll(current.os, fds, nfds, timeout_ms);
-    default:
-        return nowhere();
     }
 }
 
@@ -244,66 +130,6 @@ int __wrap_fcntl(int fd, int cmd, ...)
         return __real_fcntl(fd, cmd, arg);
     case SIM:
         return current.os->fcntl(current.os, fd, cmd, arg);
-    default:
-        return nowhere();
-    }
-}
-
-int __wrap_epoll_create1(int flags)
-{
-    switch (route()) {
-    case REAL:
-        return __real_epoll_create1(flags);
-    case SIM:
-        return current.os->epoll_create1(current.os, flags);
-    default:
-        return nowhere();
-    }
-}
-
-int __wrap_epoll_ctl(int epfd, int op, int fd, struct epoll_event *event)
-{
-    switch (route()) {
-    case REAL:
-        return __real_epoll_ctl(epfd, op, fd, event);
-    case SIM:
-        return current.os->epoll_ctl(current.os, epfd, op, fd, event);
-    default:
-        return nowhere();
-    }
-}
-
-int __wrap_epoll_wait(int epfd, struct epoll_event *events, int maxevents, int timeout_ms)
-{
-    switch (route()) {
-    case REAL:
-        return __real_epoll_wait(epfd, events, maxevents, timeout_ms);
-    case SIM:
-        return current.os->epoll_wait(current.os, epfd, events, maxevents, timeout_ms);
-    default:
-        return nowhere();
-    }
-}
-
-int __wrap_eventfd(unsigned int initval, int flags)
-{
-    switch (route()) {
-    case REAL:
-        return __real_eventfd(initval, flags);
-    case SIM:
-        return current.os->eventfd(current.os, initval, flags);
-    default:
-        return nowhere();
-    }
-}
-
-int __wrap_pipe2(int pipefd[2], int flags)
-{
-    switch (route()) {
-    case REAL:
-        return __real_pipe2(pipefd, flags);
-    case SIM:
-        return current.os->pipe2(current.os, pipefd, flags);
     default:
         return nowhere();
     }

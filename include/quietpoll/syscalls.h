@@ -1,0 +1,91 @@
+/* The syscall table (syscalls.def) as C: the trace's syscall ids, and what
+ * each row says about its call. */
+#ifndef QUIETPOLL_SYSCALLS_H
+#define QUIETPOLL_SYSCALLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* What a call means to the checks. */
+enum qp_sys_class {
+    QP_CLASS_OTHER,
+    QP_CLASS_WAIT,      /* poll, select, epoll_wait and their variants */
+    QP_CLASS_RECEIVE,   /* read, recv, recvfrom, ... */
+    QP_CLASS_SEND,      /* write, send, sendto, ... */
+    QP_CLASS_ACCEPT,
+    QP_CLASS_SLEEP,     /* nanosleep, pause, ... */
+    QP_CLASS_EPOLL_CTL,
+    QP_CLASS_CLOSE,
+    QP_CLASS_FD         /* another call whose first argument is an fd */
+};
+
+/* How strace lays out a wait's arguments. */
+enum qp_wait_args {
+    QP_WAIT_ARGS_NONE,    /* not a wait */
+    QP_WAIT_ARGS_POLL,    /* fds, nfds, timeout_ms */
+    QP_WAIT_ARGS_PPOLL,   /* fds, nfds, timespec */
+    QP_WAIT_ARGS_SELECT,  /* nfds, sets, timeval */
+    QP_WAIT_ARGS_PSELECT, /* nfds, sets, timespec */
+    QP_WAIT_ARGS_EPOLL,   /* epfd, events, maxevents, timeout_ms */
+    QP_WAIT_ARGS_EPOLL2   /* epfd, events, maxevents, timespec */
+};
+
+/* The arguments a syscall record keeps (the member of qp_rec_call it
+ * fills, include/quietpoll/trace.h), and so how it prints. */
+enum qp_sys_args {
+    QP_ARGS_IO,           /* io: read, write */
+    QP_ARGS_RECV,         /* io, printed as recvfrom(fd, buf, len, flags, NULL, NULL) */
+    QP_ARGS_RECVFROM,     /* io, with a source address */
+    QP_ARGS_SENDTO,       /* io, with a destination or NULL */
+    QP_ARGS_POLL,         /* wait */
+    QP_ARGS_EPOLL_WAIT,   /* wait */
+    QP_ARGS_EPOLL_CTL,    /* epoll_ctl */
+    QP_ARGS_EPOLL_CREATE, /* flags */
+    QP_ARGS_EVENTFD,      /* eventfd */
+    QP_ARGS_PIPE,         /* pipe */
+    QP_ARGS_CLOCK,        /* clock */
+    QP_ARGS_FD,           /* fd: close */
+    QP_ARGS_FCNTL,        /* fcntl */
+    QP_ARGS_SOCKET,       /* socket */
+    QP_ARGS_CONNECT       /* connect */
+};
+
+/* The trace's syscall ids: QP_SYS_read, QP_SYS_epoll_wait, ... */
+enum qp_sys {
+#define QP_SYSCALL(name, wrap, strace_name, class, wait_args, record, ret, params, args) \
+    QP_SYS_##name,
+#define QP_STRACE(strace_name, class, wait_args)
+#define QP_LIBC(name)
+#include "quietpoll/syscalls.def"
+#undef QP_SYSCALL
+#undef QP_STRACE
+#undef QP_LIBC
+    QP_SYS_COUNT
+};
+
+typedef struct qp_sys_info {
+    const char *name;        /* the libc function */
+    const char *strace_name; /* what strace prints */
+    uint8_t sys_class;       /* enum qp_sys_class */
+    uint8_t wait_args;       /* enum qp_wait_args */
+    uint8_t args;            /* enum qp_sys_args */
+} qp_sys_info;
+
+/* Indexed by enum qp_sys. */
+extern const qp_sys_info qp_sys_table[QP_SYS_COUNT];
+
+/* Every name check-strace knows (the QP_SYSCALL and QP_STRACE rows), in
+ * byte order of strace_name. */
+typedef struct qp_strace_name {
+    const char *name;
+    uint8_t sys_class; /* enum qp_sys_class */
+    uint8_t wait_args; /* enum qp_wait_args */
+} qp_strace_name;
+
+extern const qp_strace_name qp_strace_names[];
+extern const size_t qp_strace_names_count;
+
+/* The wrapped functions (one -Wl,--wrap=NAME each), NULL-terminated. */
+extern const char *const qp_wrap_symbols[];
+
+#endif

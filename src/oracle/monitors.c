@@ -1,0 +1,18 @@
+/* The monitor table: every property family, in the order of the checks.
+ *   timers first: an event loop's verdict on its previous wait comes before
+ *     anything about this one;
+ *   spin before the wakeup monitors: readiness left unconsumed is the root
+ *     of what follows;
+ *   dgram before the operation's own checks, so a readiness event ends with
+ *     its operation;
+ *   bound, then result, then timeouts, at an operation's end: a result
+ *   the world contradicts is reported as such before what its timing says.
+ * A new family is its file and one row here. */
+#include "oracle_internal.h"
+
+const qp__monitor *const qp__monitors[] = {
+    &qp__monitor_timers, &qp__monitor_spin,  &qp__monitor_wakeup,   &qp__monitor_waitq,
+    &qp__monitor_dgram,  &qp__monitor_bound, &qp__monitor_result,   &qp__monitor_timeouts,
+};
+
+const size_t qp__monitors_count = sizeof qp__monitors / sizeof qp__monitors[0];

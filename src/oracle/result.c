@@ -1,0 +1,67 @@
+/* wrong-result: an operation's reported result against what its own
+ * syscalls saw. The oracle keeps, per operation (oracle.c), whether a
+ * receive of its fd returned data (bytes, or a datagram: a datagram may be
+ * empty) or EOF (0 from a byte stream asked for at least one byte), and
+ * whether its last wait reported its fd ready with no receive of it after.
+ *   data     needs a receive of its fd that returned data;
+ *   eof      needs a receive of its fd that returned EOF: the peer closed;
+ *   timeout  (at or after the deadline; before it is timeout-early) is wrong
+ *            when a receive of its fd returned bytes of a stream or EOF (a
+ *            datagram may be no answer to what a resolver waits for), or when its last
+ *            wait reported its fd ready and it never looked: data that
+ *            arrived in time, reported as none;
+ *   events, woken up  need a wait that reported an fd ready.
+ * Results that claim nothing (error, would block, done) are timeouts.c's
+ * to judge. A machine that misreports cannot be a reference, whatever it
+ * spends. */
+#include "oracle_internal.h"
+#include "quietpoll/os.h"
+
+static bool check(qp_oracle *oracle, const qp_op_stats *op, unsigned result, size_t index)
+{
+    const char *kind = qp_op_kind_name(op->kind);
+    switch (result) {
+    case QP_OP_DATA:
+        if (op->received_data)
+            return false;
+        return qp__fire(oracle, QP_PROP_WRONG_RESULT, index,
+                        "the %s reported data, but no receive of fd %d returned any", kind, op->fd);
+    case QP_OP_EOF:
+        if (op->received_eof)
+            return false;
+        return qp__fire(oracle, QP_PROP_WRONG_RESULT, index,
+                        "the %s reported EOF, but no receive of fd %d returned 0: the peer has "
+                        "not closed as far as this operation saw",
+                        kind, op->fd);
+    case QP_OP_TIMEOUT:
+        if (op->received_bytes || op->received_eof)
+            return qp__fire(oracle, QP_PROP_WRONG_RESULT, index,
+                            "the %s reported a timeout after a receive of fd %d returned %s", kind,
+                            op->fd, op->received_bytes ? "data" : "EOF");
+        if (op->fd_reported_unread)
+            return qp__fire(oracle, QP_PROP_WRONG_RESULT, index,
+                            "the %s reported a timeout although its last wait reported fd %d "
+                            "ready and it did not receive: what arrived in time is reported as "
+                            "nothing",
+                            kind, op->fd);
+        return false;
+    case QP_OP_EVENTS:
+    case QP_OP_WOKEN:
+        if (op->reported_ready)
+            return false;
+        return qp__fire(oracle, QP_PROP_WRONG_RESULT, index,
+                        "the %s reported %s, but none of its waits reported an fd ready", kind,
+                        qp_op_result_name(result));
+    }
+    return false;
+}
+
+static bool on_record(qp_oracle *oracle, const qp_trace *trace, size_t index)
+{
+    const qp_rec *rec = &trace->recs[index];
+    if (rec->type != QP_REC_OP_END)
+        return false;
+    return check(oracle, qp__open_op(oracle, rec), rec->op_end.result, index);
+}
+
+const qp__monitor qp__monitor_result = {"result", on_record, NULL};
