@@ -216,6 +216,10 @@ ssize_t qp__sim_sendto(qp_os *os, int fd, const void *buf, size_t len, int flags
     return send_call(os, QP_SYS_sendto, fd, buf, len, flags, dest_addr, addrlen);
 }
 
+ssize_t qp__sim_send(qp_os *os, int fd, const void *buf, size_t len, int flags)
+{
+    return send_call(os, QP_SYS_send, fd, buf, len, flags, NULL, 0);
+}
 
 int64_t qp__dgram_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, void *buf, size_t count,
                           int flags, struct sockaddr *src_addr, socklen_t *addrlen)
