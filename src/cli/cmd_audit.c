@@ -87,7 +87,7 @@ static void audit_trace(const qp_trace *trace, tally *t)
                 k += call->ret >= 0;
                 eagains += call->ret < 0 && call->err == EAGAIN;
             }
-        } else if (call->sys == QP_SYS_sendto && call->ret >= 0) {
+        } else if ((call->sys == QP_SYS_sendto || call->sys == QP_SYS_send) && call->ret >= 0) {
             t->sends++;
         }
     }

@@ -266,7 +266,8 @@ static bool on_record(qp_oracle *oracle, const qp_trace *trace, size_t index)
     const qp_rec_call *call = &rec->call;
     if (qp_sys_is_receive(call->sys))
         return on_receive(oracle, rec, index);
-    if (call->sys == QP_SYS_sendto && call->ret < 0 && call->err == ECONNREFUSED) {
+    bool sends = call->sys == QP_SYS_sendto || call->sys == QP_SYS_send;
+    if (sends && call->ret < 0 && call->err == ECONNREFUSED) {
         qp_dgram_socket_watch *sw = socket_of(oracle, call->io.fd, false);
         if (sw != NULL && sw->error == QP_DGRAM_ERROR_ONCE)
             sw->error = QP_DGRAM_ERROR_NONE;
