@@ -379,7 +379,7 @@ static void put_waitq(line *l, const qp_rec_waitq *wq)
         break;
     case QP_WAITQ_WAKE:
         put(l, "is woken on the %s queue%s", queue,
-            wq->flags ? " (a wakeup is already pending)" : "");
+            wq->flags & QP_WAKE_FLAG_PENDING ? " (a wakeup is already pending)" : "");
         break;
     case QP_WAITQ_RESUME:
         put(l, "runs after its wakeup: %s", wq->flags ? "it can go on" : "it cannot go on, sleeps again");
