@@ -1,4 +1,4 @@
-/* Fuzzes the timer_loop machine (CATALOG.md timer loops T1-T7). */
+/* Fuzzes the timer_loop machine (docs/CATALOG.md, timer_loop). */
 #include "quietpoll/fuzz.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

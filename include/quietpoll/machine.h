@@ -13,7 +13,7 @@
 typedef struct qp_variant {
     const char *name;
     const char *expect; /* the property it must fire, or "pass" */
-    const char *origin; /* the bug it models, from CATALOG.md */
+    const char *origin; /* the bug it models: docs/CATALOG.md, machine/name */
     const char *summary;
 } qp_variant;
 

@@ -1,5 +1,6 @@
 /* dgram: a resolver's receive loop over a UDP socket, as udns's
- * dns_ioevent() runs it (seed 004, CATALOG.md S3).
+ * dns_ioevent() runs it (seed 004). Each variant's entry, with its source:
+ * docs/CATALOG.md, dgram/<variant>.
  *
  * World: a UDP socket connected to its nameserver (target 0). Replies
  * arrive on the schedule, one at a time or in bursts (QP_EV_DGRAM); ICMP

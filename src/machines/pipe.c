@@ -1,5 +1,6 @@
 /* pipe: the kernel's own pipe wakeup policy under test (Linux pipe_read /
- * pipe_write, seed 003, CATALOG.md S2). The sim's pipe (src/sim/pipe.c)
+ * pipe_write, seed 003; each variant's entry, with its source: docs/CATALOG.md,
+ * pipe/<variant>). The sim's pipe (src/sim/pipe.c)
  * holds the ring of page-sized slots and the wait queues; this machine
  * gives it the variant's policy, and drives it:
  *
@@ -40,7 +41,7 @@ static const qp_variant variants[] = {
     [TORN_HEAD_TAIL] = {"torn-head-tail", "lost-wakeup", "Linux 3d252160b818",
                         "the woken writer reads head and tail at different instants"},
     [WAKE_READER_EVERY_WRITE] = {"wake-reader-every-write", "redundant-wakeup",
-                                 "CATALOG.md S2",
+                                 "seed 003 (docs/CATALOG.md)",
                                  "every write wakes the reader, whether the pipe was empty or not"},
 };
 

@@ -1,5 +1,6 @@
 /* selector: an epoll selector that other threads wake through an eventfd or
- * a pipe, as JDK's EPollSelectorImpl does (seed 001, CATALOG.md S1).
+ * a pipe, as JDK's EPollSelectorImpl does (seed 001). Each variant's entry,
+ * with its source: docs/CATALOG.md, selector/<variant>.
  *
  * World: channel A (a stream socket registered for reading at the start),
  * channel B (a stream socket that another thread registers later, with an
@@ -58,7 +59,7 @@ static const qp_variant variants[] = {
                      "eventfd wakeup, coalesced under a flag, drained after processing"},
     [REF_PIPE] = {"ref-pipe", "pass", "JDK before 8253478",
                   "pipe wakeup, coalesced under a flag, drained to a short read"},
-    [NO_COALESCE] = {"no-coalesce", "redundant-wakeup", "JDK-8253478 (CATALOG.md S1)",
+    [NO_COALESCE] = {"no-coalesce", "redundant-wakeup", "JDK-8253478 (docs/CATALOG.md)",
                      "every wakeup() writes, even while a wakeup is pending"},
     [NO_DRAIN] = {"no-drain", "spin", "xenopsd PR 391, Poco #3708",
                   "the level-triggered wakeup fd is never read"},

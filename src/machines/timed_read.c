@@ -1,5 +1,6 @@
 /* timed_read: a blocking read with a timeout over a non-blocking socket, as
- * JDK's NioSocketImpl.timedRead does it (seed 000, CATALOG.md S0).
+ * JDK's NioSocketImpl.timedRead does it (seed 000). Each variant's entry,
+ * with its source: docs/CATALOG.md, timed_read/<variant>.
  *
  * States and transitions, per operation (timeout T, 0 = non-blocking):
  *
@@ -36,7 +37,7 @@ static const qp_variant variants[] = {
                          "raises 0 < t < 1 ms to 1 ms but floors above: an extra wakeup"},
     [MS_DEADLINE] = {"ms-deadline", "timeout-early", "remaining time kept in whole ms",
                      "floors the remaining time and times out when it reaches 0 ms"},
-    [RESTART_TIMEOUT] = {"restart-timeout", "timeout-late", "Bun PR 34780 (CATALOG.md T8)",
+    [RESTART_TIMEOUT] = {"restart-timeout", "timeout-late", "Bun PR 34780 (docs/CATALOG.md)",
                          "after EINTR retries the wait with the original full timeout"},
 };
 

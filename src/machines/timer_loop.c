@@ -1,6 +1,7 @@
 /* timer_loop: an event loop that waits once per iteration, with the time
  * to its nearest timer as the timeout, as libuv, Redis's ae, mio/tokio,
- * calloop and Go's netpoll do (CATALOG.md, timer loops T1-T7).
+ * calloop and Go's netpoll do. Each variant's entry, with its source:
+ * docs/CATALOG.md, timer_loop/<variant>.
  *
  * World: two stream sockets, registered for input; data, EOFs, resets,
  * signals and spurious readiness arrive on the schedule. The backend is
@@ -61,19 +62,19 @@
 enum variant { REF, FLOOR_MS, US_TRUNC, FLOOR_ABOVE_1MS, PLUS_1MS, EARLY_FLOOR_START, ZERO_REARM };
 
 static const qp_variant variants[] = {
-    [REF] = {"ref", "pass", "the fixes of CATALOG.md T1-T7",
+    [REF] = {"ref", "pass", "the fixes in docs/CATALOG.md",
              "rounds the time to the nearest timer up to whole ms; runs each timer once a pass"},
-    [FLOOR_MS] = {"floor-ms", "spin", "mio #1614 / PR 1615 (CATALOG.md T2, T3)",
+    [FLOOR_MS] = {"floor-ms", "spin", "mio #1614 / PR 1615 (docs/CATALOG.md)",
                   "floors the ns to the nearest timer: under 1 ms left becomes a 0 timeout"},
-    [US_TRUNC] = {"us-trunc", "spin", "Redis PR 8764 (CATALOG.md T1)",
+    [US_TRUNC] = {"us-trunc", "spin", "Redis PR 8764 (docs/CATALOG.md)",
                   "us to the nearest timer, truncated to ms: 99 ms, then 0 ms until the timer"},
-    [FLOOR_ABOVE_1MS] = {"floor-above-1ms", "syscall-bound", "Go netpoll (CATALOG.md T4)",
+    [FLOOR_ABOVE_1MS] = {"floor-above-1ms", "syscall-bound", "Go netpoll (docs/CATALOG.md)",
                          "raises 0 < t < 1 ms to 1 ms but floors above: a wakeup before the timer"},
-    [PLUS_1MS] = {"plus-1ms", "timeout-late", "calloop #142 (CATALOG.md T5)",
+    [PLUS_1MS] = {"plus-1ms", "timeout-late", "calloop #142 (docs/CATALOG.md)",
                   "floor + 1 ms: an exact ms, or the 0 of an expired timer, sleeps 1 ms more"},
-    [EARLY_FLOOR_START] = {"early-floor-start", "timeout-early", "libuv #4773 (CATALOG.md T6)",
+    [EARLY_FLOOR_START] = {"early-floor-start", "timeout-early", "libuv #4773 (docs/CATALOG.md)",
                            "a timer's start is the loop time in whole ms: fires up to 1 ms early"},
-    [ZERO_REARM] = {"zero-rearm", "lost-wakeup", "libuv #4245 / PR 4250 (CATALOG.md T7)",
+    [ZERO_REARM] = {"zero-rearm", "lost-wakeup", "libuv #4245 / PR 4250 (docs/CATALOG.md)",
                     "a 0 ms timer restarted from its callback runs again before I/O is polled"},
 };
 

@@ -1,6 +1,7 @@
 /* udns: the real udns 0.4 library (Debian's libudns.a, linked statically
  * with the --wrap flags of include/quietpoll/wrap.h) under the simulator,
- * with its own dns_ioevent() handling the replies (seed 004, CATALOG.md S3).
+ * with its own dns_ioevent() handling the replies (seed 004). Each variant's
+ * entry, and what udns 0.4's source says: docs/CATALOG.md, udns/<variant>.
  *
  * The harness configures udns without reading any file: one nameserver,
  * 192.0.2.53, a query timeout of 300 s and one try (so that no retransmit
