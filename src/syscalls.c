@@ -33,10 +33,14 @@ const char *const qp_wrap_symbols[] = {
 #define QP_SYSCALL(name, wrap, strace_name, class, wait_args, record, ret, params, args) #name,
 #define QP_STRACE(strace_name, class, wait_args)
 #define QP_LIBC(name) #name,
+#define QP_ALIAS(name, target, wrap, ret, params, args, target_args, check) #name,
+#define QP_UNMODELLED(name, wrap, ret, params, args) #name,
 #include "quietpoll/syscalls.def"
 #undef QP_SYSCALL
 #undef QP_STRACE
 #undef QP_LIBC
+#undef QP_ALIAS
+#undef QP_UNMODELLED
     NULL,
 };
 

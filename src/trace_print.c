@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <string.h>
 
 #include "quietpoll/os.h"
@@ -76,16 +77,27 @@ static void put_poll_events(line *l, int events)
     put_flags(l, (uint32_t)(unsigned short)events, names, sizeof names / sizeof names[0]);
 }
 
-static void put_poll(line *l, const qp_rec_call *call)
+static void put_timespec(line *l, uint64_t ns)
 {
-    const qp_call_wait *w = &call->wait;
-    put(l, "poll([");
+    put(l, "{tv_sec=%" PRIu64 ", tv_nsec=%" PRIu64 "}", ns / QP_NS_PER_S, ns % QP_NS_PER_S);
+}
+
+/* poll's and ppoll's pollfds: [{fd=3, events=POLLIN}, ...] */
+static void put_pollfds(line *l, const qp_call_wait *w)
+{
+    put(l, "[");
     for (int32_t i = 0; i < w->fds_count && i < QP_TRACE_POLL_FDS_MAX; i++) {
         put(l, "%s{fd=%" PRId32 ", events=", i ? ", " : "", w->fds[i].fd);
         put_poll_events(l, w->fds[i].events);
         put(l, "}");
     }
-    put(l, "], %" PRId32 ", %" PRId32 ") = ", w->fds_count, w->timeout_ms);
+    put(l, "]");
+}
+
+/* poll's and ppoll's result; ppoll adds the time left */
+static void put_poll_result(line *l, const qp_rec_call *call, bool left)
+{
+    const qp_call_wait *w = &call->wait;
     if (call->ret < 0) {
         put_errno(l, call->err);
     } else if (call->ret == 0) {
@@ -100,8 +112,22 @@ static void put_poll(line *l, const qp_rec_call *call)
                 put(l, "}");
                 sep = ", ";
             }
-        put(l, "])");
+        put(l, "]");
+        if (left) {
+            put(l, ", left ");
+            put_timespec(l, w->left_ns);
+        }
+        put(l, ")");
     }
+}
+
+static void put_poll(line *l, const qp_rec_call *call)
+{
+    const qp_call_wait *w = &call->wait;
+    put(l, "poll(");
+    put_pollfds(l, w);
+    put(l, ", %" PRId32 ", %" PRId32 ") = ", w->fds_count, w->timeout_ms);
+    put_poll_result(l, call, false);
 }
 
 static void put_epoll_events(line *l, uint32_t events)
@@ -113,10 +139,18 @@ static void put_epoll_events(line *l, uint32_t events)
     put_flags(l, events, names, sizeof names / sizeof names[0]);
 }
 
+/* A signal mask as strace shows one, as far as the record knows it. */
+static void put_sigmask(line *l, uint8_t sigmask)
+{
+    put(l, "%s, 8", sigmask == QP_SIGMASK_NULL      ? "NULL"
+                    : sigmask == QP_SIGMASK_BLOCKED ? "[USR1]"
+                                                    : "[]");
+}
+
 static void put_epoll_wait(line *l, const qp_rec_call *call)
 {
     const qp_call_wait *w = &call->wait;
-    put(l, "epoll_wait(%" PRId32 ", [", w->epfd);
+    put(l, "%s(%" PRId32 ", [", qp_sys_name(call->sys), w->epfd);
     for (int64_t i = 0; i < call->ret && i < QP_TRACE_POLL_FDS_MAX; i++) {
         put(l, "%s{events=", i ? ", " : "");
         put_epoll_events(l, (uint16_t)w->fds[i].revents);
@@ -124,7 +158,12 @@ static void put_epoll_wait(line *l, const qp_rec_call *call)
     }
     if (call->ret > QP_TRACE_POLL_FDS_MAX)
         put(l, ", ...");
-    put(l, "], %" PRId32 ", %" PRId32 ") = ", w->fds_count, w->timeout_ms);
+    put(l, "], %" PRId32 ", %" PRId32, w->fds_count, w->timeout_ms);
+    if (qp_sys_table[call->sys].args == QP_ARGS_EPOLL_PWAIT) {
+        put(l, ", ");
+        put_sigmask(l, w->sigmask);
+    }
+    put(l, ") = ");
     if (call->ret < 0)
         put_errno(l, call->err);
     else
@@ -185,6 +224,9 @@ static const char *msg_flags(int32_t flags)
     return (flags & MSG_DONTWAIT) ? "MSG_DONTWAIT" : "0";
 }
 
+/* the printers of the scatter-gather, timer, sleep and socketpair calls */
+#include "trace_print_calls.inc"
+
 /* The arguments of a call, as strace prints them up to " = ", by the
  * record kind of its row in the syscall table. */
 static void put_args(line *l, const qp_rec *rec)
@@ -196,6 +238,7 @@ static void put_args(line *l, const qp_rec *rec)
         put_poll(l, call);
         break;
     case QP_ARGS_EPOLL_WAIT:
+    case QP_ARGS_EPOLL_PWAIT:
         put_epoll_wait(l, call);
         break;
     case QP_ARGS_EPOLL_CTL:
@@ -280,6 +323,9 @@ static void put_args(line *l, const qp_rec *rec)
             put(l, QP_FAKE_BUF_ADDR);
         put(l, ", %" PRIu64 ") = ", call->io.count);
         break;
+    default:
+        put_more_args(l, rec);
+        break;
     }
 }
 
@@ -289,7 +335,8 @@ static void put_syscall(line *l, const qp_rec *rec)
     put_args(l, rec);
     unsigned args = qp_sys_table[call->sys].args;
     /* waits and the clock print their own results */
-    if (args != QP_ARGS_POLL && args != QP_ARGS_EPOLL_WAIT && args != QP_ARGS_CLOCK) {
+    if (args != QP_ARGS_POLL && args != QP_ARGS_EPOLL_WAIT && args != QP_ARGS_CLOCK &&
+        args != QP_ARGS_EPOLL_PWAIT && args != QP_ARGS_PPOLL && args != QP_ARGS_SELECT) {
         if (call->ret < 0)
             put_errno(l, call->err);
         else
@@ -504,7 +551,9 @@ void qp_trace_print(FILE *out, const qp_trace *trace, const qp_annotation *note)
         size_t i = order[k];
         const qp_rec *rec = &trace->recs[i];
         bool noted = note && note->rec_index == i;
-        if (qp_rec_is_call(rec, QP_SYS_clock_gettime) && !noted)
+        bool vdso =
+            qp_rec_is_call(rec, QP_SYS_clock_gettime) || qp_rec_is_call(rec, QP_SYS_clock_getres);
+        if (vdso && !noted)
             continue;
         qp_trace_format_rec(buf, sizeof buf, rec);
         fprintf(out, "%s\n", buf);

@@ -14,11 +14,15 @@
 #define QUIETPOLL_OS_H
 
 #include <poll.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/select.h>
+#include <sys/timerfd.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include <sys/time.h>
 #include <time.h>
 
@@ -76,6 +80,12 @@ typedef struct qp_os qp_os;
 /* Removes the parentheses of a syscalls.def row's parameter list. */
 #define QP_UNPAREN(...) __VA_ARGS__
 
+/* An os entry's parameters from a row's: QP_OS_PARAMS (int fd) is
+ * (qp_os *os, int fd), QP_OS_PARAMS () is (qp_os *os); QP_OS_ARGS(os, args)
+ * is its call's arguments the same way. */
+#define QP_OS_PARAMS(...) (qp_os * os __VA_OPT__(, ) __VA_ARGS__)
+#define QP_OS_ARGS(os, ...) (os __VA_OPT__(, ) __VA_ARGS__)
+
 struct qp_os {
     void *ctx;
     /* one entry per QP_SYSCALL row of include/quietpoll/syscalls.def, with
@@ -83,7 +93,7 @@ struct qp_os {
      * void *buf, size_t count), int (*poll)(qp_os *, struct pollfd *fds,
      * nfds_t nfds, int timeout_ms), ... */
 #define QP_SYSCALL(name, wrap, strace_name, class, wait_args, record, ret, params, args) \
-    ret (*name)(qp_os *os, QP_UNPAREN params);
+    ret(*name) QP_OS_PARAMS params;
 #define QP_STRACE(strace_name, class, wait_args)
 #define QP_LIBC(name)
 #include "quietpoll/syscalls.def"

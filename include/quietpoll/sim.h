@@ -19,6 +19,7 @@
 #define QUIETPOLL_SIM_H
 
 #include <setjmp.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -42,9 +43,15 @@
                                  receive buffer drops them */
 #define QP_EPOLL_ENTRIES_MAX 8
 #define QP_EVENTFD_MAX (UINT64_MAX - 1)
+#define QP_SIM_TIMERFDS_MAX 2
+#define QP_SIM_UNIX_PAIRS_MAX 2
+#define QP_UNIX_BUF 4096 /* bytes a socketpair end holds for its reader */
+/* The world's signal (QP_EV_SIGNAL) is this one: a wait whose signal mask
+ * (ppoll, epoll_pwait) blocks it is not interrupted by it. */
+#define QP_SIM_SIGNAL SIGUSR1
 /* events the sim schedules itself: a resume per task, the next read of each
  * repeated read (one chain per schedule event) */
-#define QP_SIM_INTERNAL_MAX (QP_EVENTS_MAX + QP_SIM_TASKS_MAX)
+#define QP_SIM_INTERNAL_MAX (QP_EVENTS_MAX + QP_SIM_TASKS_MAX + QP_SIM_TIMERFDS_MAX)
 #define QP_NO_TASK 0xff
 
 enum qp_obj_type {
@@ -54,7 +61,9 @@ enum qp_obj_type {
     QP_OBJ_PIPE_READ,
     QP_OBJ_PIPE_WRITE,
     QP_OBJ_EPOLL,
-    QP_OBJ_DGRAM
+    QP_OBJ_DGRAM,
+    QP_OBJ_TIMERFD,
+    QP_OBJ_UNIX /* an end of a socketpair */
 };
 
 /* A connected stream socket, seen from our end. */
@@ -111,7 +120,7 @@ typedef struct qp_pipe_wait {
     uint64_t period_ns; /* and the time between them */
 } qp_pipe_wait;
 
-enum qp_internal_kind { QP_IEV_RESUME, QP_IEV_READ, QP_IEV_DGRAM };
+enum qp_internal_kind { QP_IEV_RESUME, QP_IEV_READ, QP_IEV_DGRAM, QP_IEV_TIMERFD };
 
 typedef struct qp_internal_event {
     uint64_t at_ns;
@@ -121,8 +130,29 @@ typedef struct qp_internal_event {
     uint32_t size;
     uint32_t left; /* QP_IEV_READ: reads still to do, this one included */
     uint64_t period_ns;
-    uint8_t event_index; /* QP_IEV_DGRAM: the schedule event whose train it continues */
+    uint8_t event_index; /* QP_IEV_DGRAM: the schedule event whose train it continues;
+                            QP_IEV_TIMERFD: the timer (timerfds[]) that expires */
 } qp_internal_event;
+
+/* A timerfd (src/sim/timerfd.c): armed, it expires at next_ns and then
+ * every interval_ns (0: once); expirations counts those not yet read. */
+typedef struct qp_timerfd {
+    bool armed;
+    bool event_pending; /* an internal event at next_ns will wake its waiters */
+    int32_t clock_id;
+    uint64_t next_ns;
+    uint64_t interval_ns;
+    uint64_t expirations;
+} qp_timerfd;
+
+/* A socketpair (src/sim/unix_stream.c): the bytes queued for each end to
+ * read, in a ring of QP_UNIX_BUF, and which ends are open. */
+typedef struct qp_unix_pair {
+    uint8_t buf[2][QP_UNIX_BUF];
+    uint32_t head[2];
+    uint32_t len[2];
+    bool open[2];
+} qp_unix_pair;
 
 /* A UDP socket (src/sim/dgram.c): datagrams queue in arrival order, each
  * receive takes one (truncated to the buffer, the rest of it discarded). A
@@ -173,7 +203,8 @@ typedef struct qp_epoll {
 
 typedef struct qp_obj {
     uint8_t type;  /* enum qp_obj_type */
-    uint8_t index; /* pipes[] or epolls[] */
+    uint8_t index; /* pipes[], epolls[], dgrams[], timerfds[] or unix_pairs[] */
+    uint8_t end;   /* a socketpair end: 0 or 1 */
     bool blocking; /* opened without O_NONBLOCK (pipes; others never block) */
     qp_stream stream;
     uint64_t eventfd_count;
@@ -209,6 +240,10 @@ typedef struct qp_sim {
     const qp_dgram_peer *dgram_peer;
     void *dgram_peer_ctx;
     const qp_pipe_policy *pipe_policy;
+    qp_timerfd timerfds[QP_SIM_TIMERFDS_MAX];
+    unsigned timerfds_count;
+    qp_unix_pair unix_pairs[QP_SIM_UNIX_PAIRS_MAX];
+    unsigned unix_pairs_count;
     qp_pipe_wait pipe_waits[QP_SIM_TASKS_MAX];
 
     qp_internal_event internal[QP_SIM_INTERNAL_MAX];
@@ -229,6 +264,7 @@ typedef struct qp_sim {
         unsigned epoll_index;
         uint8_t wake; /* enum qp_wake */
         int spurious_fd;
+        bool signal_masked; /* the wait's signal mask blocks QP_SIM_SIGNAL */
     } wait;
 
     qp_world_hook world_hook;

@@ -47,7 +47,21 @@ enum qp_sys_args {
     QP_ARGS_FD,           /* fd: close */
     QP_ARGS_FCNTL,        /* fcntl */
     QP_ARGS_SOCKET,       /* socket */
-    QP_ARGS_CONNECT       /* connect */
+    QP_ARGS_CONNECT,      /* connect */
+    QP_ARGS_NONE,         /* no arguments: sched_yield */
+    QP_ARGS_INT,          /* int_arg: epoll_create's size */
+    QP_ARGS_IOCTL,        /* ioctl */
+    QP_ARGS_EPOLL_PWAIT,  /* wait, with its signal mask */
+    QP_ARGS_PPOLL,        /* wait, with a timespec and a signal mask */
+    QP_ARGS_SELECT,       /* wait: the fds of the sets, a timeval (printed as pselect6) */
+    QP_ARGS_IOV,          /* io, with its iovec lengths: readv, writev */
+    QP_ARGS_MSG,          /* io, with its msghdr: recvmsg, sendmsg */
+    QP_ARGS_TIMERFD_CREATE, /* timerfd_create */
+    QP_ARGS_TIMERFD,      /* timerfd: timerfd_settime, timerfd_gettime */
+    QP_ARGS_SLEEP,        /* sleep: nanosleep, clock_nanosleep */
+    QP_ARGS_CLOCK_RES,    /* clock */
+    QP_ARGS_SOCKETPAIR,   /* socketpair */
+    QP_ARGS_ACCEPT        /* accept */
 };
 
 /* The trace's syscall ids: QP_SYS_read, QP_SYS_epoll_wait, ... */
@@ -85,7 +99,8 @@ typedef struct qp_strace_name {
 extern const qp_strace_name qp_strace_names[];
 extern const size_t qp_strace_names_count;
 
-/* The wrapped functions (one -Wl,--wrap=NAME each), NULL-terminated. */
+/* The wrapped functions (one -Wl,--wrap=NAME each: the QP_SYSCALL, QP_LIBC,
+ * QP_ALIAS and QP_UNMODELLED rows), NULL-terminated. */
 extern const char *const qp_wrap_symbols[];
 
 #endif

@@ -13,6 +13,7 @@
 #include "quietpoll/syscalls.h"
 
 #define QP_TRACE_POLL_FDS_MAX 4
+#define QP_TRACE_IOV_MAX 4 /* iovec lengths a record keeps */
 
 /* Printed traces give task t the pid QP_PID_BASE + t. */
 #define QP_PID_BASE 4200
@@ -47,7 +48,8 @@ typedef struct qp_pollrec {
     int16_t revents;
 } qp_pollrec;
 
-/* read, write, recv, recvfrom, send, sendto (QP_ARGS_IO, _RECV, _RECVFROM, _SENDTO) */
+/* read, write, recv, recvfrom, send, sendto (QP_ARGS_IO, _RECV, _RECVFROM,
+ * _SENDTO); readv, writev (QP_ARGS_IOV) and recvmsg, sendmsg (QP_ARGS_MSG) */
 typedef struct qp_call_io {
     int32_t fd;
     int32_t flags;       /* recv/send flags; 0 for read and write */
@@ -58,7 +60,15 @@ typedef struct qp_call_io {
     uint64_t value;
     uint64_t queued_before; /* what the object held before the call, in unit */
     uint64_t queued_after;
+    /* readv, writev, recvmsg, sendmsg: the iovec count and its first lengths */
+    int32_t iovcnt;
+    uint32_t iov_len[QP_TRACE_IOV_MAX];
+    int32_t msg_flags; /* recvmsg: the msghdr's msg_flags it returned (MSG_TRUNC) */
+    bool has_name;     /* recvmsg: a msg_name was given for the source address */
 } qp_call_io;
+
+/* The signal mask of epoll_pwait and ppoll (qp_call_wait.sigmask). */
+enum qp_sigmask { QP_SIGMASK_NULL, QP_SIGMASK_UNBLOCKED, QP_SIGMASK_BLOCKED };
 
 /* poll and epoll_wait (QP_ARGS_POLL, QP_ARGS_EPOLL_WAIT) */
 typedef struct qp_call_wait {
@@ -68,6 +78,12 @@ typedef struct qp_call_wait {
     /* poll: the pollfds (fd, events, revents); epoll_wait: the events it
      * returned (fd from data.fd, revents the events) */
     qp_pollrec fds[QP_TRACE_POLL_FDS_MAX];
+    /* ppoll, select (pselect6) and epoll_pwait */
+    int32_t nfds;        /* select: its first argument; fds holds the fds of its sets,
+                            events and revents POLLIN (read), POLLOUT (write), POLLPRI (except) */
+    uint64_t timeout_ns; /* the timeout exactly (QP_NS_INFINITE: none); timeout_ms rounds it up */
+    uint64_t left_ns;    /* the time left that the kernel writes back */
+    uint8_t sigmask;     /* enum qp_sigmask: does the mask block the world's signal? */
 } qp_call_wait;
 
 /* A syscall (QP_REC_SYSCALL). Which member of the union it fills is its
@@ -112,6 +128,37 @@ typedef struct qp_rec_call {
             int32_t fd;
             int64_t addr; /* QP_REC_INET */
         } connect;
+        struct {
+            int32_t value;
+        } int_arg; /* epoll_create's size */
+        struct {
+            int32_t fd;
+            uint64_t request;
+            int32_t value; /* FIONBIO's argument, FIONREAD's result */
+        } ioctl;
+        struct {
+            int32_t clock_id, flags;
+        } timerfd_create;
+        struct {
+            int32_t fd, flags;
+            /* settime: the new setting; gettime: the one returned */
+            uint64_t value_ns, interval_ns;
+            bool has_old; /* settime: the old setting was asked for */
+            uint64_t old_value_ns, old_interval_ns;
+        } timerfd;
+        struct {
+            int32_t clock_id, flags;
+            uint64_t request_ns;
+            bool has_remain; /* a remain pointer was given */
+            uint64_t remain_ns; /* written on EINTR */
+        } sleep;
+        struct {
+            int32_t domain, type, protocol;
+            int32_t fds[2]; /* when it succeeded */
+        } socketpair;
+        struct {
+            int32_t fd, flags;
+        } accept;
     };
 } qp_rec_call;
 

@@ -25,13 +25,20 @@
  *         close a real fd of the same number) ...
  *     qp_wrap_leave();       back to the real libc
  *
- * Which calls to wrap: the library's undefined symbols (nm -u libfoo.a)
- * that are in qp_wrap_symbols (include/quietpoll/syscalls.h: the
- * QP_SYSCALL and QP_LIBC rows of syscalls.def). Fortified builds may call __recvfrom_chk,
- * __read_chk or __poll_chk instead: rebuild without _FORTIFY_SOURCE, or add
- * wrappers for those. Calls outside the list (getenv, open of a config
- * file) still reach the real libc: configure the library so it needs none
- * (udns: dns_reset and dns_add_serv instead of dns_init's resolv.conf).
+ * Which calls are wrapped: qp_wrap_symbols (include/quietpoll/syscalls.h),
+ * the QP_SYSCALL and QP_LIBC rows of syscalls.def, and its QP_ALIAS rows:
+ * the names glibc's headers use for some of them under _FILE_OFFSET_BITS=64
+ * (fcntl64) and _FORTIFY_SOURCE (__read_chk, __recv_chk, __recvfrom_chk,
+ * __poll_chk; their buffer checks stay). The QP_UNMODELLED rows are
+ * syscalls the simulator does not model (bind, listen, dup2, open, ...):
+ * called during a run, their wrappers name the call and abort, for the
+ * harness must keep the library from making them; outside a run they are
+ * the real ones. Other calls reach the real libc even during a run: those
+ * that make no syscall (getenv, malloc), and the syscalls no row names
+ * (mmap, getpid, the thread's signal mask, the pthread calls, calls made
+ * inside libc itself): keep the library from those that would touch the
+ * world. Configure it so it needs no file (udns: dns_reset and
+ * dns_add_serv instead of dns_init's resolv.conf).
  *
  * Time: time(), gettimeofday() and clock_gettime() of any clock read the
  * simulator's one virtual clock, which starts at a time of day on day 0.
@@ -48,8 +55,9 @@
 /* Routes this thread's wrapped calls into os until qp_wrap_leave(). */
 void qp_wrap_enter(qp_os *os);
 
-/* The wrapped calls reach nothing: close() and the clocks succeed, other
- * calls fail with EBADF. For freeing the library's state after a run. */
+/* The wrapped calls reach nothing: close(), sched_yield() and the clocks
+ * succeed, other calls (the unmodelled ones too) fail with EBADF. For
+ * freeing the library's state after a run. */
 void qp_wrap_detach(void);
 
 /* Back to the real libc. */

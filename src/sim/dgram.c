@@ -128,7 +128,7 @@ int qp__sim_connect(qp_os *os, int fd, const struct sockaddr *addr, socklen_t ad
     qp_obj *obj = qp__sim_obj(sim, fd);
     if (obj == NULL)
         return (int)qp__sim_exit(sim, &rec, -1, EBADF);
-    if (obj->type == QP_OBJ_STREAM)
+    if (obj->type == QP_OBJ_STREAM || obj->type == QP_OBJ_UNIX)
         return (int)qp__sim_exit(sim, &rec, -1, EISCONN);
     if (obj->type != QP_OBJ_DGRAM)
         return (int)qp__sim_exit(sim, &rec, -1, ENOTSOCK);
@@ -205,6 +205,10 @@ static ssize_t send_call(qp_os *os, unsigned sys, int fd, const void *buf, size_
         return (ssize_t)qp__sim_exit(sim, &rec, -1, EFAULT);
     if (obj->type == QP_OBJ_STREAM)
         return (ssize_t)qp__stream_send(sim, &rec, obj, len); /* the address is ignored */
+    if (obj->type == QP_OBJ_UNIX)
+        return dest_addr != NULL && addrlen != 0 /* Linux: a connected stream takes none */
+                   ? (ssize_t)qp__sim_exit(sim, &rec, -1, EISCONN)
+                   : (ssize_t)qp__unix_send(sim, &rec, obj, fd, buf, len);
     if (obj->type != QP_OBJ_DGRAM)
         return (ssize_t)qp__sim_exit(sim, &rec, -1, ENOTSOCK);
     return (ssize_t)qp__dgram_send(sim, &rec, obj, fd, buf, len, dest_addr, addrlen);

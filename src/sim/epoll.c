@@ -7,10 +7,24 @@
 #include <errno.h>
 #include <string.h>
 
+#include "quietpoll/units.h"
 #include "sim_internal.h"
 
 #define EVENT_BITS (EPOLLIN | EPOLLOUT | EPOLLPRI | EPOLLRDHUP)
 #define ALWAYS_BITS (EPOLLERR | EPOLLHUP)
+
+int64_t qp__epoll_create(qp_sim *sim, qp_rec *rec)
+{
+    if (sim->epolls_count == QP_SIM_EPOLLS_MAX)
+        return qp__sim_exit(sim, rec, -1, ENFILE);
+    int fd = qp__sim_alloc_fd(sim, QP_OBJ_EPOLL);
+    if (fd < 0)
+        return qp__sim_exit(sim, rec, -1, EMFILE);
+    unsigned index = sim->epolls_count++;
+    memset(&sim->epolls[index], 0, sizeof sim->epolls[index]);
+    sim->objs[fd].index = (uint8_t)index;
+    return qp__sim_exit(sim, rec, fd, 0);
+}
 
 int qp__sim_epoll_create1(qp_os *os, int flags)
 {
@@ -20,15 +34,7 @@ int qp__sim_epoll_create1(qp_os *os, int flags)
     rec.call.epoll_create.flags = flags;
     if (flags & ~EPOLL_CLOEXEC)
         return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
-    if (sim->epolls_count == QP_SIM_EPOLLS_MAX)
-        return (int)qp__sim_exit(sim, &rec, -1, ENFILE);
-    int fd = qp__sim_alloc_fd(sim, QP_OBJ_EPOLL);
-    if (fd < 0)
-        return (int)qp__sim_exit(sim, &rec, -1, EMFILE);
-    unsigned index = sim->epolls_count++;
-    memset(&sim->epolls[index], 0, sizeof sim->epolls[index]);
-    sim->objs[fd].index = (uint8_t)index;
-    return (int)qp__sim_exit(sim, &rec, fd, 0);
+    return (int)qp__epoll_create(sim, &rec);
 }
 
 static qp_epoll_entry *find(qp_epoll *ep, int fd)
@@ -149,36 +155,49 @@ int qp__sim_epoll_wait(qp_os *os, int epfd, struct epoll_event *events, int maxe
     qp_sim *sim = qp__sim_of(os);
     qp_rec rec;
     qp__sim_enter(sim, &rec, QP_SYS_epoll_wait);
-    rec.call.wait.epfd = epfd;
     rec.call.wait.timeout_ms = timeout_ms;
-    rec.call.wait.fds_count = maxevents;
+    int err = 0;
+    int64_t ret = qp__epoll_wait(sim, &rec, epfd, events, maxevents,
+                                 timeout_ms < 0 ? QP_NS_INFINITE : (uint64_t)timeout_ms * QP_NS_PER_MS,
+                                 &err);
+    return (int)qp__sim_exit(sim, &rec, ret, err);
+}
+
+int64_t qp__epoll_wait(qp_sim *sim, qp_rec *rec, int epfd, struct epoll_event *events,
+                       int maxevents, uint64_t timeout_ns, int *err)
+{
+    rec->call.wait.epfd = epfd;
+    rec->call.wait.fds_count = maxevents;
     qp_obj *epobj = qp__sim_obj(sim, epfd);
-    if (epobj == NULL)
-        return (int)qp__sim_exit(sim, &rec, -1, EBADF);
-    if (epobj->type != QP_OBJ_EPOLL || maxevents <= 0)
-        return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
-    if (events == NULL)
-        return (int)qp__sim_exit(sim, &rec, -1, EFAULT);
-    if (sim->in_world)
-        return (int)qp__sim_exit(sim, &rec, -1, EINVAL); /* world threads never wait */
+    int bad = epobj == NULL                                     ? EBADF
+              : epobj->type != QP_OBJ_EPOLL || maxevents <= 0 ? EINVAL
+              : events == NULL                                  ? EFAULT
+              : sim->in_world                                   ? EINVAL /* world threads never wait */
+                                                                : 0;
+    if (bad != 0) {
+        *err = bad;
+        return -1;
+    }
     qp_epoll *ep = &sim->epolls[epobj->index];
-    int n = collect(sim, ep, events, maxevents, &rec);
-    if (n == 0 && timeout_ms != 0) {
+    int n = collect(sim, ep, events, maxevents, rec);
+    if (n == 0 && timeout_ns != 0) {
         sim->wait.type = QP_WAIT_EPOLL;
         sim->wait.epoll_index = epobj->index;
-        rec.call.wake = (uint8_t)qp__sim_block(sim, timeout_ms);
-        if (rec.call.wake == QP_WAKE_SIGNAL)
-            return (int)qp__sim_exit(sim, &rec, -1, EINTR);
-        n = collect(sim, ep, events, maxevents, &rec);
-        if (rec.call.wake == QP_WAKE_SPURIOUS && n == 0) {
+        rec->call.wake = (uint8_t)qp__sim_block(sim, timeout_ns);
+        if (rec->call.wake == QP_WAKE_SIGNAL) {
+            *err = EINTR;
+            return -1;
+        }
+        n = collect(sim, ep, events, maxevents, rec);
+        if (rec->call.wake == QP_WAKE_SPURIOUS && n == 0) {
             qp_epoll_entry *e = find(ep, sim->wait.spurious_fd);
             if (e != NULL) {
                 events[0].events = EPOLLIN;
                 events[0].data.u64 = e->data;
-                rec.call.wait.fds[0] = (qp_pollrec){e->fd, (int16_t)e->events, EPOLLIN};
+                rec->call.wait.fds[0] = (qp_pollrec){e->fd, (int16_t)e->events, EPOLLIN};
                 n = 1;
             }
         }
     }
-    return (int)qp__sim_exit(sim, &rec, n, 0);
+    return n;
 }

@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <string.h>
 
+#include "quietpoll/units.h"
 #include "sim_internal.h"
 
 enum { QUEUE_READ, QUEUE_WRITE };
@@ -75,19 +76,24 @@ int qp__sim_pipe2(qp_os *os, int pipefd[2], int flags)
     qp_sim *sim = qp__sim_of(os);
     qp_rec rec;
     qp__sim_enter(sim, &rec, QP_SYS_pipe2);
-    rec.call.pipe.flags = flags;
+    return (int)qp__pipe_create(sim, &rec, pipefd, flags);
+}
+
+int64_t qp__pipe_create(qp_sim *sim, qp_rec *rec, int pipefd[2], int flags)
+{
+    rec->call.pipe.flags = flags;
     if (pipefd == NULL)
-        return (int)qp__sim_exit(sim, &rec, -1, EFAULT);
+        return qp__sim_exit(sim, rec, -1, EFAULT);
     if (flags & ~(O_NONBLOCK | O_CLOEXEC))
-        return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
+        return qp__sim_exit(sim, rec, -1, EINVAL);
     if (sim->pipes_count == QP_SIM_PIPES_MAX)
-        return (int)qp__sim_exit(sim, &rec, -1, ENFILE);
+        return qp__sim_exit(sim, rec, -1, ENFILE);
     int rfd = qp__sim_alloc_fd(sim, QP_OBJ_PIPE_READ);
     int wfd = rfd < 0 ? -1 : qp__sim_alloc_fd(sim, QP_OBJ_PIPE_WRITE);
     if (wfd < 0) {
         if (rfd >= 0)
             sim->objs[rfd].type = QP_OBJ_NONE;
-        return (int)qp__sim_exit(sim, &rec, -1, EMFILE);
+        return qp__sim_exit(sim, rec, -1, EMFILE);
     }
     unsigned index = sim->pipes_count++;
     qp_pipe *p = &sim->pipes[index];
@@ -98,9 +104,9 @@ int qp__sim_pipe2(qp_os *os, int pipefd[2], int flags)
     sim->objs[rfd].blocking = sim->objs[wfd].blocking = !(flags & O_NONBLOCK);
     pipefd[0] = rfd;
     pipefd[1] = wfd;
-    rec.call.pipe.fds[0] = rfd;
-    rec.call.pipe.fds[1] = wfd;
-    return (int)qp__sim_exit(sim, &rec, 0, 0);
+    rec->call.pipe.fds[0] = rfd;
+    rec->call.pipe.fds[1] = wfd;
+    return qp__sim_exit(sim, rec, 0, 0);
 }
 
 int qp__sim_fcntl(qp_os *os, int fd, int cmd, long arg)
@@ -376,7 +382,7 @@ static void sleep_until_writable(qp_sim *sim, qp_pipe *p)
     park(sim, p, QUEUE_WRITE, 0);
     for (;;) {
         sim->wait.type = QP_WAIT_PIPE;
-        qp__sim_block(sim, -1); /* ends when a wakeup's resume comes due */
+        qp__sim_block(sim, QP_NS_INFINITE); /* ends when a wakeup's resume comes due */
         w->pending = false;
         bool room = !p->reader_open || sees_room(p->head, p->tail, w->tail_when_slept);
         waitq_rec(sim, p, QP_WAITQ_RESUME, QUEUE_WRITE, 0, room);

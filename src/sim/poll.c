@@ -17,31 +17,32 @@ static int count_ready(qp_sim *sim, struct pollfd *fds, nfds_t nfds)
     return ready;
 }
 
-int qp__sim_poll(qp_os *os, struct pollfd *fds, nfds_t nfds, int timeout_ms)
+int64_t qp__poll(qp_sim *sim, qp_rec *rec, struct pollfd *fds, nfds_t nfds, uint64_t timeout_ns,
+                 int *err)
 {
-    qp_sim *sim = qp__sim_of(os);
-    qp_rec rec;
-    qp__sim_enter(sim, &rec, QP_SYS_poll);
-    rec.call.wait.epfd = -1;
-    rec.call.wait.fds_count = (int32_t)nfds;
-    rec.call.wait.timeout_ms = timeout_ms;
-    if (nfds > QP_TRACE_POLL_FDS_MAX || (fds == NULL && nfds > 0) || sim->in_world)
-        return (int)qp__sim_exit(sim, &rec, -1, fds == NULL && nfds > 0 ? EFAULT : EINVAL);
+    rec->call.wait.epfd = -1;
+    rec->call.wait.fds_count = (int32_t)nfds;
+    if (nfds > QP_TRACE_POLL_FDS_MAX || (fds == NULL && nfds > 0) || sim->in_world) {
+        *err = fds == NULL && nfds > 0 ? EFAULT : EINVAL;
+        return -1;
+    }
     for (nfds_t i = 0; i < nfds; i++) {
-        rec.call.wait.fds[i].fd = fds[i].fd;
-        rec.call.wait.fds[i].events = fds[i].events;
+        rec->call.wait.fds[i].fd = fds[i].fd;
+        rec->call.wait.fds[i].events = fds[i].events;
     }
 
     int ready = count_ready(sim, fds, nfds);
-    if (ready == 0 && timeout_ms != QP_POLL_NONBLOCKING_MS) {
+    if (ready == 0 && timeout_ns != 0) {
         sim->wait.type = QP_WAIT_POLL;
         sim->wait.fds = fds;
         sim->wait.nfds = nfds;
-        rec.call.wake = (uint8_t)qp__sim_block(sim, timeout_ms);
-        if (rec.call.wake == QP_WAKE_SIGNAL)
-            return (int)qp__sim_exit(sim, &rec, -1, EINTR);
+        rec->call.wake = (uint8_t)qp__sim_block(sim, timeout_ns);
+        if (rec->call.wake == QP_WAKE_SIGNAL) {
+            *err = EINTR;
+            return -1;
+        }
         ready = count_ready(sim, fds, nfds);
-        if (rec.call.wake == QP_WAKE_SPURIOUS)
+        if (rec->call.wake == QP_WAKE_SPURIOUS)
             for (nfds_t i = 0; i < nfds; i++)
                 if (fds[i].fd == sim->wait.spurious_fd && (fds[i].events & POLLIN)) {
                     ready += fds[i].revents == 0;
@@ -49,6 +50,18 @@ int qp__sim_poll(qp_os *os, struct pollfd *fds, nfds_t nfds, int timeout_ms)
                 }
     }
     for (nfds_t i = 0; i < nfds; i++)
-        rec.call.wait.fds[i].revents = fds[i].revents;
-    return (int)qp__sim_exit(sim, &rec, ready, 0);
+        rec->call.wait.fds[i].revents = fds[i].revents;
+    return ready;
+}
+
+int qp__sim_poll(qp_os *os, struct pollfd *fds, nfds_t nfds, int timeout_ms)
+{
+    qp_sim *sim = qp__sim_of(os);
+    qp_rec rec;
+    qp__sim_enter(sim, &rec, QP_SYS_poll);
+    rec.call.wait.timeout_ms = timeout_ms;
+    uint64_t timeout_ns = timeout_ms < 0 ? QP_NS_INFINITE : (uint64_t)timeout_ms * QP_NS_PER_MS;
+    int err = 0;
+    int64_t ret = qp__poll(sim, &rec, fds, nfds, timeout_ns, &err);
+    return (int)qp__sim_exit(sim, &rec, ret, err);
 }

@@ -113,6 +113,10 @@ short qp__sim_revents(qp_sim *sim, int fd, short events)
         return qp__epoll_has_ready(sim, obj->index) ? (short)(events & POLLIN) : 0;
     case QP_OBJ_DGRAM:
         return qp__dgram_revents(sim, obj, events);
+    case QP_OBJ_TIMERFD:
+        return qp__timerfd_revents(sim, obj, events);
+    case QP_OBJ_UNIX:
+        return qp__unix_revents(sim, obj, events);
     }
     return 0;
 }
@@ -183,7 +187,7 @@ static void apply_event(qp_sim *sim, const qp_event *ev, int fd)
     bool is_stream = obj != NULL && obj->type == QP_OBJ_STREAM;
     switch (ev->kind) {
     case QP_EV_SIGNAL:
-        if (blocked(sim))
+        if (blocked(sim) && !sim->wait.signal_masked)
             sim->wait.wake = QP_WAKE_SIGNAL;
         break;
     case QP_EV_SPURIOUS:
@@ -245,6 +249,8 @@ static bool step_internal(qp_sim *sim, int index)
         sim->now_ns = iev.at_ns;
     if (iev.kind == QP_IEV_DGRAM)
         qp__dgram_internal(sim, &iev);
+    else if (iev.kind == QP_IEV_TIMERFD)
+        qp__timerfd_internal(sim, &iev);
     else
         qp__pipe_internal(sim, &iev);
     return true;
@@ -300,11 +306,11 @@ bool qp__sim_step(qp_sim *sim, uint64_t until_ns)
     return true;
 }
 
-unsigned qp__sim_block(qp_sim *sim, int timeout_ms)
+unsigned qp__sim_block(qp_sim *sim, uint64_t timeout_ns)
 {
     uint64_t expire_ns = QP_NS_INFINITE;
-    if (timeout_ms >= 0)
-        expire_ns = sim->now_ns + (uint64_t)timeout_ms * QP_NS_PER_MS + sim->sched->slack_ns;
+    if (timeout_ns != QP_NS_INFINITE)
+        expire_ns = qp_deadline_ns(qp_deadline_ns(sim->now_ns, timeout_ns), sim->sched->slack_ns);
     sim->wait.active = true;
     sim->wait.wake = QP_WAKE_NONE;
     while (sim->wait.wake == QP_WAKE_NONE && qp__sim_step(sim, expire_ns))
@@ -339,7 +345,8 @@ void qp__sim_enter(qp_sim *sim, qp_rec *rec, unsigned sys)
 
 int64_t qp__sim_exit(qp_sim *sim, qp_rec *rec, int64_t ret, int err)
 {
-    uint64_t cost_ns = rec->call.sys == QP_SYS_clock_gettime ? 0 : sim->sched->cost_ns;
+    bool vdso = rec->call.sys == QP_SYS_clock_gettime || rec->call.sys == QP_SYS_clock_getres;
+    uint64_t cost_ns = vdso ? 0 : sim->sched->cost_ns;
     if (sim->in_world) {
         rec->t_exit_ns = rec->t_enter_ns + cost_ns;
     } else {

@@ -25,8 +25,24 @@ int64_t qp__sim_exit(qp_sim *sim, qp_rec *rec, int64_t ret, int err);
 bool qp__sim_step(qp_sim *sim, uint64_t until_ns);
 
 /* Blocks task 0 in the wait described by sim->wait until it is woken or
- * timeout_ms (< 0: never) plus the slack passes. Returns enum qp_wake. */
-unsigned qp__sim_block(qp_sim *sim, int timeout_ms);
+ * timeout_ns (QP_NS_INFINITE: never) plus the slack passes. Returns enum
+ * qp_wake. */
+unsigned qp__sim_block(qp_sim *sim, uint64_t timeout_ns);
+
+/* Blocks task 0 until one of fds is ready (none: only a signal or the
+ * timeout ends it), as qp__sim_block; signal_masked: the caller's signal
+ * mask blocks the world's signal. (block.c) */
+unsigned qp__sim_block_on(qp_sim *sim, struct pollfd *fds, nfds_t nfds, uint64_t timeout_ns,
+                          bool signal_masked);
+
+/* A timespec argument in ns: false when Linux rejects it (EINVAL: a
+ * negative time, tv_nsec out of range); one past the end of virtual time
+ * saturates. And back. */
+bool qp__sim_timespec_ns(const struct timespec *ts, uint64_t *ns);
+void qp__sim_ns_timespec(uint64_t ns, struct timespec *ts);
+
+/* Does sigmask block the world's signal? (enum qp_sigmask) */
+unsigned qp__sim_sigmask(const sigset_t *sigmask);
 
 /* Appends a record (a full trace stops the run) and hands the newest record
  * to the oracle (which may stop it). */
@@ -75,6 +91,32 @@ void qp__pipe_close(qp_sim *sim, qp_obj *obj);
 /* The other end's fd of the pipe behind obj, or -1. */
 int qp__pipe_peer_fd(qp_sim *sim, const qp_obj *obj);
 void qp__epoll_forget_fd(qp_sim *sim, int fd);
+/* pipe2's and epoll_create1's work once their record is entered, up to its
+ * exit (pipe.c, epoll.c). */
+int64_t qp__pipe_create(qp_sim *sim, qp_rec *rec, int pipefd[2], int flags);
+int64_t qp__epoll_create(qp_sim *sim, qp_rec *rec);
+/* poll's and epoll_wait's work once their record is entered, up to its
+ * exit: the result, or -1 with *err (poll.c, epoll.c). */
+int64_t qp__poll(qp_sim *sim, qp_rec *rec, struct pollfd *fds, nfds_t nfds, uint64_t timeout_ns,
+                 int *err);
+int64_t qp__epoll_wait(qp_sim *sim, qp_rec *rec, int epfd, struct epoll_event *events,
+                       int maxevents, uint64_t timeout_ns, int *err);
+/* read's and write's work once their record is entered (io.c): socket_call
+ * makes it recv's (ENOTSOCK for what is no socket). */
+int64_t qp__io_receive(qp_sim *sim, qp_rec *rec, int fd, void *buf, size_t count, bool socket_call,
+                       struct sockaddr *src_addr, socklen_t *addrlen);
+int64_t qp__io_write(qp_sim *sim, qp_rec *rec, int fd, const void *buf, size_t count);
+/* The timerfd (timerfd.c). */
+short qp__timerfd_revents(qp_sim *sim, qp_obj *obj, short events);
+int64_t qp__timerfd_read(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *buf, size_t count);
+void qp__timerfd_close(qp_sim *sim, qp_obj *obj);
+void qp__timerfd_internal(qp_sim *sim, const qp_internal_event *iev);
+/* The ends of a socketpair (unix_stream.c). */
+short qp__unix_revents(qp_sim *sim, const qp_obj *obj, short events);
+int64_t qp__unix_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *buf, size_t count);
+int64_t qp__unix_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const void *buf,
+                      size_t count);
+void qp__unix_close(qp_sim *sim, qp_obj *obj);
 /* A scheduled reader's read (QP_EV_PIPE_READ), and the sim's own pipe events. */
 void qp__pipe_reader_event(qp_sim *sim, const qp_event *ev);
 void qp__pipe_internal(qp_sim *sim, const qp_internal_event *iev);
@@ -82,7 +124,7 @@ void qp__pipe_internal(qp_sim *sim, const qp_internal_event *iev);
 /* The sim's os table: qp__sim_<name> for each QP_SYSCALL row of the
  * syscall table (io.c, poll.c, epoll.c, eventfd.c, pipe.c, dgram.c, sim.c). */
 #define QP_SYSCALL(name, wrap, strace_name, class, wait_args, record, ret, params, args) \
-    ret qp__sim_##name(qp_os *os, QP_UNPAREN params);
+    ret qp__sim_##name QP_OS_PARAMS params;
 #define QP_STRACE(strace_name, class, wait_args)
 #define QP_LIBC(name)
 #include "quietpoll/syscalls.def"

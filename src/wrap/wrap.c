@@ -4,13 +4,30 @@
  * --wrap=X provides) when none is. Every function here needs its --wrap
  * flag in the link, or __real_X stays undefined: link with all of
  * qp_wrap_symbols (meson: qp_wrap_link_args), the syscall table's
- * QP_SYSCALL and QP_LIBC rows. */
+ * QP_SYSCALL, QP_LIBC, QP_ALIAS and QP_UNMODELLED rows. */
 #include "quietpoll/wrap.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netdb.h>
+#include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/inotify.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/sendfile.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysinfo.h>
 #include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "quietpoll/units.h"
 
@@ -55,43 +72,101 @@ static int nowhere(void)
     return -1;
 }
 
-/* The wrappers made from the syscall table: one per GENERIC row. */
-#define QP_WRAP_GENERIC(name, ret, params, args)                 \
-    ret __real_##name params;                                    \
-    ret __wrap_##name params;                                    \
-    ret __wrap_##name params                                     \
-    {                                                            \
-        switch (route()) {                                       \
-        case REAL:                                               \
-            return __real_##name args;                           \
-        case SIM:                                                \
-            return current.os->name(current.os, QP_UNPAREN args); \
-        default:                                                 \
-            return (ret)nowhere();                               \
-        }                                                        \
+/* A wrapper: check first, then the real function outside a run, on_sim
+ * during one, the detached result after it. */
+#define QP_WRAPPER(name, ret, params, args, check, on_sim, detached) \
+    ret __real_##name params;                                        \
+    ret __wrap_##name params;                                        \
+    ret __wrap_##name params                                         \
+    {                                                                \
+        check;                                                       \
+        switch (route()) {                                           \
+        case REAL:                                                   \
+            return __real_##name args;                               \
+        case SIM:                                                    \
+            on_sim;                                                  \
+        default:                                                     \
+            return detached;                                         \
+        }                                                            \
     }
+
+/* The wrappers made from the syscall table: one per GENERIC row. */
+#define QP_WRAP_GENERIC(name, ret, params, args)                                        \
+    QP_WRAPPER(name, ret, params, args, (void)0,                                        \
+               return current.os->name QP_OS_ARGS(current.os, QP_UNPAREN args), \
+               (ret)nowhere())
 #define QP_WRAP_CUSTOM(name, ret, params, args)
+
+/* glibc's own fortify failure: "*** buffer overflow detected ***", abort */
+_Noreturn void __chk_fail(void);
+
+/* The wrappers of the QP_ALIAS rows: the fortify check, then the target's
+ * os entry (or the real function outside a run). */
+#define QP_ALIAS_GENERIC(name, target, ret, params, args, target_args, check)               \
+    QP_WRAPPER(name, ret, params, args, if (!(check)) __chk_fail(),                         \
+               return current.os->target QP_OS_ARGS(current.os, QP_UNPAREN target_args), \
+               (ret)nowhere())
+#define QP_ALIAS_CUSTOM(name, target, ret, params, args, target_args, check)
+
+/* A call the sim does not model, made while a run is active: the harness
+ * must keep the code under test from making it. */
+_Noreturn static void unmodelled(const char *name)
+{
+    fprintf(stderr,
+            "quietpoll: the code under test called %s(), which the simulator does not model; "
+            "the harness must avoid it\n",
+            name);
+    abort();
+}
+
+/* The wrappers of the QP_UNMODELLED rows. */
+#define QP_UNMODELLED_GENERIC(name, ret, params, args) \
+    QP_WRAPPER(name, ret, params, args, (void)0, unmodelled(#name), (ret)(intptr_t)nowhere())
+#define QP_UNMODELLED_CUSTOM(name, ret, params, args)
+
 #define QP_SYSCALL(name, wrap, strace_name, class, wait_args, record, ret, params, args) \
     QP_WRAP_##wrap(name, ret, params, args)
 #define QP_STRACE(strace_name, class, wait_args)
 #define QP_LIBC(name)
+#define QP_ALIAS(name, target, wrap, ret, params, args, target_args, check) \
+    QP_ALIAS_##wrap(name, target, ret, params, args, target_args, check)
+#define QP_UNMODELLED(name, wrap, ret, params, args) QP_UNMODELLED_##wrap(name, ret, params, args)
 #include "quietpoll/syscalls.def"
 #undef QP_SYSCALL
 #undef QP_STRACE
 #undef QP_LIBC
+#undef QP_ALIAS
+#undef QP_UNMODELLED
 #undef QP_WRAP_GENERIC
 #undef QP_WRAP_CUSTOM
+#undef QP_ALIAS_GENERIC
+#undef QP_ALIAS_CUSTOM
+#undef QP_UNMODELLED_GENERIC
+#undef QP_UNMODELLED_CUSTOM
+#undef QP_WRAPPER
 
 /* The CUSTOM rows and the QP_LIBC functions, written by hand. The
  * wrappers are called only by the linker's redirection: declared here so
  * that -Wmissing-prototypes sees a prototype. */
 int __real_close(int fd);
 int __real_fcntl(int fd, int cmd, ...);
+int __real_fcntl64(int fd, int cmd, ...);
+int __real_ioctl(int fd, unsigned long request, ...);
+int __real_sched_yield(void);
+int __real_open(const char *path, int flags, ...);
+int __real_open64(const char *path, int flags, ...);
+int __real_openat(int dirfd, const char *path, int flags, ...);
 int __real_clock_gettime(clockid_t clock_id, struct timespec *ts);
 int __real_gettimeofday(struct timeval *tv, void *tz);
 time_t __real_time(time_t *t);
 int __wrap_close(int fd);
 int __wrap_fcntl(int fd, int cmd, ...);
+int __wrap_fcntl64(int fd, int cmd, ...);
+int __wrap_ioctl(int fd, unsigned long request, ...);
+int __wrap_sched_yield(void);
+int __wrap_open(const char *path, int flags, ...);
+int __wrap_open64(const char *path, int flags, ...);
+int __wrap_openat(int dirfd, const char *path, int flags, ...);
 int __wrap_clock_gettime(clockid_t clock_id, struct timespec *ts);
 int __wrap_gettimeofday(struct timeval *tv, void *tz);
 time_t __wrap_time(time_t *t);
@@ -116,23 +191,126 @@ static bool fcntl_has_arg(int cmd)
            cmd == F_GETLK || cmd == F_SETPIPE_SZ;
 }
 
-int __wrap_fcntl(int fd, int cmd, ...)
+/* fcntl and its large-file name fcntl64 (the same call on x86_64): the
+ * third argument, for the commands that take one, and the route */
+static long fcntl_arg(int cmd, va_list ap)
 {
-    long arg = 0;
-    if (fcntl_has_arg(cmd)) {
-        va_list ap;
-        va_start(ap, cmd);
-        arg = va_arg(ap, long);
-        va_end(ap);
-    }
+    return fcntl_has_arg(cmd) ? va_arg(ap, long) : 0;
+}
+
+static int route_fcntl(int (*real)(int, int, ...), int fd, int cmd, long arg)
+{
     switch (route()) {
     case REAL:
-        return __real_fcntl(fd, cmd, arg);
+        return real(fd, cmd, arg);
     case SIM:
         return current.os->fcntl(current.os, fd, cmd, arg);
     default:
         return nowhere();
     }
+}
+
+int __wrap_fcntl(int fd, int cmd, ...)
+{
+    va_list ap;
+    va_start(ap, cmd);
+    long arg = fcntl_arg(cmd, ap);
+    va_end(ap);
+    return route_fcntl(__real_fcntl, fd, cmd, arg);
+}
+
+int __wrap_fcntl64(int fd, int cmd, ...)
+{
+    va_list ap;
+    va_start(ap, cmd);
+    long arg = fcntl_arg(cmd, ap);
+    va_end(ap);
+    return route_fcntl(__real_fcntl64, fd, cmd, arg);
+}
+
+/* ioctl's third argument is a pointer for every request the sim knows
+ * (glibc's ioctl takes one, whatever the request) */
+int __wrap_ioctl(int fd, unsigned long request, ...)
+{
+    va_list ap;
+    va_start(ap, request);
+    void *arg = va_arg(ap, void *);
+    va_end(ap);
+    switch (route()) {
+    case REAL:
+        return __real_ioctl(fd, request, arg);
+    case SIM:
+        return current.os->ioctl(current.os, fd, request, arg);
+    default:
+        return nowhere();
+    }
+}
+
+int __wrap_sched_yield(void)
+{
+    switch (route()) {
+    case REAL:
+        return __real_sched_yield();
+    case SIM:
+        return current.os->sched_yield(current.os);
+    default:
+        return 0; /* nothing to yield to */
+    }
+}
+
+/* open, open64 and openat: unmodelled, and variadic (the mode comes only
+ * with O_CREAT or O_TMPFILE). dirfd is AT_FDCWD for open and open64. */
+static int route_open(const char *name, int (*real)(int, const char *, int, mode_t), int dirfd,
+                      const char *path, int flags, va_list ap)
+{
+    if (route() == SIM)
+        unmodelled(name);
+    mode_t mode = (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? (mode_t)va_arg(ap, int) : 0;
+    return route() == REAL ? real(dirfd, path, flags, mode) : nowhere();
+}
+
+static int real_open(int dirfd, const char *path, int flags, mode_t mode)
+{
+    (void)dirfd;
+    return __real_open(path, flags, mode);
+}
+
+static int real_open64(int dirfd, const char *path, int flags, mode_t mode)
+{
+    (void)dirfd;
+    return __real_open64(path, flags, mode);
+}
+
+static int real_openat(int dirfd, const char *path, int flags, mode_t mode)
+{
+    return __real_openat(dirfd, path, flags, mode);
+}
+
+int __wrap_open(const char *path, int flags, ...)
+{
+    va_list ap;
+    va_start(ap, flags);
+    int fd = route_open("open", real_open, AT_FDCWD, path, flags, ap);
+    va_end(ap);
+    return fd;
+}
+
+int __wrap_open64(const char *path, int flags, ...)
+{
+    va_list ap;
+    va_start(ap, flags);
+    int fd = route_open("open64", real_open64, AT_FDCWD, path, flags, ap);
+    va_end(ap);
+    return fd;
+}
+
+int __wrap_openat(int dirfd, const char *path, int flags, ...)
+{
+    va_list ap;
+    va_start(ap, flags);
+    int fd = route_open("openat", real_openat, dirfd, path, flags, ap);
+    va_end(ap);
+    return fd;
 }
 
 /* The simulator's one virtual clock, for every clock; 0 when detached. */

@@ -1,0 +1,122 @@
+/* Sleeping and the clock's resolution: nanosleep, clock_nanosleep,
+ * clock_getres, sched_yield.
+ *
+ * Every clock of the sim is its one virtual clock (the wrappers read it for
+ * every clock id), exact to the nanosecond, so clock_getres reports 1 ns
+ * for every clock Linux knows (Linux: 1 ns for its high-resolution clocks,
+ * a jiffy for the _COARSE ones, which the sim does not model).
+ *
+ * A sleep blocks task 0 for its time plus the schedule's slack (Linux
+ * applies the task's timer slack to it). A signal ends it early: EINTR, and
+ * a relative sleep writes the time left to *remain. clock_nanosleep returns
+ * the error number (0 on success) and leaves errno alone; nanosleep returns
+ * -1 and sets errno. Other threads of the world never sleep (EINVAL). */
+#include <errno.h>
+
+#include "quietpoll/units.h"
+#include "sim_internal.h"
+
+/* Is clock_id a clock Linux knows (clock_getres)? */
+static bool known_clock(clockid_t clock_id)
+{
+    return clock_id >= CLOCK_REALTIME && clock_id <= CLOCK_TAI && clock_id != 10;
+}
+
+/* clock_nanosleep's error for clock_id, or 0 when it can sleep on it. */
+static int sleep_clock_error(clockid_t clock_id)
+{
+    switch (clock_id) {
+    case CLOCK_REALTIME:
+    case CLOCK_MONOTONIC:
+    case CLOCK_BOOTTIME:
+    case CLOCK_TAI:
+        return 0;
+    case CLOCK_MONOTONIC_RAW:
+    case CLOCK_REALTIME_COARSE:
+    case CLOCK_MONOTONIC_COARSE:
+        return EOPNOTSUPP; /* clocks with no nsleep in Linux */
+    default:
+        return EINVAL; /* the CPU-time clocks of this thread or process, unknown ids */
+    }
+}
+
+/* The sleep itself, on the record entered; returns 0 or an error number. */
+static int do_sleep(qp_sim *sim, qp_rec *rec, clockid_t clock_id, int flags,
+                    const struct timespec *request, struct timespec *remain)
+{
+    rec->call.sleep.clock_id = (int32_t)clock_id;
+    rec->call.sleep.flags = flags;
+    rec->call.sleep.has_remain = remain != NULL;
+    if (request == NULL)
+        return EFAULT;
+    uint64_t request_ns;
+    if (!qp__sim_timespec_ns(request, &request_ns))
+        return EINVAL;
+    rec->call.sleep.request_ns = request_ns;
+    int err = sleep_clock_error(clock_id);
+    if (err != 0)
+        return err;
+    if (flags & ~TIMER_ABSTIME)
+        return EINVAL;
+    if (sim->in_world)
+        return EINVAL; /* world threads never block */
+    bool absolute = flags & TIMER_ABSTIME;
+    uint64_t end_ns = absolute ? request_ns : qp_deadline_ns(sim->now_ns, request_ns);
+    if (end_ns <= sim->now_ns)
+        return 0;
+    rec->call.wake = (uint8_t)qp__sim_block_on(sim, NULL, 0, end_ns - sim->now_ns, false);
+    if (rec->call.wake != QP_WAKE_SIGNAL)
+        return 0;
+    if (!absolute && remain != NULL) {
+        uint64_t left_ns = end_ns > sim->now_ns ? end_ns - sim->now_ns : 0;
+        qp__sim_ns_timespec(left_ns, remain);
+        rec->call.sleep.remain_ns = left_ns;
+    }
+    return EINTR;
+}
+
+int qp__sim_nanosleep(qp_os *os, const struct timespec *request, struct timespec *remain)
+{
+    qp_sim *sim = qp__sim_of(os);
+    qp_rec rec;
+    qp__sim_enter(sim, &rec, QP_SYS_nanosleep);
+    int err = do_sleep(sim, &rec, CLOCK_REALTIME, 0, request, remain);
+    return (int)qp__sim_exit(sim, &rec, err ? -1 : 0, err);
+}
+
+int qp__sim_clock_nanosleep(qp_os *os, clockid_t clock_id, int flags,
+                            const struct timespec *request, struct timespec *remain)
+{
+    qp_sim *sim = qp__sim_of(os);
+    qp_rec rec;
+    qp__sim_enter(sim, &rec, QP_SYS_clock_nanosleep);
+    int err = do_sleep(sim, &rec, clock_id, flags, request, remain);
+    int saved_errno = errno;
+    qp__sim_exit(sim, &rec, err ? -1 : 0, err); /* the record shows the syscall's -1 */
+    errno = saved_errno;
+    return err;
+}
+
+int qp__sim_clock_getres(qp_os *os, clockid_t clock_id, struct timespec *res)
+{
+    qp_sim *sim = qp__sim_of(os);
+    qp_rec rec;
+    qp__sim_enter(sim, &rec, QP_SYS_clock_getres);
+    rec.call.clock.clock_id = (int32_t)clock_id;
+    if (!known_clock(clock_id))
+        return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
+    if (res != NULL) {
+        res->tv_sec = 0;
+        res->tv_nsec = 1;
+    }
+    return (int)qp__sim_exit(sim, &rec, 0, 0);
+}
+
+int qp__sim_sched_yield(qp_os *os)
+{
+    qp_sim *sim = qp__sim_of(os);
+    qp_rec rec;
+    qp__sim_enter(sim, &rec, QP_SYS_sched_yield);
+    /* the world's other threads act on their own schedule: nothing to run */
+    return (int)qp__sim_exit(sim, &rec, 0, 0);
+}

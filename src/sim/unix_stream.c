@@ -1,0 +1,192 @@
+/* socketpair(AF_UNIX, SOCK_STREAM): two connected ends in the sim. What one
+ * end writes the other reads, byte for byte, in order.
+ *
+ * Linux's rules (net/unix/af_unix.c), and the sim's bounds:
+ * - only AF_UNIX (AF_LOCAL) SOCK_STREAM pairs are modelled: AF_INET and
+ *   AF_INET6 have no socketpair (EOPNOTSUPP), other families are
+ *   EAFNOSUPPORT, other types EPROTONOSUPPORT (the sim's limit: Linux also
+ *   makes SOCK_DGRAM and SOCK_SEQPACKET pairs); a protocol other than 0 is
+ *   EPROTONOSUPPORT; SOCK_NONBLOCK and SOCK_CLOEXEC are taken.
+ * - each end holds up to QP_UNIX_BUF bytes for its reader (Linux bounds it
+ *   by the socket buffers, with skb overhead, near 200 KiB): a write takes
+ *   what fits; with no room it fails with EAGAIN when non-blocking and
+ *   blocks until the reader makes room otherwise (a blocking write returns
+ *   once it wrote everything).
+ * - a read takes what is queued, up to its count; with nothing queued it
+ *   returns 0 (EOF) once the other end is closed, else fails with EAGAIN
+ *   when non-blocking and blocks until data or EOF otherwise.
+ * - closing an end: the other reads what is left, then EOF; its writes fail
+ *   with EPIPE (no SIGPIPE is raised: the sim has no process signals); poll
+ *   reports it POLLIN | POLLOUT | POLLHUP (and POLLRDHUP when asked).
+ * - poll: POLLIN while bytes are queued, POLLOUT while the other end has
+ *   room. Neither end has an address: recvfrom reports an address length 0.
+ * Other threads of the world never block: to them every end is non-blocking. */
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "quietpoll/units.h"
+#include "sim_internal.h"
+
+static qp_unix_pair *pair_of(qp_sim *sim, const qp_obj *obj)
+{
+    return &sim->unix_pairs[obj->index];
+}
+
+static int end_fd(const qp_sim *sim, unsigned index, unsigned end)
+{
+    for (int fd = 0; fd < QP_SIM_FDS_MAX; fd++)
+        if (sim->objs[fd].type == QP_OBJ_UNIX && sim->objs[fd].index == index &&
+            sim->objs[fd].end == end)
+            return fd;
+    return -1;
+}
+
+short qp__unix_revents(qp_sim *sim, const qp_obj *obj, short events)
+{
+    const qp_unix_pair *p = pair_of(sim, obj);
+    unsigned self = obj->end, peer = 1 - obj->end;
+    if (!p->open[peer])
+        return (short)((events & (POLLIN | POLLOUT | POLLRDHUP)) | POLLHUP);
+    short revents = 0;
+    if (p->len[self] > 0)
+        revents |= POLLIN;
+    if (p->len[peer] < QP_UNIX_BUF)
+        revents |= POLLOUT;
+    return revents & events;
+}
+
+int qp__sim_socketpair(qp_os *os, int domain, int type, int protocol, int sv[2])
+{
+    qp_sim *sim = qp__sim_of(os);
+    qp_rec rec;
+    qp__sim_enter(sim, &rec, QP_SYS_socketpair);
+    rec.call.socketpair.domain = domain;
+    rec.call.socketpair.type = type;
+    rec.call.socketpair.protocol = protocol;
+    if (domain == AF_INET || domain == AF_INET6)
+        return (int)qp__sim_exit(sim, &rec, -1, EOPNOTSUPP);
+    if (domain != AF_UNIX)
+        return (int)qp__sim_exit(sim, &rec, -1, EAFNOSUPPORT);
+    if ((type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC)) != SOCK_STREAM || protocol != 0)
+        return (int)qp__sim_exit(sim, &rec, -1, EPROTONOSUPPORT);
+    if (sv == NULL)
+        return (int)qp__sim_exit(sim, &rec, -1, EFAULT);
+    /* a pair whose ends were both closed is free again */
+    unsigned index = 0;
+    while (index < QP_SIM_UNIX_PAIRS_MAX && (end_fd(sim, index, 0) >= 0 || end_fd(sim, index, 1) >= 0))
+        index++;
+    if (index == QP_SIM_UNIX_PAIRS_MAX)
+        return (int)qp__sim_exit(sim, &rec, -1, ENFILE);
+    int fd0 = qp__sim_alloc_fd(sim, QP_OBJ_UNIX);
+    int fd1 = fd0 < 0 ? -1 : qp__sim_alloc_fd(sim, QP_OBJ_UNIX);
+    if (fd1 < 0) {
+        if (fd0 >= 0)
+            sim->objs[fd0].type = QP_OBJ_NONE;
+        return (int)qp__sim_exit(sim, &rec, -1, EMFILE);
+    }
+    qp_unix_pair *p = &sim->unix_pairs[index];
+    memset(p, 0, sizeof *p);
+    p->open[0] = p->open[1] = true;
+    if (index >= sim->unix_pairs_count)
+        sim->unix_pairs_count = index + 1;
+    int fds[2] = {fd0, fd1};
+    for (unsigned end = 0; end < 2; end++) {
+        sim->objs[fds[end]].index = (uint8_t)index;
+        sim->objs[fds[end]].end = (uint8_t)end;
+        sim->objs[fds[end]].blocking = !(type & SOCK_NONBLOCK);
+        sv[end] = fds[end];
+        rec.call.socketpair.fds[end] = fds[end];
+    }
+    return (int)qp__sim_exit(sim, &rec, 0, 0);
+}
+
+/* Blocks task 0 until fd reports one of events; false on a signal. */
+static bool block_until(qp_sim *sim, qp_rec *rec, int fd, short events)
+{
+    struct pollfd self = {.fd = fd, .events = events};
+    rec->call.wake = (uint8_t)qp__sim_block_on(sim, &self, 1, QP_NS_INFINITE, false);
+    return rec->call.wake != QP_WAKE_SIGNAL;
+}
+
+int64_t qp__unix_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *buf, size_t count)
+{
+    qp_unix_pair *p = pair_of(sim, obj);
+    unsigned self = obj->end, peer = 1 - obj->end;
+    rec->call.io.unit = QP_UNIT_BYTES;
+    rec->call.io.queued_before = rec->call.io.queued_after = p->len[self];
+    if (count == 0)
+        return qp__sim_exit(sim, rec, 0, 0);
+    while (p->len[self] == 0) {
+        if (!p->open[peer])
+            return qp__sim_exit(sim, rec, 0, 0);
+        if (!obj->blocking || sim->in_world)
+            return qp__sim_exit(sim, rec, -1, EAGAIN);
+        if (!block_until(sim, rec, fd, POLLIN))
+            return qp__sim_exit(sim, rec, -1, EINTR);
+    }
+    size_t n = count < p->len[self] ? count : p->len[self];
+    uint8_t *out = buf;
+    for (size_t i = 0; i < n; i++)
+        out[i] = p->buf[self][(p->head[self] + i) % QP_UNIX_BUF];
+    p->head[self] = (uint32_t)((p->head[self] + n) % QP_UNIX_BUF);
+    p->len[self] -= (uint32_t)n;
+    rec->call.io.queued_after = p->len[self];
+    int peer_fd = end_fd(sim, obj->index, peer);
+    if (peer_fd >= 0)
+        qp__sim_notify(sim, peer_fd); /* it has room again */
+    return qp__sim_exit(sim, rec, (int64_t)n, 0);
+}
+
+/* Queues what fits of count bytes for the peer; returns how many. */
+static size_t put(qp_unix_pair *p, unsigned peer, const uint8_t *in, size_t count)
+{
+    size_t room = QP_UNIX_BUF - p->len[peer];
+    size_t n = count < room ? count : room;
+    for (size_t i = 0; i < n; i++)
+        p->buf[peer][(p->head[peer] + p->len[peer] + i) % QP_UNIX_BUF] = in[i];
+    p->len[peer] += (uint32_t)n;
+    return n;
+}
+
+int64_t qp__unix_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const void *buf, size_t count)
+{
+    qp_unix_pair *p = pair_of(sim, obj);
+    unsigned peer = 1 - obj->end;
+    int peer_fd = end_fd(sim, obj->index, peer);
+    rec->call.io.unit = QP_UNIT_BYTES;
+    rec->call.io.queued_before = rec->call.io.queued_after = p->len[peer];
+    if (!p->open[peer])
+        return qp__sim_exit(sim, rec, -1, EPIPE);
+    if (count == 0)
+        return qp__sim_exit(sim, rec, 0, 0);
+    size_t done = 0;
+    for (;;) {
+        size_t n = put(p, peer, (const uint8_t *)buf + done, count - done);
+        done += n;
+        if (n > 0 && peer_fd >= 0)
+            qp__sim_notify(sim, peer_fd);
+        if (done == count || !obj->blocking || sim->in_world)
+            break;
+        if (!block_until(sim, rec, fd, POLLOUT))
+            break; /* a signal: what was written, or EINTR */
+        if (!p->open[peer])
+            break;
+    }
+    rec->call.io.queued_after = p->len[peer];
+    if (done > 0)
+        return qp__sim_exit(sim, rec, (int64_t)done, 0);
+    if (!p->open[peer])
+        return qp__sim_exit(sim, rec, -1, EPIPE);
+    return qp__sim_exit(sim, rec, -1, rec->call.wake == QP_WAKE_SIGNAL ? EINTR : EAGAIN);
+}
+
+void qp__unix_close(qp_sim *sim, qp_obj *obj)
+{
+    qp_unix_pair *p = pair_of(sim, obj);
+    p->open[obj->end] = false;
+    p->len[obj->end] = 0; /* what was queued for it is gone with it */
+    int peer_fd = end_fd(sim, obj->index, 1 - obj->end);
+    if (peer_fd >= 0)
+        qp__sim_notify(sim, peer_fd);
+}
