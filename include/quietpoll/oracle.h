@@ -159,8 +159,11 @@ typedef struct qp_timer_watch {
 
 typedef struct qp_loop_watch {
     bool active;                /* the run marks an event loop */
+    bool iterations_marked;     /* ... and its iterations (else each wait begins one) */
     uint32_t iterations;
     uint32_t fires;             /* timer callbacks run */
+    uint32_t callbacks;         /* other callbacks run (QP_LOOP_CALLBACK) */
+    uint32_t io_callbacks;      /* I/O callbacks run (QP_LOOP_IO) */
     uint32_t stray_fires;       /* callbacks of a timer that was not pending (none expected) */
     uint32_t waits;
     uint32_t waits_with_work;   /* waits that returned an fd or EINTR */
