@@ -69,7 +69,13 @@
       "syscall costs it incurred")                                                              \
     X(WRONG_RESULT, "wrong-result",                                                              \
       "an operation reports what the world contradicts: data it never received, EOF the peer "  \
-      "never sent, a timeout when it had been told its fd was ready")
+      "never sent, a timeout when it had been told its fd was ready")                           \
+    X(HANG, "hang",                                                                              \
+      "a trial runs past its wall-clock limit (prop --fork, the fuzzers' -timeout): the code "  \
+      "under test loops where no syscall budget sees it; found by the engines, not the oracle") \
+    X(CRASH, "crash",                                                                            \
+      "a trial dies of a signal in fork mode (prop --fork): the code under test, or quietpoll, " \
+      "crashed; found by the engines, not the oracle")
 
 enum qp_property {
 #define QP_PROPERTY_ENUM(id, name, summary) QP_PROP_##id,
