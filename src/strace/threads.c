@@ -61,7 +61,7 @@ qp__strace_thread *qp__strace_thread_get(qp_strace *s, int64_t tid)
     } else {
         index = least_recent(s);
         qp__strace_thread *t = &s->threads[index];
-        qp__strace_thread_end(s, t);
+        qp__strace_thread_end(s, t, QP_STRACE_END_EXIT);
         qp__strace_wasted_judge(s, &t->stats);
         fold(&s->result.folded, &t->stats);
         s->result.threads_folded_count++;
@@ -80,9 +80,9 @@ qp__strace_thread *qp__strace_thread_get(qp_strace *s, int64_t tid)
     return &s->threads[index];
 }
 
-void qp__strace_thread_end(qp_strace *s, qp__strace_thread *t)
+void qp__strace_thread_end(qp_strace *s, qp__strace_thread *t, uint8_t end)
 {
-    qp__strace_spin_end(s, t);
+    qp__strace_spin_end(s, t, end);
     t->pending = false;
     t->pending_size = 0;
     t->reported_count = 0;
