@@ -11,10 +11,11 @@
  * |                  | call retried between every two (read EAGAIN, poll(0),    |
  * |                  | read EAGAIN...), or readiness reported again and again   |
  * |                  | and never consumed                                       |
- * | possible-spin    | three or more zero-timeout waits in a row with no        |
- * |                  | syscall between them: a spin, or an event loop running   |
- * |                  | callbacks in user space (which strace does not show);    |
- * |                  | printed with the reason, fails only with strict          |
+ * | possible-spin    | zero-timeout waits in a row with no syscall between      |
+ * |                  | them (3 that fit a rounded-down timeout, else 8): a      |
+ * |                  | spin, or an event loop running callbacks in user space   |
+ * |                  | (which strace does not show); printed with the reason,  |
+ * |                  | fails only with strict                                   |
  * | syscall-bound    | a thread wastes more than a set share of its loop        |
  * |                  | receives: EAGAIN right after a wait reported the fd      |
  * |                  | readable, or after a successful receive, level-triggered |
@@ -54,10 +55,15 @@
 #define QP_STRACE_AT_ONCE_NS UINT64_C(1000000)
 /* What a timeout rounded down to whole milliseconds leaves to spin on. */
 #define QP_STRACE_ROUNDING_NS UINT64_C(1000000)
-/* Bursts of waits with no syscall between them are possible spins from this
- * many waits on; two cost one syscall, and loops that poll between two
- * callbacks make them all the time. */
+/* A burst of waits with no syscall between them is a possible spin from this
+ * many waits on when it fits the millisecond a timeout rounded down leaves
+ * after a timed wait ran out (two cost one syscall, and loops that poll
+ * between two callbacks make them all the time), and from the second many
+ * when no deadline explains it: a short run between pieces of work is a
+ * loop handing over between a few callbacks (asyncio's shutdown cancels its
+ * tasks through three: each task, gather, the future run waits on). */
 #define QP_STRACE_POSSIBLE_WAITS_MIN 3
+#define QP_STRACE_POSSIBLE_UNEXPLAINED_WAITS_MIN 8
 
 /* The thread id of lines that carry no pid (strace without -f). */
 #define QP_STRACE_NO_TID (-1)

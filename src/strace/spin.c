@@ -41,12 +41,21 @@
  *   the kernel said the fd was ready, and the thread waits on it again
  *   without touching it (xenopsd PR 391, h2o PR 603).
  *
+ * - Without a deadline to explain it (after other work, or going on past
+ *   the rounding millisecond), a short run of zero-timeout waits between
+ *   pieces of work is a loop handing over between a few callbacks: asyncio's
+ *   shutdown cancels its tasks through three (each task's step, gather's
+ *   callback, the future run_until_complete waits on). A loop stuck on a
+ *   zero timeout (an idle handler never stopped, libuv #4245) repeats far
+ *   more.
+ *
  * So: a run with two repeats, or of two waits or more with the same failed
- * call retried between every two, is a spin (QP_STRACE_BURST_SPIN); any
- * other run of QP_STRACE_POSSIBLE_WAITS_MIN waits or more is a possible spin
- * (QP_STRACE_BURST_POSSIBLE); a shorter one is not reported. A lone zero-
- * timeout wait between real waits is how loops look at I/O between batches
- * of work: it is never a burst. */
+ * call retried between every two, is a spin (QP_STRACE_BURST_SPIN). Any
+ * other run is a possible spin (QP_STRACE_BURST_POSSIBLE) from
+ * QP_STRACE_POSSIBLE_WAITS_MIN waits when it fits the rounding millisecond,
+ * from QP_STRACE_POSSIBLE_UNEXPLAINED_WAITS_MIN otherwise; shorter runs are
+ * not reported. A lone zero-timeout wait between real waits is how loops
+ * look at I/O between batches of work: it is never a burst. */
 #include <assert.h>
 #include <stdio.h>
 #include <string.h>
@@ -98,32 +107,15 @@ static enum qp_strace_burst_level level_of(const qp__strace_run *run)
     return QP_STRACE_BURST_POSSIBLE;
 }
 
-static bool reported(const qp__strace_run *run)
-{
-    if (run->waits_count < BURST_WAITS_MIN)
-        return false;
-    return level_of(run) == QP_STRACE_BURST_SPIN ||
-           run->waits_count >= QP_STRACE_POSSIBLE_WAITS_MIN;
-}
-
-static void record(qp_strace *s, qp__strace_thread *t, const qp__strace_run *run, uint8_t end,
-                   const qp__strace_wait *ender_wait)
+/* The burst the run makes. */
+static void describe(const qp_strace *s, const qp__strace_thread *t, const qp__strace_run *run,
+                     uint8_t end, const qp__strace_wait *ender_wait, qp_strace_burst *b)
 {
     assert(run->waits_count >= BURST_WAITS_MIN && run->waits_count == run->zero_timeouts_count +
                                                                           run->repeats_count);
     assert(run->empty_gaps_count + run->retry_gaps_count + run->other_gaps_count ==
            run->waits_count - 1);
-    qp_strace_result *r = &s->result;
-    enum qp_strace_burst_level level = level_of(run);
-    r->bursts_total++;
-    if (level == QP_STRACE_BURST_SPIN)
-        r->spins_total++;
-    else
-        r->possible_total++;
-    t->stats.bursts_count++;
-    if (r->bursts_count == QP_STRACE_FINDINGS_KEPT)
-        return;
-    qp_strace_burst *b = &r->bursts[r->bursts_count++];
+    const qp_strace_result *r = &s->result;
     memset(b, 0, sizeof *b);
     b->tid = t->stats.tid;
     b->line_no = run->line_no;
@@ -132,7 +124,7 @@ static void record(qp_strace *s, qp__strace_thread *t, const qp__strace_run *run
     b->waits_count = run->waits_count;
     b->zero_timeouts_count = run->zero_timeouts_count;
     b->repeats_count = run->repeats_count;
-    b->level = (uint8_t)level;
+    b->level = (uint8_t)level_of(run);
     b->before = run->before.before;
     b->end = end;
     b->empty_gaps_count = run->empty_gaps_count;
@@ -164,6 +156,28 @@ static void record(qp_strace *s, qp__strace_thread *t, const qp__strace_run *run
     memcpy(b->fds, run->fds, sizeof b->fds);
 }
 
+static bool reported(const qp_strace_burst *b)
+{
+    if (b->level == QP_STRACE_BURST_SPIN)
+        return true;
+    if (qp_strace_burst_within_rounding(b))
+        return b->waits_count >= QP_STRACE_POSSIBLE_WAITS_MIN;
+    return b->waits_count >= QP_STRACE_POSSIBLE_UNEXPLAINED_WAITS_MIN;
+}
+
+static void record(qp_strace *s, qp__strace_thread *t, const qp_strace_burst *b)
+{
+    qp_strace_result *r = &s->result;
+    r->bursts_total++;
+    if (b->level == QP_STRACE_BURST_SPIN)
+        r->spins_total++;
+    else
+        r->possible_total++;
+    t->stats.bursts_count++;
+    if (r->bursts_count < QP_STRACE_FINDINGS_KEPT)
+        r->bursts[r->bursts_count++] = *b;
+}
+
 bool qp_strace_burst_within_rounding(const qp_strace_burst *b)
 {
     return b->before == QP_STRACE_BEFORE_TIMED_OUT && b->after_timeout_known &&
@@ -173,8 +187,12 @@ bool qp_strace_burst_within_rounding(const qp_strace_burst *b)
 static void close_run(qp_strace *s, qp__strace_thread *t, uint8_t end,
                       const qp__strace_wait *ender_wait)
 {
-    if (reported(&t->run))
-        record(s, t, &t->run, end, ender_wait);
+    if (t->run.waits_count >= BURST_WAITS_MIN) {
+        qp_strace_burst b;
+        describe(s, t, &t->run, end, ender_wait, &b);
+        if (reported(&b))
+            record(s, t, &b);
+    }
     t->run.waits_count = 0;
 }
 
