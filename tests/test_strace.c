@@ -450,6 +450,47 @@ static void test_a_burst_after_a_timed_wait_fits_rounding_or_not(void)
     CHECK_EQ_U(r->bursts[0].end, QP_STRACE_END_LOG);
 }
 
+/* c-ares 1.18 as recorded: ares_timeout rounds the time to the retry down
+ * to whole milliseconds, so pselect6 waits 29 ms and then zero-timeout
+ * pselect6s run until the retry is due */
+static void test_a_whole_ms_timeout_in_a_finer_call_shows_the_rounding(void)
+{
+    static const char timed[] =
+        "10802 07:30:02.140249 pselect6(5, [4<socket:[235885]>], [], NULL, {tv_sec=0, "
+        "tv_nsec=29000000}, NULL) = 0 (Timeout) <0.029100>\n";
+    char log[8192];
+    snprintf(log, sizeof log, "%s", timed);
+    for (int us = 169443; us < 169943; us += 50) {
+        char line[256];
+        snprintf(line, sizeof line,
+                 "10802 07:30:02.%06d pselect6(5, [4<socket:[235885]>], [], NULL, {tv_sec=0, "
+                 "tv_nsec=0}, NULL) = 0 (Timeout) <0.000008>\n",
+                 us);
+        strcat(log, line);
+    }
+    strcat(log, "10802 07:30:02.170015 sendto(4<socket:[235885]>, \"M~\", 28, MSG_NOSIGNAL, NULL, "
+                "0) = 28 <0.000031>\n");
+    const qp_strace_result *r = check_log(log);
+    CHECK_EQ_U(r->spins_total, 0);
+    CHECK_EQ_U(r->possible_total, 1);
+    CHECK(r->bursts[0].timed_out_whole_ms);
+    CHECK(qp_strace_burst_within_rounding(&r->bursts[0]));
+    CHECK_EQ_U(r->bursts[0].end, QP_STRACE_END_WORK);
+    /* the same timeout from poll, which takes milliseconds, shows nothing */
+    snprintf(log, sizeof log, "10:00:00.000000 poll([{fd=4, events=POLLIN}], 1, 29) = 0 (Timeout) "
+                              "<0.029100>\n");
+    for (int us = 29200; us < 29700; us += 50) {
+        char line[128];
+        snprintf(line, sizeof line,
+                 "10:00:00.%06d poll([{fd=4, events=POLLIN}], 1, 0) = 0 (Timeout) <0.000008>\n", us);
+        strcat(log, line);
+    }
+    r = check_log(log);
+    CHECK_EQ_U(r->possible_total, 1);
+    CHECK(qp_strace_burst_within_rounding(&r->bursts[0]));
+    CHECK(!r->bursts[0].timed_out_whole_ms);
+}
+
 static void test_strict_fails_on_a_possible_spin(void)
 {
     char log[4096];
@@ -741,6 +782,7 @@ int main(int argc, char **argv)
         TEST(test_work_between_waits_ends_a_run_and_clock_reads_do_not),
         TEST(test_the_same_failed_call_between_every_wait_is_a_spin),
         TEST(test_a_burst_after_a_timed_wait_fits_rounding_or_not),
+        TEST(test_a_whole_ms_timeout_in_a_finer_call_shows_the_rounding),
         TEST(test_strict_fails_on_a_possible_spin),
         TEST(test_drain_until_eagain_on_poll_fires_syscall_bound),
         TEST(test_drain_on_edge_triggered_epoll_is_required),

@@ -173,6 +173,9 @@ typedef struct qp_strace_burst {
     /* BEFORE_TIMED_OUT: that wait's timeout, and how long after it ran out
      * (from the wait's start) the burst's last wait ended */
     uint64_t timed_out_timeout_ns;
+    /* that timeout was whole milliseconds in a call that takes finer ones
+     * (ppoll, select, pselect6, epoll_pwait2): the program rounded it */
+    bool timed_out_whole_ms;
     bool after_timeout_known;
     uint64_t after_timeout_ns;
     /* END_WAIT: the timeout of the wait that ended it (UINT64_MAX: none) */

@@ -91,8 +91,8 @@ static void burst(FILE *out, const qp_strace_result *r, const qp_strace_burst *b
             end_name(b->end), b->empty_gaps_count, b->retry_gaps_count, b->other_gaps_count);
     string(out, b->attempt_name);
     fprintf(out, ", \"attempt_fd\": %" PRId32 ", \"timed_out_timeout_ns\": %" PRIu64
-                 ", \"after_timeout_ns\": ",
-            b->attempt_fd, b->timed_out_timeout_ns);
+                 ", \"timed_out_whole_ms\": %s, \"after_timeout_ns\": ",
+            b->attempt_fd, b->timed_out_timeout_ns, b->timed_out_whole_ms ? "true" : "false");
     if (b->after_timeout_known)
         fprintf(out, "%" PRIu64, b->after_timeout_ns);
     else

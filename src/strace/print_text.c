@@ -151,6 +151,11 @@ static void print_reason(FILE *out, const qp_strace_burst *b)
                 b->empty_gaps_count);
     else
         fprintf(out, "no syscall between its waits; ");
+    if (b->timed_out_whole_ms)
+        fprintf(out, "the wait that ran out before it asked for %s, whole milliseconds, from a "
+                     "call that takes finer timeouts: the program rounds its timeouts to "
+                     "milliseconds; ",
+                qp_fmt_ms(ms, b->timed_out_timeout_ns));
     if (qp_strace_burst_within_rounding(b))
         fprintf(out,
                 "it ended %s after the timeout of the wait that ran out before it, within the "

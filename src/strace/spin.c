@@ -28,8 +28,12 @@
  *   the deadline passes, at most QP_STRACE_ROUNDING_NS later. A burst that
  *   begins when a timed wait ran out and ends within that millisecond
  *   (plus one pause for the last wait to come back) is said to fit it; one
- *   that goes on longer is no rounding spin. Either way, with nothing between
- *   its waits it stays possible: callbacks a timer queued look the same.
+ *   that goes on longer is no rounding spin. When the wait that ran out
+ *   asked for whole milliseconds from a call that takes finer timeouts
+ *   (ppoll, select, pselect6, epoll_pwait2), the log even shows the
+ *   rounding (c-ares 1.18: pselect6 for 29 ms, then zero-timeout ones until
+ *   the retry). Either way, with nothing between its waits it stays
+ *   possible: callbacks that a timer queued look the same.
  * - When between every two waits the thread retries the very call that
  *   failed (read EAGAIN, poll(0), read EAGAIN, poll(0), ...), it does no
  *   work between them that the log could miss: it tries, finds nothing,
@@ -98,6 +102,13 @@ static void add_fds(qp__strace_run *run, const qp__strace_wait *w)
     }
 }
 
+/* The wait takes a timespec or a timeval, not milliseconds. */
+static bool fine_timeout(uint8_t wait_kind)
+{
+    return wait_kind == QP__WAIT_PPOLL || wait_kind == QP__WAIT_SELECT ||
+           wait_kind == QP__WAIT_PSELECT || wait_kind == QP__WAIT_EPOLL2;
+}
+
 static enum qp_strace_burst_level level_of(const qp__strace_run *run)
 {
     bool retried_between_all = run->retry_gaps_count > 0 && run->empty_gaps_count == 0 &&
@@ -135,6 +146,7 @@ static void describe(const qp_strace *s, const qp__strace_thread *t, const qp__s
     b->attempt_fd = run->attempt_fd;
     if (run->before.before == QP_STRACE_BEFORE_TIMED_OUT) {
         b->timed_out_timeout_ns = run->before.timeout_ns;
+        b->timed_out_whole_ms = run->before.whole_ms;
         uint64_t covered_ns = run->before.start_ns + run->before.timeout_ns;
         if (run->has_time && r->time_digits >= SPAN_DIGITS_MIN && run->last_end_ns >= covered_ns) {
             b->after_timeout_known = true;
@@ -201,6 +213,7 @@ static void set_prev(qp__strace_thread *t, uint8_t before, const qp__strace_call
     t->prev.before = before;
     t->prev.start_ns = call != NULL ? call->start_ns : 0;
     t->prev.timeout_ns = 0;
+    t->prev.whole_ms = false;
     t->prev.attempt_fd = -1;
     t->prev.attempt_name[0] = '\0';
 }
@@ -223,6 +236,8 @@ void qp__strace_spin_on_wait(qp_strace *s, qp__strace_thread *t, const qp__strac
         } else if (w->timeout_known && w->timeout_ns > 0 && w->timeout_ns != UINT64_MAX) {
             set_prev(t, QP_STRACE_BEFORE_TIMED_OUT, call);
             t->prev.timeout_ns = w->timeout_ns;
+            t->prev.whole_ms = fine_timeout(call->sys->wait_kind) &&
+                               w->timeout_ns % QP_STRACE_ROUNDING_NS == 0;
         } else {
             set_prev(t, QP_STRACE_BEFORE_WORK, call); /* an unknown or infinite timeout */
         }

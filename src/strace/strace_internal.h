@@ -199,6 +199,7 @@ typedef struct qp__strace_spin_prev {
     uint8_t before; /* enum qp_strace_burst_before */
     uint64_t start_ns;
     uint64_t timeout_ns; /* BEFORE_TIMED_OUT */
+    bool whole_ms;       /* BEFORE_TIMED_OUT: whole ms in a call that takes finer */
     int32_t attempt_fd;  /* BEFORE_ATTEMPT */
     char attempt_name[QP__STRACE_NAME_MAX];
 } qp__strace_spin_prev;
