@@ -371,6 +371,11 @@ static void test_asyncio_shutdown_is_clean(void)
         "6745  07:06:07.476691 close(4<socket:[11260]>) = 0 <0.000022>\n");
     CHECK_EQ_U(r->bursts_total, 0);
     CHECK_EQ_I(qp_strace_exit_code(checker), 0);
+    /* what the thread does otherwise: it polls with 0 right after work */
+    const qp_strace_thread_stats *t = qp_strace_thread_find(checker, 6745);
+    CHECK(t != NULL);
+    if (t != NULL)
+        CHECK_EQ_U(t->zero_after_work_count, 2);
 }
 
 static void test_work_between_waits_ends_a_run_and_clock_reads_do_not(void)

@@ -113,6 +113,9 @@ typedef struct qp_strace_thread_stats {
     uint64_t syscalls_count;
     uint64_t waits_count;
     uint64_t zero_timeouts_count; /* zero-timeout waits that timed out */
+    /* of those, the ones right after a call that succeeded: the thread polls
+     * between pieces of work, as a loop with a queue of ready callbacks does */
+    uint64_t zero_after_work_count;
     uint64_t ready_waits_count;   /* waits that returned readiness */
     uint64_t receives_count;
     uint64_t receives_eagain_count;

@@ -42,12 +42,13 @@ static void thread(FILE *out, const qp_strace_thread_stats *t)
     tid(out, t->tid);
     fprintf(out,
             ", \"syscalls\": %" PRIu64 ", \"waits\": %" PRIu64 ", \"zero_timeouts\": %" PRIu64
-            ", \"ready_waits\": %" PRIu64 ", \"receives\": %" PRIu64
+            ", \"zero_after_work\": %" PRIu64 ", \"ready_waits\": %" PRIu64 ", \"receives\": %" PRIu64
             ", \"receives_eagain\": %" PRIu64 ", \"sends\": %" PRIu64
             ", \"loop_receives\": %" PRIu64 ", \"wasted_after_ready\": %" PRIu64
             ", \"wasted_after_receive\": %" PRIu64 ", \"signals\": %" PRIu64
             ", \"spin_bursts\": %" PRIu64 ", \"wakeup_findings\": %" PRIu64 "}",
-            t->syscalls_count, t->waits_count, t->zero_timeouts_count, t->ready_waits_count,
+            t->syscalls_count, t->waits_count, t->zero_timeouts_count, t->zero_after_work_count,
+            t->ready_waits_count,
             t->receives_count, t->receives_eagain_count, t->sends_count, t->loop_receives_count,
             t->wasted_after_ready_count, t->wasted_after_receive_count, t->signals_count,
             t->bursts_count, t->wakeup_findings_count);

@@ -129,7 +129,7 @@ static const char *end_text(const qp_strace_burst *b, char *buf, size_t buf_size
 }
 
 /* Why the burst is a spin, or why it may not be one. */
-static void print_reason(FILE *out, const qp_strace_burst *b)
+static void print_reason(FILE *out, const qp_strace *s, const qp_strace_burst *b)
 {
     char ms[32];
     if (b->level == QP_STRACE_BURST_SPIN && b->repeats_count >= 2) {
@@ -174,12 +174,22 @@ static void print_reason(FILE *out, const qp_strace_burst *b)
         fprintf(out, "an event loop running callbacks it queued for itself (asyncio's call_soon, "
                      "Node's setImmediate, an idle handler) polls like this, and so does a loop "
                      "spinning on a zero timeout.");
+    const qp_strace_thread_stats *t = qp_strace_thread_find(s, b->tid);
+    if (t != NULL && t->zero_after_work_count > 0)
+        fprintf(out, " Otherwise, %" PRIu64 " of this thread's zero-timeout waits came right after a "
+                     "call that did work: it polls between pieces of work, as a loop with a "
+                     "queue of ready callbacks does.",
+                t->zero_after_work_count);
+    else if (t != NULL)
+        fprintf(out, " Otherwise, this thread never polls with a zero timeout right after a call "
+                     "that did work: no sign of a queue of ready callbacks.");
     fprintf(out, " strace does not show work done in user space, so the log cannot tell "
                  "(--strict fails on it)\n");
 }
 
-static void print_bursts(FILE *out, const qp_strace_result *r)
+static void print_bursts(FILE *out, const qp_strace *s)
 {
+    const qp_strace_result *r = &s->result;
     fprintf(out, "spin: %" PRIu64 " burst%s (%" PRIu64 " spin%s, %" PRIu64 " possible)\n",
             r->bursts_total, plural(r->bursts_total), r->spins_total, plural(r->spins_total),
             r->possible_total);
@@ -200,7 +210,7 @@ static void print_bursts(FILE *out, const qp_strace_result *r)
                      " returned at once on readiness not consumed; %s, %s\n",
                 b->fds_more ? " ..." : "", b->zero_timeouts_count, b->repeats_count,
                 before_text(b, before, sizeof before), end_text(b, end, sizeof end));
-        print_reason(out, b);
+        print_reason(out, s, b);
     }
     if (r->bursts_total > r->bursts_count)
         fprintf(out, "  ... and %" PRIu64 " more\n", r->bursts_total - r->bursts_count);
@@ -314,7 +324,7 @@ void qp_strace_print_text(FILE *out, const qp_strace *s, const char *input_name)
         fprintf(out, "%" PRIu64 " lines were longer than %zu bytes: their middle was skipped\n",
                 r->truncated_count, s->lines.head_max + s->lines.tail_max);
     print_threads(out, s);
-    print_bursts(out, r);
+    print_bursts(out, s);
     print_wasted(out, s);
     print_wakeups(out, r);
     fprintf(out, "\n");

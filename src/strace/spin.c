@@ -53,6 +53,11 @@
  *   zero timeout (an idle handler never stopped, libuv #4245) repeats far
  *   more.
  *
+ * - What the thread does otherwise is printed with a possible spin: how
+ *   often it polls with a zero timeout right after a call that did work, as
+ *   a loop with a queue of ready callbacks does between them (asyncio, Node),
+ *   or never, as a loop that spins on a rounded-down timeout need not.
+ *
  * So: a run with two repeats, or of two waits or more with the same failed
  * call retried between every two, is a spin (QP_STRACE_BURST_SPIN). Any
  * other run is a possible spin (QP_STRACE_BURST_POSSIBLE) from
@@ -229,6 +234,8 @@ void qp__strace_spin_on_wait(qp_strace *s, qp__strace_thread *t, const qp__strac
     remember_reported(t, w);
     if (zero)
         t->stats.zero_timeouts_count++;
+    if (zero && t->run.waits_count == 0 && t->prev.before == QP_STRACE_BEFORE_WORK)
+        t->stats.zero_after_work_count++;
     if (!zero && !repeat) {
         close_run(s, t, QP_STRACE_END_WAIT, w);
         if (call->ret > 0) {

@@ -12,6 +12,7 @@ static void fold(qp_strace_thread_stats *into, const qp_strace_thread_stats *fro
     into->syscalls_count += from->syscalls_count;
     into->waits_count += from->waits_count;
     into->zero_timeouts_count += from->zero_timeouts_count;
+    into->zero_after_work_count += from->zero_after_work_count;
     into->ready_waits_count += from->ready_waits_count;
     into->receives_count += from->receives_count;
     into->receives_eagain_count += from->receives_eagain_count;
