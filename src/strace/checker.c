@@ -100,7 +100,7 @@ static bool failed(const qp__strace_call *call)
     if (call->ret < 0)
         return true;
     return call->ret == 0 &&
-           (call->sys->cls == QP__SYS_RECEIVE || call->sys->cls == QP__SYS_SEND);
+           (call->sys->sys_class == QP_CLASS_RECEIVE || call->sys->sys_class == QP_CLASS_SEND);
 }
 
 /* What the call is to spin: a clock read (nothing), a failed attempt, a
@@ -110,12 +110,12 @@ static void spin_on_other(qp_strace *s, qp__strace_thread *t, const qp__strace_c
                           int32_t fd)
 {
     qp__strace_spin_on_call(t, call);
-    if (call->sys->cls == QP__SYS_SLEEP ||
+    if (call->sys->sys_class == QP_CLASS_SLEEP ||
         (call->has_duration && call->duration_ns >= QP_STRACE_PAUSE_NS)) {
         qp__strace_spin_on_pause(s, t); /* it blocked: the thread waited */
         return;
     }
-    if (call->sys->cls == QP__SYS_CLOCK || !call->ret_known)
+    if (call->sys->sys_class == QP_CLASS_CLOCK || !call->ret_known)
         return;
     if (failed(call))
         qp__strace_spin_on_attempt(t, call, fd);
@@ -149,24 +149,24 @@ static void on_call(qp_strace *s, qp__strace_thread *t, const qp__strace_call *c
     if (call->args_count == 0 || !qp__strace_arg_fd(call->args[0], &fd, &decoration))
         fd = -1;
     r->decorations_seen = r->decorations_seen || decoration.size > 0;
-    switch (call->sys->cls) {
-    case QP__SYS_WAIT:
+    switch (call->sys->sys_class) {
+    case QP_CLASS_WAIT:
         on_wait(s, t, call);
         break;
-    case QP__SYS_RECEIVE:
+    case QP_CLASS_RECEIVE:
         qp__strace_wakeup_on_read(s, call);
         qp__strace_wasted_on_receive(t, call, fd);
         qp__strace_spin_touch(t, fd);
         break;
-    case QP__SYS_SEND:
+    case QP_CLASS_SEND:
         t->stats.sends_count++;
         qp__strace_wakeup_on_write(s, t, call);
         qp__strace_spin_touch(t, fd);
         break;
-    case QP__SYS_ACCEPT:
+    case QP_CLASS_ACCEPT:
         qp__strace_spin_touch(t, fd);
         break;
-    case QP__SYS_EPOLL_CTL: {
+    case QP_CLASS_EPOLL_CTL: {
         qp__strace_epoll_ctl(s, call);
         qp__strace_wakeup_on_epoll_ctl(s, call);
         int32_t target;
@@ -175,18 +175,18 @@ static void on_call(qp_strace *s, qp__strace_thread *t, const qp__strace_call *c
             qp__strace_spin_touch(t, target);
         break;
     }
-    case QP__SYS_CLOSE:
+    case QP_CLASS_CLOSE:
         qp__strace_spin_touch(t, fd);
         if (fd >= 0)
             qp__strace_epoll_forget_fd(s, fd);
         break;
-    case QP__SYS_FD:
+    case QP_CLASS_FD:
         qp__strace_spin_touch(t, fd);
         break;
     default:
         break;
     }
-    if (call->sys->cls != QP__SYS_WAIT)
+    if (call->sys->sys_class != QP_CLASS_WAIT)
         spin_on_other(s, t, call, fd);
     t->last_end_known = call->has_time;
     t->last_end_ns = call->start_ns + (call->has_duration ? call->duration_ns : 0);

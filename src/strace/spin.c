@@ -110,8 +110,8 @@ static void add_fds(qp__strace_run *run, const qp__strace_wait *w)
 /* The wait takes a timespec or a timeval, not milliseconds. */
 static bool fine_timeout(uint8_t wait_kind)
 {
-    return wait_kind == QP__WAIT_PPOLL || wait_kind == QP__WAIT_SELECT ||
-           wait_kind == QP__WAIT_PSELECT || wait_kind == QP__WAIT_EPOLL2;
+    return wait_kind == QP_WAIT_ARGS_PPOLL || wait_kind == QP_WAIT_ARGS_SELECT ||
+           wait_kind == QP_WAIT_ARGS_PSELECT || wait_kind == QP_WAIT_ARGS_EPOLL2;
 }
 
 static enum qp_strace_burst_level level_of(const qp__strace_run *run)
@@ -243,7 +243,7 @@ void qp__strace_spin_on_wait(qp_strace *s, qp__strace_thread *t, const qp__strac
         } else if (w->timeout_known && w->timeout_ns > 0 && w->timeout_ns != UINT64_MAX) {
             set_prev(t, QP_STRACE_BEFORE_TIMED_OUT, call);
             t->prev.timeout_ns = w->timeout_ns;
-            t->prev.whole_ms = fine_timeout(call->sys->wait_kind) &&
+            t->prev.whole_ms = fine_timeout(call->sys->wait_args) &&
                                w->timeout_ns % QP_STRACE_ROUNDING_NS == 0;
         } else {
             set_prev(t, QP_STRACE_BEFORE_WORK, call); /* an unknown or infinite timeout */

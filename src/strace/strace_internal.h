@@ -6,6 +6,7 @@
 #define QUIETPOLL_STRACE_INTERNAL_H
 
 #include "quietpoll/strace.h"
+#include "quietpoll/syscalls.h"
 
 #define QP__STRACE_ARGS_MAX 8
 #define QP__STRACE_WAIT_FDS_MAX 32  /* fds of one wait looked at; strace prints 32 by default */
@@ -72,42 +73,16 @@ void qp__strace_parse_line(const char *text, size_t size, qp__strace_line *line)
 
 /* ---- syscalls.c: what each syscall name means here ---- */
 
-enum qp__strace_class {
-    QP__SYS_OTHER,
-    QP__SYS_WAIT,
-    QP__SYS_RECEIVE,
-    QP__SYS_SEND,
-    QP__SYS_ACCEPT,
-    QP__SYS_SLEEP,
-    QP__SYS_EPOLL_CTL,
-    QP__SYS_CLOSE,
-    QP__SYS_FD,   /* another call whose first argument is an fd */
-    QP__SYS_CLOCK /* reads the time or yields: what a loop spinning does between waits */
-};
-
-enum qp__strace_wait_kind {
-    QP__WAIT_POLL,    /* fds, nfds, timeout_ms */
-    QP__WAIT_PPOLL,   /* fds, nfds, timespec */
-    QP__WAIT_SELECT,  /* nfds, sets, timeval */
-    QP__WAIT_PSELECT, /* nfds, sets, timespec */
-    QP__WAIT_EPOLL,   /* epfd, events, maxevents, timeout_ms */
-    QP__WAIT_EPOLL2   /* epfd, events, maxevents, timespec */
-};
-
-typedef struct qp__strace_sys {
-    const char *name;
-    uint8_t cls;       /* enum qp__strace_class */
-    uint8_t wait_kind; /* enum qp__strace_wait_kind */
-} qp__strace_sys;
-
-/* Never NULL: unknown names are QP__SYS_OTHER. */
-const qp__strace_sys *qp__strace_sys_find(const char *name, size_t size);
+/* What a name means here: its class and, for a wait, how strace lays out
+ * its arguments, from the syscall table (include/quietpoll/syscalls.def). */
+/* Never NULL: unknown names are QP_CLASS_OTHER. */
+const qp_strace_name *qp__strace_sys_find(const char *name, size_t size);
 
 /* ---- parse_call.c: name(args) = ret errno (annotation) <duration> ---- */
 
 typedef struct qp__strace_call {
     char name[QP__STRACE_NAME_MAX];
-    const qp__strace_sys *sys;
+    const qp_strace_name *sys;
     uint64_t line_no;
     bool has_time;
     bool has_duration;
