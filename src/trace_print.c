@@ -464,6 +464,12 @@ static void put_loop(line *l, const qp_rec *rec)
     case QP_LOOP_TIMER_FIRE:
         put(l, "timer %" PRIu32 " fires", lm->timer + 1);
         break;
+    case QP_LOOP_CALLBACK:
+        put(l, "a callback runs");
+        break;
+    case QP_LOOP_IO:
+        put(l, "the I/O callback of fd %" PRId32 " runs", lm->fd);
+        break;
     default:
         put(l, "loop mark %u", lm->mark);
         break;

@@ -356,6 +356,72 @@ static void test_a_drain_that_leaves_bytes_goes_over_the_bound(void)
     CHECK_STR(fired(&f), "syscall-bound");
 }
 
+/* --- an event loop that does not mark its iterations: a library's --- */
+
+static void loop_mark(fixture *f, uint64_t at_ns, unsigned kind, unsigned timer,
+                      uint64_t timeout_ns)
+{
+    feed(f, (qp_rec){.type = QP_REC_LOOP, .t_enter_ns = at_ns, .t_exit_ns = at_ns,
+                     .loop = {.mark = (uint8_t)kind, .timer = timer, .fd = -1,
+                              .clock_id = CLOCK_MONOTONIC, .lowest_ready_fd = -1,
+                              .deadline_ns = kind == QP_LOOP_TIMER_START
+                                                 ? qp_deadline_ns(at_ns, timeout_ns)
+                                                 : 0}});
+}
+
+static void loop_wait(fixture *f, uint64_t at_ns, uint64_t took_ns, int timeout_ms)
+{
+    feed(f, (qp_rec){.type = QP_REC_SYSCALL, .t_enter_ns = at_ns, .t_exit_ns = at_ns + took_ns,
+                     .call = {.sys = QP_SYS_epoll_wait,
+                              .wait = {.epfd = 5, .fds_count = 8, .timeout_ms = timeout_ms}}});
+}
+
+/* Each wait begins an iteration: one that returns before its timer is due,
+ * with nothing to report, makes an iteration that runs nothing. */
+static void test_unmarked_loop_iterations_come_from_its_waits(void)
+{
+    fixture f;
+    start(&f);
+    loop_mark(&f, T0, QP_LOOP_TIMER_START, 0, 10 * MS);
+    loop_wait(&f, T0, 10 * MS + SLACK, 10);
+    loop_mark(&f, T0 + 10 * MS + SLACK, QP_LOOP_TIMER_FIRE, 0, 0);
+    loop_mark(&f, T0 + 10 * MS + SLACK, QP_LOOP_TIMER_START, 0, 10 * MS);
+    loop_wait(&f, T0 + 10 * MS + SLACK, 10 * MS + SLACK, 10);
+    loop_mark(&f, T0 + 20 * MS + 2 * SLACK, QP_LOOP_TIMER_FIRE, 0, 0);
+    CHECK_STR(fired(&f), "none");
+    CHECK_EQ_U(f.oracle.loop.iterations, 2);
+    /* a wait that falls short of the timer, then another: one iteration too many */
+    uint64_t t = T0 + 20 * MS + 2 * SLACK;
+    loop_mark(&f, t, QP_LOOP_TIMER_START, 0, 10 * MS);
+    loop_wait(&f, t, 9 * MS, 9);
+    CHECK_STR(fired(&f), "none");
+    loop_wait(&f, t + 9 * MS, MS + SLACK, 1);
+    CHECK_STR(fired(&f), "syscall-bound");
+    CHECK_EQ_U(f.oracle.violation.rec_index, f.trace.count - 2); /* the wait that fell short */
+}
+
+/* An idle callback between zero-timeout waits is what the loop is for:
+ * neither a spin nor over the bound. The same waits with nothing between
+ * them are a spin. */
+static void test_callbacks_between_zero_waits_are_work(void)
+{
+    fixture f;
+    start(&f);
+    loop_mark(&f, T0, QP_LOOP_TIMER_START, 0, 10 * MS);
+    for (int i = 0; i < 5; i++) {
+        loop_wait(&f, T0 + (uint64_t)i * 2 * COST, COST, 0);
+        loop_mark(&f, T0 + (uint64_t)i * 2 * COST + COST, QP_LOOP_CALLBACK, 0, 0);
+    }
+    CHECK_STR(fired(&f), "none");
+    CHECK_EQ_U(f.oracle.loop.callbacks, 5);
+    start(&f);
+    loop_mark(&f, T0, QP_LOOP_TIMER_START, 0, 10 * MS);
+    loop_wait(&f, T0, COST, 0);
+    CHECK_STR(fired(&f), "none");
+    loop_wait(&f, T0 + COST, COST, 0);
+    CHECK_STR(fired(&f), "spin");
+}
+
 int main(void)
 {
     static const test_case tests[] = {
@@ -374,6 +440,8 @@ int main(void)
         TEST(test_redundant_return_with_no_request),
         TEST(test_lost_when_the_selector_sleeps_past_a_request),
         TEST(test_a_drain_that_leaves_bytes_goes_over_the_bound),
+        TEST(test_unmarked_loop_iterations_come_from_its_waits),
+        TEST(test_callbacks_between_zero_waits_are_work),
     };
     return check_run(tests, sizeof tests / sizeof tests[0]);
 }

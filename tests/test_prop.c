@@ -1,6 +1,8 @@
 /* The property engine on toy properties whose minimal counterexamples are
  * known: the shrinker must reach exactly them, and keep the same property. */
+#include <signal.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "quietpoll/prop.h"
@@ -139,6 +141,54 @@ static void test_always_seeds_run_first(void)
     remove(path);
 }
 
+/* Loops for ever on a byte >= 200 (a user-space spin no syscall budget
+ * sees), crashes on a byte 150..199, else A on a byte >= 100. */
+static int hangs_crashes_or_a(void *ctx, const uint8_t *d, size_t n)
+{
+    (void)ctx;
+    for (size_t i = 0; i < n; i++)
+        if (d[i] >= 200)
+            for (volatile int spin = 1; spin;)
+                ;
+    for (size_t i = 0; i < n; i++)
+        if (d[i] >= 150)
+            abort();
+    return has_byte_100(ctx, d, n);
+}
+
+static void test_fork_mode_reports_a_hang_and_shrinks_it(void)
+{
+    const uint8_t tape[] = {1, 2, 250, 3};
+    CHECK_EQ_I(qp_check_forked(hangs_crashes_or_a, NULL, 100, tape, sizeof tape, NULL), QP_PROP_HANG);
+    int signal = 0;
+    const uint8_t crash[] = {160};
+    CHECK_EQ_I(qp_check_forked(hangs_crashes_or_a, NULL, 100, crash, 1, &signal), QP_PROP_CRASH);
+    CHECK_EQ_I(signal, SIGABRT);
+    const uint8_t a[] = {0, 120};
+    CHECK_EQ_I(qp_check_forked(hangs_crashes_or_a, NULL, 1000, a, 2, NULL), PROP_A);
+    CHECK_EQ_I(qp_check_forked(hangs_crashes_or_a, NULL, 1000, a, 1, NULL), -1);
+
+    /* the engine: always-seed hangs, is reported as one, and shrinks to [200] */
+    qp_prop_config config;
+    qp_prop_config_defaults(&config);
+    config.fork_timeout_ms = 50;
+    config.trials = 0;
+    char path[] = "/tmp/qp-test-hang-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0 && write(fd, tape, sizeof tape) == (ssize_t)sizeof tape);
+    close(fd);
+    const char *always[] = {path};
+    config.always = always;
+    config.always_count = 1;
+    qp_prop_result result;
+    qp_prop_run(&config, hangs_crashes_or_a, NULL, &result);
+    unlink(path);
+    CHECK(result.failed);
+    CHECK_EQ_I(result.property, QP_PROP_HANG);
+    CHECK_EQ_U(result.minimal.size, 1);
+    CHECK_EQ_U(result.minimal.data[0], 200);
+}
+
 static void test_shortlex_order(void)
 {
     CHECK(qp_shortlex_less((const uint8_t[]){9}, 1, (const uint8_t[]){0, 0}, 2));
@@ -158,6 +208,7 @@ int main(void)
         TEST(test_same_seed_same_result),
         TEST(test_always_seeds_run_first),
         TEST(test_shortlex_order),
+        TEST(test_fork_mode_reports_a_hang_and_shrinks_it),
     };
     return check_run(tests, sizeof tests / sizeof tests[0]);
 }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "quietpoll/strace.h"
 
 #define PATH_BYTES_MAX 4200
 #define OUTPUT_BYTES_MAX 65536
@@ -65,7 +66,8 @@ static void test_seed_before_exits_1_with_one_spin_burst(void)
     char path[PATH_BYTES_MAX];
     data(path, "jdk-8307425-before.strace");
     CHECK_EQ_I(RUN(NULL, "check-strace", path), 1);
-    CHECK(strstr(output, "spin: 1 burst\n") != NULL);
+    CHECK(strstr(output, "spin: 1 burst (1 spin, 0 possible)\n") != NULL);
+    CHECK(strstr(output, "retried the same failed read on fd 5") != NULL);
     CHECK(strstr(output, "pid 20963 at 10:38:04 (line 6): 8 waits in 0.200000 ms") != NULL);
     CHECK(strstr(output, "\nspin              VIOLATION") != NULL);
     CHECK(strstr(output, "\nsyscall-bound     pass") != NULL);
@@ -108,6 +110,31 @@ static void test_the_wasted_threshold_is_an_option(void)
     unlink(path);
 }
 
+static void test_a_possible_spin_fails_only_with_strict(void)
+{
+    char path[PATH_BYTES_MAX + 16];
+    snprintf(path, sizeof path, "%s/immediate.strace", work_dir);
+    FILE *log = fopen(path, "w");
+    CHECK(log != NULL);
+    if (log == NULL)
+        return;
+    for (int i = 0; i < QP_STRACE_POSSIBLE_UNEXPLAINED_WAITS_MIN; i++)
+        fprintf(log, "10:00:00.%06d epoll_pwait(14, [], 1024, 0, NULL, 8) = 0 <0.000033>\n",
+                i * 100);
+    fclose(log);
+    CHECK_EQ_I(RUN(NULL, "check-strace", path), 0);
+    CHECK(strstr(output, "\nspin              pass") != NULL);
+    CHECK(strstr(output, "\npossible-spin     possible    1 burst") != NULL);
+    CHECK(strstr(output, "possible spin, may be legitimate: no syscall between its waits") != NULL);
+    CHECK_EQ_I(RUN(NULL, "check-strace", "--strict", path), 1);
+    CHECK(strstr(output, "\npossible-spin     VIOLATION") != NULL);
+    CHECK_EQ_I(RUN(NULL, "check-strace", "--json", "--strict", path), 1);
+    CHECK(strstr(output, "\"possible\": \"possible\", \"strict\": true") != NULL);
+    CHECK(strstr(output, "\"level\": \"possible\", \"before\": \"start\", \"end\": \"log\"") !=
+          NULL);
+    unlink(path);
+}
+
 static void test_help_and_usage_errors(void)
 {
     CHECK_EQ_I(RUN(NULL, "check-strace", "--help"), 0);
@@ -147,6 +174,7 @@ int main(int argc, char **argv)
         TEST(test_seed_before_exits_1_with_one_spin_burst),
         TEST(test_seed_after_exits_0),
         TEST(test_the_wasted_threshold_is_an_option),
+        TEST(test_a_possible_spin_fails_only_with_strict),
         TEST(test_help_and_usage_errors),
         TEST(test_unusable_input_exits_2),
     };

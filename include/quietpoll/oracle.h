@@ -69,7 +69,13 @@
       "syscall costs it incurred")                                                              \
     X(WRONG_RESULT, "wrong-result",                                                              \
       "an operation reports what the world contradicts: data it never received, EOF the peer "  \
-      "never sent, a timeout when it had been told its fd was ready")
+      "never sent, a timeout when it had been told its fd was ready")                           \
+    X(HANG, "hang",                                                                              \
+      "a trial runs past its wall-clock limit (prop --fork, the fuzzers' -timeout): the code "  \
+      "under test loops where no syscall budget sees it; found by the engines, not the oracle") \
+    X(CRASH, "crash",                                                                            \
+      "a trial dies of a signal in fork mode (prop --fork): the code under test, or quietpoll, " \
+      "crashed; found by the engines, not the oracle")
 
 enum qp_property {
 #define QP_PROPERTY_ENUM(id, name, summary) QP_PROP_##id,
@@ -159,8 +165,11 @@ typedef struct qp_timer_watch {
 
 typedef struct qp_loop_watch {
     bool active;                /* the run marks an event loop */
+    bool iterations_marked;     /* ... and its iterations (else each wait begins one) */
     uint32_t iterations;
     uint32_t fires;             /* timer callbacks run */
+    uint32_t callbacks;         /* other callbacks run (QP_LOOP_CALLBACK) */
+    uint32_t io_callbacks;      /* I/O callbacks run (QP_LOOP_IO) */
     uint32_t stray_fires;       /* callbacks of a timer that was not pending (none expected) */
     uint32_t waits;
     uint32_t waits_with_work;   /* waits that returned an fd or EINTR */

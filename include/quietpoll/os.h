@@ -54,16 +54,23 @@ typedef struct qp_op_mark {
     uint64_t timeout_ns; /* 0 non-blocking, QP_NS_INFINITE none */
 } qp_op_mark;
 
-/* An event loop's marks (loop_mark): an iteration begins, and the program's
- * timer calls, as it made them: a timer started with a timeout (0 due at
- * once, QP_NS_INFINITE never due), stopped, and its callback run. The oracle
- * holds the loop to these: it computes each deadline itself, from the
- * instant of the start mark. */
+/* An event loop's marks (loop_mark): what the program sees of its loop
+ * through the loop's API, as it happened: a timer started with a timeout (0
+ * due at once, QP_NS_INFINITE never due) on the clock the program reads, a
+ * timer stopped, a timer's callback run, another callback run, an I/O
+ * callback run for an fd. A loop of quietpoll's own also marks where each
+ * iteration begins; for a library's loop, whose iterations its API does not
+ * show, the oracle infers them from its waits (src/oracle/timers.c). The
+ * oracle holds the loop to these marks: it computes each deadline itself,
+ * from the instant of the start mark and the program's clock, whatever the
+ * loop keeps. */
 enum qp_loop_mark_kind {
     QP_LOOP_ITERATION,    /* the loop begins an iteration */
-    QP_LOOP_TIMER_START,  /* timer `timer` is (re)started with timeout_ns */
+    QP_LOOP_TIMER_START,  /* timer `timer` is (re)started with timeout_ns on clock_id */
     QP_LOOP_TIMER_CANCEL, /* timer `timer` is stopped before it fired */
     QP_LOOP_TIMER_FIRE,   /* the callback of timer `timer` runs */
+    QP_LOOP_CALLBACK,     /* another callback runs (idle, async, signal, ...) */
+    QP_LOOP_IO,           /* the I/O callback of fd runs */
     QP_LOOP_MARK_COUNT
 };
 
@@ -73,6 +80,8 @@ typedef struct qp_loop_mark {
     unsigned kind; /* enum qp_loop_mark_kind */
     unsigned timer;
     uint64_t timeout_ns; /* QP_LOOP_TIMER_START */
+    clockid_t clock_id;  /* QP_LOOP_TIMER_START: the clock the program reads its time on */
+    int fd;              /* QP_LOOP_IO */
 } qp_loop_mark;
 
 typedef struct qp_os qp_os;

@@ -54,7 +54,21 @@ typedef struct qp_prop_config {
     const char *const *always;   /* paths of files to run before random trials */
     size_t always_count;
     bool shrink;
+    /* Fork mode (theft's): when not 0, every trial and every shrink
+     * candidate runs in a child process with this wall-clock limit. A child
+     * past it is killed: QP_PROP_HANG; one that dies of a signal:
+     * QP_PROP_CRASH. What the child wrote into shared memory (a qp_run's
+     * trace) stays for the caller to report. */
+    uint64_t fork_timeout_ms;
 } qp_prop_config;
+
+#define QP_PROP_FORK_TIMEOUT_MS_DEFAULT 2000
+
+/* Runs check(ctx, data, size) in a child process, killed after timeout_ms:
+ * the property it fired, -1 for a pass, QP_PROP_HANG, or QP_PROP_CRASH with
+ * the signal in *crash_signal (when not NULL). */
+int qp_check_forked(qp_check_fn check, void *ctx, uint64_t timeout_ms, const uint8_t *data,
+                    size_t size, int *crash_signal);
 
 void qp_prop_config_defaults(qp_prop_config *config);
 
@@ -65,6 +79,7 @@ bool qp_prop_config_from_env(qp_prop_config *config);
 typedef struct qp_prop_result {
     bool failed;
     int property;
+    int crash_signal; /* QP_PROP_CRASH: the signal the child died of */
     unsigned long trials_run;   /* random trials run, the failing one included */
     unsigned long failing_trial; /* index of the failing random trial */
     uint64_t trial_seed;

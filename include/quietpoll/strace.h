@@ -6,16 +6,24 @@
  *
  * | check            | fires when                                               |
  * |------------------|----------------------------------------------------------|
- * | spin             | a thread makes two or more waits in a row that do not    |
- * |                  | wait: zero-timeout waits that time out, or waits that    |
- * |                  | return at once on readiness the previous wait reported   |
- * |                  | and nothing consumed; with no progress between them      |
+ * | spin             | a thread makes waits in a row that do not wait, and the  |
+ * |                  | log shows no work done between them: the same failed    |
+ * |                  | call retried between every two (read EAGAIN, poll(0),    |
+ * |                  | read EAGAIN...), or readiness reported again and again   |
+ * |                  | and never consumed                                       |
+ * | possible-spin    | zero-timeout waits in a row with no syscall between      |
+ * |                  | them (3 that fit a rounded-down timeout, else 8): a      |
+ * |                  | spin, or an event loop running callbacks in user space   |
+ * |                  | (which strace does not show); printed with the reason,  |
+ * |                  | fails only with strict                                   |
  * | syscall-bound    | a thread wastes more than a set share of its loop        |
  * |                  | receives: EAGAIN right after a wait reported the fd      |
  * |                  | readable, or after a successful receive, level-triggered |
  * | redundant-wakeup | with -y: a wakeup write to an eventfd or pipe that was   |
  * |                  | not read since the last one, or a wakeup fd reported     |
  * |                  | ready and not read before the thread waits again         |
+ *
+ * src/strace/spin.c holds the spin rule and the reasons for it.
  *
  * Memory is fixed when the checker is made: lines longer than the buffer keep
  * their start and their end, threads, epoll registrations and wakeup fds live
@@ -45,18 +53,35 @@
 #define QP_STRACE_PAUSE_NS UINT64_C(1000000)
 /* A wait that returns sooner than this returned at once. */
 #define QP_STRACE_AT_ONCE_NS UINT64_C(1000000)
+/* What a timeout rounded down to whole milliseconds leaves to spin on. */
+#define QP_STRACE_ROUNDING_NS UINT64_C(1000000)
+/* A burst of waits with no syscall between them is a possible spin from this
+ * many waits on when it fits the millisecond a timeout rounded down leaves
+ * after a timed wait ran out (two cost one syscall, and loops that poll
+ * between two callbacks make them all the time), and from the second many
+ * when no deadline explains it: a short run between pieces of work is a
+ * loop handing over between a few callbacks (asyncio's shutdown cancels its
+ * tasks through three: each task, gather, the future run waits on). */
+#define QP_STRACE_POSSIBLE_WAITS_MIN 3
+#define QP_STRACE_POSSIBLE_UNEXPLAINED_WAITS_MIN 8
 
 /* The thread id of lines that carry no pid (strace without -f). */
 #define QP_STRACE_NO_TID (-1)
 
 enum qp_strace_check {
     QP_STRACE_SPIN,
+    QP_STRACE_POSSIBLE_SPIN, /* fails the exit status only with options.strict */
     QP_STRACE_SYSCALL_BOUND,
     QP_STRACE_REDUNDANT_WAKEUP,
     QP_STRACE_CHECKS_COUNT
 };
 
-enum qp_strace_verdict { QP_STRACE_PASS, QP_STRACE_VIOLATION, QP_STRACE_NOT_JUDGED };
+enum qp_strace_verdict {
+    QP_STRACE_PASS,
+    QP_STRACE_VIOLATION,
+    QP_STRACE_NOT_JUDGED,
+    QP_STRACE_POSSIBLE /* possible-spin found some: exit 0 unless strict */
+};
 
 enum qp_strace_time_style {
     QP_STRACE_TIME_NONE,
@@ -75,6 +100,8 @@ typedef struct qp_strace_options {
      * are also the largest; tests and fuzzing cut lines shorter */
     uint32_t line_head_bytes;
     uint32_t line_tail_bytes;
+    /* possible spins fail the exit status too */
+    bool strict;
 } qp_strace_options;
 
 #define QP_STRACE_WASTED_MAX_PERCENT_DEFAULT 10
@@ -86,6 +113,9 @@ typedef struct qp_strace_thread_stats {
     uint64_t syscalls_count;
     uint64_t waits_count;
     uint64_t zero_timeouts_count; /* zero-timeout waits that timed out */
+    /* of those, the ones right after a call that succeeded: the thread polls
+     * between pieces of work, as a loop with a queue of ready callbacks does */
+    uint64_t zero_after_work_count;
     uint64_t ready_waits_count;   /* waits that returned readiness */
     uint64_t receives_count;
     uint64_t receives_eagain_count;
@@ -99,6 +129,30 @@ typedef struct qp_strace_thread_stats {
     uint64_t wakeup_findings_count;
 } qp_strace_thread_stats;
 
+enum qp_strace_burst_level {
+    QP_STRACE_BURST_SPIN,    /* the log shows the spin */
+    QP_STRACE_BURST_POSSIBLE /* a spin, or work the log cannot show */
+};
+
+/* What came right before a burst's first wait on its thread. */
+enum qp_strace_burst_before {
+    QP_STRACE_BEFORE_START,     /* nothing: the thread's first call */
+    QP_STRACE_BEFORE_TIMED_OUT, /* a wait with a timeout that ran out */
+    QP_STRACE_BEFORE_ATTEMPT,   /* a failed call (EAGAIN, an error, an empty read) */
+    QP_STRACE_BEFORE_READY,     /* a wait that reported readiness */
+    QP_STRACE_BEFORE_WORK,      /* a call that succeeded */
+    QP_STRACE_BEFORE_PAUSE      /* a sleep, a call that blocked, or time between calls */
+};
+
+/* What ended it. */
+enum qp_strace_burst_end {
+    QP_STRACE_END_WAIT,  /* a wait that waited or reported fresh readiness */
+    QP_STRACE_END_WORK,  /* a call that succeeded */
+    QP_STRACE_END_PAUSE, /* a sleep, a call that blocked, or time between calls */
+    QP_STRACE_END_EXIT,  /* the thread exited, or left the table */
+    QP_STRACE_END_LOG    /* the log ended */
+};
+
 /* A spin burst: consecutive waits of one thread that did not wait. */
 typedef struct qp_strace_burst {
     int64_t tid;
@@ -109,12 +163,37 @@ typedef struct qp_strace_burst {
     uint32_t waits_count;
     uint32_t zero_timeouts_count;
     uint32_t repeats_count; /* returned readiness reported before, not consumed */
-    char sys_name[32];      /* the first wait's syscall */
-    bool epoll;             /* fds are epoll instances */
-    bool fds_more;          /* more fds than fds_count */
+    uint8_t level;          /* enum qp_strace_burst_level */
+    uint8_t before;         /* enum qp_strace_burst_before */
+    uint8_t end;            /* enum qp_strace_burst_end */
+    /* between two waits of the burst: no syscall; only the failed call that
+     * came first (attempt_name on attempt_fd) again; other failed calls */
+    uint32_t empty_gaps_count;
+    uint32_t retry_gaps_count;
+    uint32_t other_gaps_count;
+    char attempt_name[32]; /* "" when no call failed */
+    int32_t attempt_fd;    /* -1: none */
+    /* BEFORE_TIMED_OUT: that wait's timeout, and how long after it ran out
+     * (from the wait's start) the burst's last wait ended */
+    uint64_t timed_out_timeout_ns;
+    /* that timeout was whole milliseconds in a call that takes finer ones
+     * (ppoll, select, pselect6, epoll_pwait2): the program rounded it */
+    bool timed_out_whole_ms;
+    bool after_timeout_known;
+    uint64_t after_timeout_ns;
+    /* END_WAIT: the timeout of the wait that ended it (UINT64_MAX: none) */
+    bool end_timeout_known;
+    uint64_t end_timeout_ns;
+    char sys_name[32]; /* the first wait's syscall */
+    bool epoll;        /* fds are epoll instances */
+    bool fds_more;     /* more fds than fds_count */
     uint8_t fds_count;
     int32_t fds[QP_STRACE_BURST_FDS_MAX];
 } qp_strace_burst;
+
+/* The burst ended within the millisecond a timeout rounded down to whole
+ * milliseconds leaves after the timed wait that ran out before it. */
+bool qp_strace_burst_within_rounding(const qp_strace_burst *burst);
 
 enum qp_strace_wakeup_kind {
     QP_STRACE_WRITE_WHILE_PENDING, /* written again before anyone read it */
@@ -148,8 +227,10 @@ typedef struct qp_strace_result {
     bool durations_seen;    /* -T */
     bool decorations_seen;  /* -y */
 
-    uint64_t bursts_total;
-    size_t bursts_count; /* kept in detail */
+    uint64_t bursts_total;   /* both levels */
+    uint64_t spins_total;    /* QP_STRACE_BURST_SPIN */
+    uint64_t possible_total; /* QP_STRACE_BURST_POSSIBLE */
+    size_t bursts_count;     /* kept in detail */
     qp_strace_burst bursts[QP_STRACE_FINDINGS_KEPT];
 
     /* threads over the syscall-bound threshold (evicted ones included) */
@@ -197,7 +278,7 @@ const char *qp_strace_check_name(unsigned check);
 enum qp_strace_verdict qp_strace_get_verdict(const qp_strace *checker, unsigned check);
 /* False when the input holds no syscall line at all. */
 bool qp_strace_usable(const qp_strace *checker);
-/* 0 clean, 1 a check fired, 2 unusable input. */
+/* 0 clean, 1 a check fired (possible-spin only with strict), 2 unusable input. */
 int qp_strace_exit_code(const qp_strace *checker);
 
 /* A time from the log, in its own style ("10:38:04.000123", "1683196684.000123",

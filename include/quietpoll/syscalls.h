@@ -16,7 +16,8 @@ enum qp_sys_class {
     QP_CLASS_SLEEP,     /* nanosleep, pause, ... */
     QP_CLASS_EPOLL_CTL,
     QP_CLASS_CLOSE,
-    QP_CLASS_FD         /* another call whose first argument is an fd */
+    QP_CLASS_FD,        /* another call whose first argument is an fd */
+    QP_CLASS_CLOCK      /* reads the time or yields: what a spinning loop does between waits */
 };
 
 /* How strace lays out a wait's arguments. */

@@ -218,6 +218,8 @@ typedef struct qp_rec_waitq {
 typedef struct qp_rec_loop {
     uint8_t mark;   /* enum qp_loop_mark_kind */
     uint32_t timer; /* a timer mark's timer; an iteration's number, from 1 */
+    int32_t fd;     /* QP_LOOP_IO: whose callback runs */
+    int32_t clock_id; /* QP_LOOP_TIMER_START: the program's clock */
     uint64_t ready_fds;     /* fds ready for input at the mark: bit 1 << fd */
     int32_t lowest_ready_fd; /* the lowest of them, or -1 */
     uint64_t deadline_ns;   /* a timer start: the mark's instant + its timeout

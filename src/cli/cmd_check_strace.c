@@ -11,19 +11,30 @@
 #define STR(x) STR_(x)
 
 static const char help[] =
-    "usage: quietpoll check-strace [--json] [--wasted-max-percent P] [--wasted-min N] [FILE|-]\n"
+    "usage: quietpoll check-strace [--json] [--strict] [--wasted-max-percent P] [--wasted-min N]\n"
+    "                              [FILE|-]\n"
     "\n"
     "Reads the strace output of any program (FILE, or standard input when FILE is '-'\n"
     "or missing), streamed in constant memory, and checks what a log alone can show.\n"
     "Record it with: strace -f -tt -T -y -o FILE PROGRAM (other decorations work too:\n"
     "-t, -ttt, -r, -yy, [pid N] or bare pid prefixes, unfinished/resumed pairs).\n"
     "\n"
-    "  spin              on one thread, two or more waits in a row (poll, ppoll, select,\n"
-    "                    pselect6, epoll_wait, epoll_pwait, epoll_pwait2) that did not\n"
-    "                    wait: zero-timeout waits that time out, or waits that return\n"
-    "                    at once on readiness the previous wait reported and nothing\n"
-    "                    consumed; with no progress (data moved, an accept) between\n"
-    "                    them. Each burst is reported: thread, start, waits, duration, fds.\n"
+    "  spin              on one thread, waits in a row (poll, ppoll, select, pselect6,\n"
+    "                    epoll_wait, epoll_pwait, epoll_pwait2) that did not wait, with\n"
+    "                    nothing between them but the same failed call retried (read\n"
+    "                    EAGAIN, poll(0), read EAGAIN, ...), or that returned at once on\n"
+    "                    readiness the previous wait reported and nothing consumed.\n"
+    "  possible-spin     zero-timeout waits in a row with no syscall between them: " STR(
+        QP_STRACE_POSSIBLE_WAITS_MIN) " or\n"
+    "                    more when they begin as a timed wait runs out and end within\n"
+    "                    the millisecond a timeout rounded down to whole ms leaves, " STR(
+        QP_STRACE_POSSIBLE_UNEXPLAINED_WAITS_MIN) " or\n"
+    "                    more otherwise. A spin, or an event loop running callbacks in\n"
+    "                    user space, which strace does not show: printed with what came\n"
+    "                    before, what ended it and why it may be legitimate; exits 0\n"
+    "                    unless --strict.\n"
+    "                    A call that succeeds between two waits (the thread worked),\n"
+    "                    a sleep, a call that blocks or 1 ms between calls ends a burst.\n"
     "  syscall-bound     a thread whose wasted receives (EAGAIN right after a wait said\n"
     "                    the fd was readable, or after a successful receive on a\n"
     "                    level-triggered loop) are more than P% of its loop receives\n"
@@ -35,13 +46,15 @@ static const char help[] =
     "\n"
     "Prints a summary per thread, the findings and a verdict line per check; --json\n"
     "prints the same as one JSON object. Lines it does not understand are counted\n"
-    "and skipped. Exit status: 0 clean, 1 a check fired, 2 unusable input.\n";
+    "and skipped. Exit status: 0 clean, 1 a check fired (possible-spin only with\n"
+    "--strict), 2 unusable input.\n";
 
 int cmd_check_strace(int argc, char **argv)
 {
     static const struct option options[] = {{"json", no_argument, NULL, 'j'},
                                             {"wasted-max-percent", required_argument, NULL, 'p'},
                                             {"wasted-min", required_argument, NULL, 'm'},
+                                            {"strict", no_argument, NULL, 's'},
                                             {"help", no_argument, NULL, 'h'},
                                             {0}};
     qp_strace_options opts;
@@ -51,6 +64,8 @@ int cmd_check_strace(int argc, char **argv)
     for (int c; (c = getopt_long(argc, argv, "h", options, NULL)) != -1;) {
         if (c == 'j') {
             json = true;
+        } else if (c == 's') {
+            opts.strict = true;
         } else if (c == 'p') {
             uint64_t percent = cli_number("--wasted-max-percent", optarg);
             if (percent > 100)

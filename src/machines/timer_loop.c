@@ -206,7 +206,7 @@ static void heap_remove(loop *l, uint8_t id)
 static void mark(qp_os *os, unsigned kind, unsigned id, uint64_t timeout_ns)
 {
     if (os->loop_mark != NULL) /* a backend with no oracle may have none */
-        os->loop_mark(os, &(qp_loop_mark){kind, id, timeout_ns});
+        os->loop_mark(os, &(qp_loop_mark){kind, id, timeout_ns, CLOCK_MONOTONIC, -1});
 }
 
 /* Takes the timer out of the heap or the pass's ready list. */

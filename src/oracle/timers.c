@@ -45,7 +45,8 @@
  *
  *       iterations <= 1 + F + W + Z
  *
- *   where F counts the timer callbacks run, W the waits that returned with
+ *   where F counts the callbacks run (timers', and a library's other
+ *   callbacks: idle, async, signal; I/O callbacks are W's), W the waits that returned with
  *   something for the loop to do (an fd reported ready, or EINTR) and Z the
  *   waits with a zero timeout that returned nothing and after which a timer
  *   callback ran (a zero wait counts until its next wait shows otherwise).
@@ -68,7 +69,10 @@
  *   no timer, and the count goes over. So does a loop that goes round
  *   without waiting at all, which the syscall trace alone cannot see. The
  *   bound is checked at each iteration mark, for the iterations before it,
- *   and at the end of the run. */
+ *   and at the end of the run. A loop whose iterations are not marked (a
+ *   library's, whose API does not show them) is taken to wait once an
+ *   iteration, as every loop here does: each of its waits begins an
+ *   iteration, and the bound is checked there. */
 #include <assert.h>
 #include <inttypes.h>
 #include <stdint.h>
@@ -147,6 +151,8 @@ static bool zero_wait_check(qp_oracle *oracle, size_t repeat_index)
                     name, qp_fmt_ms(left, w->zero_wait_left_ns), w->zero_wait_timer + 1);
 }
 
+static bool iterations_check(qp_oracle *oracle, uint32_t iterations, size_t index);
+
 static bool on_syscall(qp_oracle *oracle, const qp_rec *rec, size_t index)
 {
     qp_loop_watch *w = &oracle->loop;
@@ -155,6 +161,11 @@ static bool on_syscall(qp_oracle *oracle, const qp_rec *rec, size_t index)
     w->calls++;
     if (!qp_sys_is_wait(rec->call.sys))
         return false;
+    /* a loop that does not mark its iterations (a library's) waits once an
+       iteration: this wait ends one, which the waits before it, and the
+       callbacks since the last, must account for */
+    if (!w->iterations_marked && iterations_check(oracle, ++w->iterations, index))
+        return true;
     /* a timer due at or after this wait began may be charged from here on */
     for (unsigned i = 0; i < QP_ORACLE_TIMERS_MAX; i++)
         if (w->timers[i].pending && w->timers[i].deadline_ns >= rec->t_enter_ns)
@@ -181,7 +192,7 @@ static bool on_syscall(qp_oracle *oracle, const qp_rec *rec, size_t index)
 static bool iterations_check(qp_oracle *oracle, uint32_t iterations, size_t index)
 {
     qp_loop_watch *w = &oracle->loop;
-    uint32_t bound = 1 + w->fires + w->waits_with_work + w->zero_waits;
+    uint32_t bound = 1 + w->fires + w->callbacks + w->waits_with_work + w->zero_waits;
     if (iterations <= bound)
         return false;
     bool wasted = w->wasted_wait_seen || w->idle_wait_open;
@@ -191,9 +202,9 @@ static bool iterations_check(qp_oracle *oracle, uint32_t iterations, size_t inde
                                          : index;
     return qp__fire(oracle, QP_PROP_SYSCALL_BOUND, at,
                     "the loop ran %" PRIu32 " iterations; its bound is %" PRIu32 " = 1 + %" PRIu32
-                    " timer callbacks + %" PRIu32 " waits that returned with work + %" PRIu32
-                    " zero waits a callback followed: %s",
-                    iterations, bound, w->fires, w->waits_with_work, w->zero_waits,
+                    " timer callbacks + %" PRIu32 " other callbacks + %" PRIu32
+                    " waits that returned with work + %" PRIu32 " zero waits a callback followed: %s",
+                    iterations, bound, w->fires, w->callbacks, w->waits_with_work, w->zero_waits,
                     wasted ? "this wait timed out before any timer was due, so its timeout fell "
                              "short of the nearest deadline, and the loop went round again with "
                              "nothing to run"
@@ -257,6 +268,7 @@ static bool on_mark(qp_oracle *oracle, const qp_rec *rec, size_t index)
     assert(rec->loop.mark == QP_LOOP_ITERATION || id < QP_ORACLE_TIMERS_MAX);
     switch (rec->loop.mark) {
     case QP_LOOP_ITERATION: {
+        w->iterations_marked = true;
         uint32_t before = w->iterations++;
         return iterations_check(oracle, before, index);
     }
@@ -272,6 +284,16 @@ static bool on_mark(qp_oracle *oracle, const qp_rec *rec, size_t index)
         return false;
     case QP_LOOP_TIMER_FIRE:
         return on_fire(oracle, rec, index);
+    case QP_LOOP_CALLBACK:
+    case QP_LOOP_IO:
+        /* work the program sees: the wait before it was no waste */
+        w->callbacks += rec->loop.mark == QP_LOOP_CALLBACK;
+        w->io_callbacks += rec->loop.mark == QP_LOOP_IO;
+        w->idle_wait_open = false;
+        w->wasted_wait_seen = false;
+        w->lone_zero_wait_seen = false;
+        w->zero_wait_open = false;
+        return false;
     }
     return false;
 }

@@ -51,13 +51,30 @@ static void trial_tape(uint64_t trial_seed, size_t size_max, qp_tape_buf *tape)
     qp_random_bytes(&state, tape->data, tape->size);
 }
 
-static void found(const qp_prop_config *config, qp_check_fn check, void *ctx,
-                  qp_prop_result *result, int property)
+/* The check as the engine runs it: in a child when fork mode is on. */
+typedef struct engine_check {
+    const qp_prop_config *config;
+    qp_check_fn check;
+    void *ctx;
+    int crash_signal;
+} engine_check;
+
+static int run_check(void *ctx, const uint8_t *data, size_t size)
+{
+    engine_check *ec = ctx;
+    if (ec->config->fork_timeout_ms == 0)
+        return ec->check(ec->ctx, data, size);
+    return qp_check_forked(ec->check, ec->ctx, ec->config->fork_timeout_ms, data, size,
+                           &ec->crash_signal);
+}
+
+static void found(engine_check *ec, qp_prop_result *result, int property)
 {
     result->failed = true;
     result->property = property;
-    if (config->shrink)
-        qp_shrink(check, ctx, property, &result->original, &result->minimal, &result->shrink);
+    result->crash_signal = property == QP_PROP_CRASH ? ec->crash_signal : 0;
+    if (ec->config->shrink)
+        qp_shrink(run_check, ec, property, &result->original, &result->minimal, &result->shrink);
     else
         result->minimal = result->original;
 }
@@ -67,13 +84,14 @@ void qp_prop_run(const qp_prop_config *config, qp_check_fn check, void *ctx,
 {
     memset(result, 0, sizeof *result);
     result->property = -1;
+    engine_check ec = {config, check, ctx, 0};
     for (size_t i = 0; i < config->always_count; i++) {
         if (!qp_tape_buf_read(&result->original, config->always[i]))
             continue; /* callers list what exists; a vanished file is no failure */
-        int property = check(ctx, result->original.data, result->original.size);
+        int property = run_check(&ec, result->original.data, result->original.size);
         if (property >= 0) {
             result->always_path = config->always[i];
-            found(config, check, ctx, result, property);
+            found(&ec, result, property);
             return;
         }
     }
@@ -82,11 +100,11 @@ void qp_prop_run(const qp_prop_config *config, qp_check_fn check, void *ctx,
         uint64_t trial_seed = qp_splitmix64(&state);
         trial_tape(trial_seed, config->tape_size_max, &result->original);
         result->trials_run = trial + 1;
-        int property = check(ctx, result->original.data, result->original.size);
+        int property = run_check(&ec, result->original.data, result->original.size);
         if (property >= 0) {
             result->failing_trial = trial;
             result->trial_seed = trial_seed;
-            found(config, check, ctx, result, property);
+            found(&ec, result, property);
             return;
         }
     }

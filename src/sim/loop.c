@@ -35,6 +35,7 @@ void qp__sim_loop_mark(qp_os *os, const qp_loop_mark *mark)
     assert(!sim->in_world && "only the loop's own task marks its loop");
     assert(mark->kind < QP_LOOP_MARK_COUNT);
     assert(mark->timer < QP_LOOP_TIMERS_MAX);
+    assert(mark->kind != QP_LOOP_IO || mark->fd >= 0);
     /* the world events due by now happen first, as at a syscall's entry */
     while (qp__sim_step(sim, sim->now_ns))
         ;
@@ -42,7 +43,12 @@ void qp__sim_loop_mark(qp_os *os, const qp_loop_mark *mark)
     rec->loop.mark = (uint8_t)mark->kind;
     rec->loop.timer = mark->kind == QP_LOOP_ITERATION ? ++sim->loop_iterations : mark->timer;
     rec->loop.ready_fds = ready_mask(sim, &rec->loop.lowest_ready_fd);
-    if (mark->kind == QP_LOOP_TIMER_START)
+    rec->loop.fd = mark->kind == QP_LOOP_IO ? mark->fd : -1;
+    if (mark->kind == QP_LOOP_TIMER_START) {
+        /* every clock of the sim is its one virtual clock, so the deadline on
+           the program's clock is the same instant on the sim's */
+        rec->loop.clock_id = (int32_t)mark->clock_id;
         rec->loop.deadline_ns = qp_deadline_ns(sim->now_ns, mark->timeout_ns);
+    }
     qp__sim_check(sim);
 }

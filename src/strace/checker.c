@@ -21,6 +21,7 @@ void qp_strace_options_default(qp_strace_options *options)
     options->wasted_min_count = QP_STRACE_WASTED_MIN_COUNT_DEFAULT;
     options->line_head_bytes = 0;
     options->line_tail_bytes = 0;
+    options->strict = false;
 }
 
 qp_strace *qp_strace_new(const qp_strace_options *options)
@@ -88,13 +89,38 @@ static void pause_before(qp_strace *s, qp__strace_thread *t, const qp__strace_ca
         precision_ns *= 10;
     if (call->start_ns > t->last_end_ns &&
         call->start_ns - t->last_end_ns >= QP_STRACE_PAUSE_NS + precision_ns)
-        qp__strace_spin_end(s, t);
+        qp__strace_spin_on_pause(s, t);
 }
 
-static void progress_if(qp_strace *s, qp__strace_thread *t, bool moved)
+/* A call that got nothing: an error, or a receive or send of no bytes. */
+static bool failed(const qp__strace_call *call)
 {
-    if (moved)
-        qp__strace_spin_end(s, t);
+    if (!call->ret_known)
+        return false;
+    if (call->ret < 0)
+        return true;
+    return call->ret == 0 &&
+           (call->sys->sys_class == QP_CLASS_RECEIVE || call->sys->sys_class == QP_CLASS_SEND);
+}
+
+/* What the call is to spin: a clock read (nothing), a failed attempt, a
+ * pause, or work. A call whose result strace could not show ("= ?") is
+ * neither: the thread exits or is interrupted there. */
+static void spin_on_other(qp_strace *s, qp__strace_thread *t, const qp__strace_call *call,
+                          int32_t fd)
+{
+    qp__strace_spin_on_call(t, call);
+    if (call->sys->sys_class == QP_CLASS_SLEEP ||
+        (call->has_duration && call->duration_ns >= QP_STRACE_PAUSE_NS)) {
+        qp__strace_spin_on_pause(s, t); /* it blocked: the thread waited */
+        return;
+    }
+    if (call->sys->sys_class == QP_CLASS_CLOCK || !call->ret_known)
+        return;
+    if (failed(call))
+        qp__strace_spin_on_attempt(t, call, fd);
+    else
+        qp__strace_spin_on_work(s, t, call);
 }
 
 static void on_wait(qp_strace *s, qp__strace_thread *t, const qp__strace_call *call)
@@ -123,31 +149,24 @@ static void on_call(qp_strace *s, qp__strace_thread *t, const qp__strace_call *c
     if (call->args_count == 0 || !qp__strace_arg_fd(call->args[0], &fd, &decoration))
         fd = -1;
     r->decorations_seen = r->decorations_seen || decoration.size > 0;
-    bool moved = call->ret_known && call->ret > 0;
-    switch (call->sys->cls) {
-    case QP__SYS_WAIT:
+    switch (call->sys->sys_class) {
+    case QP_CLASS_WAIT:
         on_wait(s, t, call);
         break;
-    case QP__SYS_RECEIVE:
+    case QP_CLASS_RECEIVE:
         qp__strace_wakeup_on_read(s, call);
         qp__strace_wasted_on_receive(t, call, fd);
         qp__strace_spin_touch(t, fd);
-        progress_if(s, t, moved);
         break;
-    case QP__SYS_SEND:
+    case QP_CLASS_SEND:
         t->stats.sends_count++;
         qp__strace_wakeup_on_write(s, t, call);
         qp__strace_spin_touch(t, fd);
-        progress_if(s, t, moved);
         break;
-    case QP__SYS_ACCEPT:
+    case QP_CLASS_ACCEPT:
         qp__strace_spin_touch(t, fd);
-        progress_if(s, t, call->ret_known && call->ret >= 0);
         break;
-    case QP__SYS_SLEEP:
-        qp__strace_spin_end(s, t);
-        break;
-    case QP__SYS_EPOLL_CTL: {
+    case QP_CLASS_EPOLL_CTL: {
         qp__strace_epoll_ctl(s, call);
         qp__strace_wakeup_on_epoll_ctl(s, call);
         int32_t target;
@@ -156,22 +175,19 @@ static void on_call(qp_strace *s, qp__strace_thread *t, const qp__strace_call *c
             qp__strace_spin_touch(t, target);
         break;
     }
-    case QP__SYS_CLOSE:
+    case QP_CLASS_CLOSE:
         qp__strace_spin_touch(t, fd);
         if (fd >= 0)
             qp__strace_epoll_forget_fd(s, fd);
         break;
-    case QP__SYS_FD:
+    case QP_CLASS_FD:
         qp__strace_spin_touch(t, fd);
         break;
     default:
         break;
     }
-    if (call->sys->cls != QP__SYS_WAIT) {
-        qp__strace_spin_on_call(t, call);
-        if (call->has_duration && call->duration_ns >= QP_STRACE_PAUSE_NS)
-            qp__strace_spin_end(s, t); /* it blocked: the thread waited */
-    }
+    if (call->sys->sys_class != QP_CLASS_WAIT)
+        spin_on_other(s, t, call, fd);
     t->last_end_known = call->has_time;
     t->last_end_ns = call->start_ns + (call->has_duration ? call->duration_ns : 0);
 }
@@ -273,7 +289,7 @@ static void on_line(void *ctx, const char *text, size_t size, bool truncated)
         break;
     case QP__LINE_EXIT:
         r->exits_count++;
-        qp__strace_thread_end(s, t);
+        qp__strace_thread_end(s, t, QP_STRACE_END_EXIT);
         break;
     case QP__LINE_UNFINISHED:
         unfinished(s, t, &line, at_ns);
@@ -308,7 +324,7 @@ void qp_strace_finish(qp_strace *s)
         return;
     qp__strace_lines_finish(&s->lines, on_line, s);
     for (size_t i = 0; i < s->threads_count; i++) {
-        qp__strace_thread_end(s, &s->threads[s->order[i]]);
+        qp__strace_thread_end(s, &s->threads[s->order[i]], QP_STRACE_END_LOG);
         qp__strace_wasted_judge(s, &s->threads[s->order[i]].stats);
     }
     s->finished = true;
@@ -334,8 +350,8 @@ const qp_strace_thread_stats *qp_strace_thread_find(const qp_strace *s, int64_t 
 
 const char *qp_strace_check_name(unsigned check)
 {
-    static const char *const names[QP_STRACE_CHECKS_COUNT] = {"spin", "syscall-bound",
-                                                              "redundant-wakeup"};
+    static const char *const names[QP_STRACE_CHECKS_COUNT] = {"spin", "possible-spin",
+                                                              "syscall-bound", "redundant-wakeup"};
     return check < QP_STRACE_CHECKS_COUNT ? names[check] : "?";
 }
 
@@ -344,7 +360,9 @@ enum qp_strace_verdict qp_strace_get_verdict(const qp_strace *s, unsigned check)
     const qp_strace_result *r = &s->result;
     switch (check) {
     case QP_STRACE_SPIN:
-        return r->bursts_total > 0 ? QP_STRACE_VIOLATION : QP_STRACE_PASS;
+        return r->spins_total > 0 ? QP_STRACE_VIOLATION : QP_STRACE_PASS;
+    case QP_STRACE_POSSIBLE_SPIN:
+        return r->possible_total > 0 ? QP_STRACE_POSSIBLE : QP_STRACE_PASS;
     case QP_STRACE_SYSCALL_BOUND:
         return r->wasted_fired_total > 0 ? QP_STRACE_VIOLATION : QP_STRACE_PASS;
     case QP_STRACE_REDUNDANT_WAKEUP:
@@ -362,8 +380,10 @@ int qp_strace_exit_code(const qp_strace *s)
 {
     if (!qp_strace_usable(s))
         return 2;
-    for (unsigned c = 0; c < QP_STRACE_CHECKS_COUNT; c++)
-        if (qp_strace_get_verdict(s, c) == QP_STRACE_VIOLATION)
+    for (unsigned c = 0; c < QP_STRACE_CHECKS_COUNT; c++) {
+        enum qp_strace_verdict v = qp_strace_get_verdict(s, c);
+        if (v == QP_STRACE_VIOLATION || (v == QP_STRACE_POSSIBLE && s->options.strict))
             return 1;
+    }
     return 0;
 }

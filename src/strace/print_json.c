@@ -30,7 +30,10 @@ static void tid(FILE *out, int64_t value)
 
 static const char *verdict_name(enum qp_strace_verdict v)
 {
-    return v == QP_STRACE_VIOLATION ? "violation" : v == QP_STRACE_PASS ? "pass" : "not-judged";
+    return v == QP_STRACE_VIOLATION  ? "violation"
+           : v == QP_STRACE_POSSIBLE ? "possible"
+           : v == QP_STRACE_PASS     ? "pass"
+                                     : "not-judged";
 }
 
 static void thread(FILE *out, const qp_strace_thread_stats *t)
@@ -39,15 +42,28 @@ static void thread(FILE *out, const qp_strace_thread_stats *t)
     tid(out, t->tid);
     fprintf(out,
             ", \"syscalls\": %" PRIu64 ", \"waits\": %" PRIu64 ", \"zero_timeouts\": %" PRIu64
-            ", \"ready_waits\": %" PRIu64 ", \"receives\": %" PRIu64
+            ", \"zero_after_work\": %" PRIu64 ", \"ready_waits\": %" PRIu64 ", \"receives\": %" PRIu64
             ", \"receives_eagain\": %" PRIu64 ", \"sends\": %" PRIu64
             ", \"loop_receives\": %" PRIu64 ", \"wasted_after_ready\": %" PRIu64
             ", \"wasted_after_receive\": %" PRIu64 ", \"signals\": %" PRIu64
             ", \"spin_bursts\": %" PRIu64 ", \"wakeup_findings\": %" PRIu64 "}",
-            t->syscalls_count, t->waits_count, t->zero_timeouts_count, t->ready_waits_count,
+            t->syscalls_count, t->waits_count, t->zero_timeouts_count, t->zero_after_work_count,
+            t->ready_waits_count,
             t->receives_count, t->receives_eagain_count, t->sends_count, t->loop_receives_count,
             t->wasted_after_ready_count, t->wasted_after_receive_count, t->signals_count,
             t->bursts_count, t->wakeup_findings_count);
+}
+
+static const char *before_name(uint8_t before)
+{
+    static const char *const names[] = {"start", "timed-out", "attempt", "ready", "work", "pause"};
+    return before < sizeof names / sizeof names[0] ? names[before] : "?";
+}
+
+static const char *end_name(uint8_t end)
+{
+    static const char *const names[] = {"wait", "work", "pause", "exit", "log"};
+    return end < sizeof names / sizeof names[0] ? names[end] : "?";
 }
 
 static void burst(FILE *out, const qp_strace_result *r, const qp_strace_burst *b)
@@ -68,7 +84,27 @@ static void burst(FILE *out, const qp_strace_result *r, const qp_strace_burst *b
     fprintf(out, ", \"epoll\": %s, \"fds\": [", b->epoll ? "true" : "false");
     for (uint8_t i = 0; i < b->fds_count; i++)
         fprintf(out, "%s%" PRId32, i > 0 ? ", " : "", b->fds[i]);
-    fprintf(out, "], \"fds_more\": %s}", b->fds_more ? "true" : "false");
+    fprintf(out, "], \"fds_more\": %s", b->fds_more ? "true" : "false");
+    fprintf(out,
+            ", \"level\": \"%s\", \"before\": \"%s\", \"end\": \"%s\", \"empty_gaps\": %" PRIu32
+            ", \"retry_gaps\": %" PRIu32 ", \"other_gaps\": %" PRIu32 ", \"attempt\": ",
+            b->level == QP_STRACE_BURST_SPIN ? "spin" : "possible", before_name(b->before),
+            end_name(b->end), b->empty_gaps_count, b->retry_gaps_count, b->other_gaps_count);
+    string(out, b->attempt_name);
+    fprintf(out, ", \"attempt_fd\": %" PRId32 ", \"timed_out_timeout_ns\": %" PRIu64
+                 ", \"timed_out_whole_ms\": %s, \"after_timeout_ns\": ",
+            b->attempt_fd, b->timed_out_timeout_ns, b->timed_out_whole_ms ? "true" : "false");
+    if (b->after_timeout_known)
+        fprintf(out, "%" PRIu64, b->after_timeout_ns);
+    else
+        fprintf(out, "null");
+    fprintf(out, ", \"within_rounding\": %s, \"end_timeout_ns\": ",
+            qp_strace_burst_within_rounding(b) ? "true" : "false");
+    if (b->end_timeout_known && b->end_timeout_ns != UINT64_MAX)
+        fprintf(out, "%" PRIu64, b->end_timeout_ns);
+    else
+        fprintf(out, "null");
+    fprintf(out, "}");
 }
 
 static void wakeup(FILE *out, const qp_strace_result *r, const qp_strace_wakeup_finding *f)
@@ -119,9 +155,14 @@ void qp_strace_print_json(FILE *out, const qp_strace *s, const char *input_name)
     fprintf(out, "],\n \"threads_folded\": %" PRIu64 ", \"folded\": ", r->threads_folded_count);
     thread(out, &r->folded);
 
-    fprintf(out, ",\n \"spin\": {\"verdict\": \"%s\", \"bursts_total\": %" PRIu64
-                 ", \"bursts\": [",
-            verdict_name(qp_strace_get_verdict(s, QP_STRACE_SPIN)), r->bursts_total);
+    fprintf(out,
+            ",\n \"spin\": {\"verdict\": \"%s\", \"possible\": \"%s\", \"strict\": %s"
+            ", \"bursts_total\": %" PRIu64 ", \"spins_total\": %" PRIu64
+            ", \"possible_total\": %" PRIu64 ", \"bursts\": [",
+            verdict_name(qp_strace_get_verdict(s, QP_STRACE_SPIN)),
+            verdict_name(qp_strace_get_verdict(s, QP_STRACE_POSSIBLE_SPIN)),
+            s->options.strict ? "true" : "false", r->bursts_total, r->spins_total,
+            r->possible_total);
     for (size_t i = 0; i < r->bursts_count; i++) {
         fprintf(out, "%s\n  ", i > 0 ? "," : "");
         burst(out, r, &r->bursts[i]);

@@ -84,12 +84,118 @@ static void print_threads(FILE *out, const qp_strace *s)
     }
 }
 
-static void print_bursts(FILE *out, const qp_strace_result *r)
+static const char *before_text(const qp_strace_burst *b, char *buf, size_t buf_size)
 {
-    fprintf(out, "spin: %" PRIu64 " burst%s\n", r->bursts_total, plural(r->bursts_total));
+    char ms[32];
+    switch (b->before) {
+    case QP_STRACE_BEFORE_TIMED_OUT:
+        snprintf(buf, buf_size, "right after a wait of %s ran out",
+                 qp_fmt_ms(ms, b->timed_out_timeout_ns));
+        return buf;
+    case QP_STRACE_BEFORE_ATTEMPT:
+        return "right after a failed call";
+    case QP_STRACE_BEFORE_READY:
+        return "after a wait that reported readiness";
+    case QP_STRACE_BEFORE_WORK:
+        return "after other work";
+    case QP_STRACE_BEFORE_PAUSE:
+        return "after a pause";
+    default:
+        return "at the thread's start";
+    }
+}
+
+static const char *end_text(const qp_strace_burst *b, char *buf, size_t buf_size)
+{
+    char ms[32];
+    switch (b->end) {
+    case QP_STRACE_END_WAIT:
+        if (!b->end_timeout_known)
+            return "ended by a wait that waited";
+        if (b->end_timeout_ns == UINT64_MAX)
+            snprintf(buf, buf_size, "ended by a wait with no timeout");
+        else
+            snprintf(buf, buf_size, "ended by a wait of %s", qp_fmt_ms(ms, b->end_timeout_ns));
+        return buf;
+    case QP_STRACE_END_WORK:
+        return "ended by other work";
+    case QP_STRACE_END_PAUSE:
+        return "ended by a pause";
+    case QP_STRACE_END_EXIT:
+        return "ended when the thread did";
+    default:
+        return "ended with the log";
+    }
+}
+
+/* Why the burst is a spin, or why it may not be one. */
+static void print_reason(FILE *out, const qp_strace *s, const qp_strace_burst *b)
+{
+    char ms[32];
+    if (b->level == QP_STRACE_BURST_SPIN && b->repeats_count >= 2) {
+        fprintf(out, "    spin: the waits returned at once on readiness the previous wait "
+                     "reported, and nothing used the fd in between\n");
+        return;
+    }
+    if (b->level == QP_STRACE_BURST_SPIN) {
+        fprintf(out,
+                "    spin: between every two waits the thread retried the same failed %s on fd "
+                "%" PRId32 " and did nothing else: it polls without waiting\n",
+                b->attempt_name, b->attempt_fd);
+        return;
+    }
+    fprintf(out, "    possible spin, may be legitimate: ");
+    if (b->retry_gaps_count + b->other_gaps_count > 0)
+        fprintf(out, "between %" PRIu32 " of its waits the thread made no syscall, between "
+                     "others only failed ones; ",
+                b->empty_gaps_count);
+    else
+        fprintf(out, "no syscall between its waits; ");
+    if (b->timed_out_whole_ms)
+        fprintf(out, "the wait that ran out before it asked for %s, whole milliseconds, from a "
+                     "call that takes finer timeouts: the program rounds its timeouts to "
+                     "milliseconds; ",
+                qp_fmt_ms(ms, b->timed_out_timeout_ns));
+    if (qp_strace_burst_within_rounding(b))
+        fprintf(out,
+                "it ended %s after the timeout of the wait that ran out before it, within the "
+                "millisecond a timeout rounded down to whole milliseconds leaves to spin on "
+                "(JDK-8307425, mio #1614); an event loop running callbacks that timer queued, one "
+                "zero-timeout wait between each (asyncio, libuv), looks the same.",
+                qp_fmt_ms(ms, b->after_timeout_ns));
+    else if (b->before == QP_STRACE_BEFORE_TIMED_OUT && b->after_timeout_known)
+        fprintf(out,
+                "it went on %s after the timeout of the wait that ran out before it, longer "
+                "than a timeout rounded down to whole milliseconds spins; an event loop running "
+                "callbacks it queued for itself (asyncio's call_soon, Node's setImmediate, an "
+                "idle handler) polls like this, and so does a loop spinning on a zero timeout.",
+                qp_fmt_ms(ms, b->after_timeout_ns));
+    else
+        fprintf(out, "an event loop running callbacks it queued for itself (asyncio's call_soon, "
+                     "Node's setImmediate, an idle handler) polls like this, and so does a loop "
+                     "spinning on a zero timeout.");
+    const qp_strace_thread_stats *t = qp_strace_thread_find(s, b->tid);
+    if (t != NULL && t->zero_after_work_count > 0)
+        fprintf(out, " Otherwise, %" PRIu64 " of this thread's zero-timeout waits came right after a "
+                     "call that did work: it polls between pieces of work, as a loop with a "
+                     "queue of ready callbacks does.",
+                t->zero_after_work_count);
+    else if (t != NULL)
+        fprintf(out, " Otherwise, this thread never polls with a zero timeout right after a call "
+                     "that did work: no sign of a queue of ready callbacks.");
+    fprintf(out, " strace does not show work done in user space, so the log cannot tell "
+                 "(--strict fails on it)\n");
+}
+
+static void print_bursts(FILE *out, const qp_strace *s)
+{
+    const qp_strace_result *r = &s->result;
+    fprintf(out, "spin: %" PRIu64 " burst%s (%" PRIu64 " spin%s, %" PRIu64 " possible)\n",
+            r->bursts_total, plural(r->bursts_total), r->spins_total, plural(r->spins_total),
+            r->possible_total);
     for (size_t i = 0; i < r->bursts_count; i++) {
         const qp_strace_burst *b = &r->bursts[i];
-        char name[32], at[40], took[32];
+        char name[32], at[40], took[32], before[64], end[64];
         fprintf(out, "  %s", thread_name(name, b->tid));
         if (b->has_time)
             fprintf(out, " at %s", qp_strace_format_time(at, r, b->start_ns));
@@ -101,8 +207,10 @@ static void print_bursts(FILE *out, const qp_strace_result *r)
         if (b->fds_count == 0)
             fprintf(out, " ?");
         fprintf(out, "%s: %" PRIu32 " zero-timeout waits timed out, %" PRIu32
-                     " returned at once on readiness not consumed\n",
-                b->fds_more ? " ..." : "", b->zero_timeouts_count, b->repeats_count);
+                     " returned at once on readiness not consumed; %s, %s\n",
+                b->fds_more ? " ..." : "", b->zero_timeouts_count, b->repeats_count,
+                before_text(b, before, sizeof before), end_text(b, end, sizeof end));
+        print_reason(out, s, b);
     }
     if (r->bursts_total > r->bursts_count)
         fprintf(out, "  ... and %" PRIu64 " more\n", r->bursts_total - r->bursts_count);
@@ -168,12 +276,19 @@ static void print_verdicts(FILE *out, const qp_strace *s)
     for (unsigned c = 0; c < QP_STRACE_CHECKS_COUNT; c++) {
         enum qp_strace_verdict v = qp_strace_get_verdict(s, c);
         const char *word = v == QP_STRACE_VIOLATION ? "VIOLATION"
-                           : v == QP_STRACE_PASS    ? "pass"
-                                                    : "not judged";
+                           : v == QP_STRACE_POSSIBLE ? (s->options.strict ? "VIOLATION" : "possible")
+                           : v == QP_STRACE_PASS     ? "pass"
+                                                     : "not judged";
         switch (c) {
         case QP_STRACE_SPIN:
             snprintf(line, sizeof line, "%" PRIu64 " burst%s of waits that did not wait",
-                     r->bursts_total, plural(r->bursts_total));
+                     r->spins_total, plural(r->spins_total));
+            break;
+        case QP_STRACE_POSSIBLE_SPIN:
+            snprintf(line, sizeof line,
+                     "%" PRIu64 " burst%s that may be a spin or work the log cannot show%s",
+                     r->possible_total, plural(r->possible_total),
+                     v == QP_STRACE_POSSIBLE && !s->options.strict ? " (fails with --strict)" : "");
             break;
         case QP_STRACE_SYSCALL_BOUND:
             snprintf(line, sizeof line,
@@ -209,7 +324,7 @@ void qp_strace_print_text(FILE *out, const qp_strace *s, const char *input_name)
         fprintf(out, "%" PRIu64 " lines were longer than %zu bytes: their middle was skipped\n",
                 r->truncated_count, s->lines.head_max + s->lines.tail_max);
     print_threads(out, s);
-    print_bursts(out, r);
+    print_bursts(out, s);
     print_wasted(out, s);
     print_wakeups(out, r);
     fprintf(out, "\n");

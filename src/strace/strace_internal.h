@@ -6,6 +6,7 @@
 #define QUIETPOLL_STRACE_INTERNAL_H
 
 #include "quietpoll/strace.h"
+#include "quietpoll/syscalls.h"
 
 #define QP__STRACE_ARGS_MAX 8
 #define QP__STRACE_WAIT_FDS_MAX 32  /* fds of one wait looked at; strace prints 32 by default */
@@ -72,41 +73,16 @@ void qp__strace_parse_line(const char *text, size_t size, qp__strace_line *line)
 
 /* ---- syscalls.c: what each syscall name means here ---- */
 
-enum qp__strace_class {
-    QP__SYS_OTHER,
-    QP__SYS_WAIT,
-    QP__SYS_RECEIVE,
-    QP__SYS_SEND,
-    QP__SYS_ACCEPT,
-    QP__SYS_SLEEP,
-    QP__SYS_EPOLL_CTL,
-    QP__SYS_CLOSE,
-    QP__SYS_FD /* another call whose first argument is an fd */
-};
-
-enum qp__strace_wait_kind {
-    QP__WAIT_POLL,    /* fds, nfds, timeout_ms */
-    QP__WAIT_PPOLL,   /* fds, nfds, timespec */
-    QP__WAIT_SELECT,  /* nfds, sets, timeval */
-    QP__WAIT_PSELECT, /* nfds, sets, timespec */
-    QP__WAIT_EPOLL,   /* epfd, events, maxevents, timeout_ms */
-    QP__WAIT_EPOLL2   /* epfd, events, maxevents, timespec */
-};
-
-typedef struct qp__strace_sys {
-    const char *name;
-    uint8_t cls;       /* enum qp__strace_class */
-    uint8_t wait_kind; /* enum qp__strace_wait_kind */
-} qp__strace_sys;
-
-/* Never NULL: unknown names are QP__SYS_OTHER. */
-const qp__strace_sys *qp__strace_sys_find(const char *name, size_t size);
+/* What a name means here: its class and, for a wait, how strace lays out
+ * its arguments, from the syscall table (include/quietpoll/syscalls.def). */
+/* Never NULL: unknown names are QP_CLASS_OTHER. */
+const qp_strace_name *qp__strace_sys_find(const char *name, size_t size);
 
 /* ---- parse_call.c: name(args) = ret errno (annotation) <duration> ---- */
 
 typedef struct qp__strace_call {
     char name[QP__STRACE_NAME_MAX];
-    const qp__strace_sys *sys;
+    const qp_strace_name *sys;
     uint64_t line_no;
     bool has_time;
     bool has_duration;
@@ -193,14 +169,33 @@ typedef struct qp__strace_reported {
     bool touched; /* a syscall used the fd since the wait reported it */
 } qp__strace_reported;
 
+/* The last call of a thread that mattered to spin, as a burst's "before". */
+typedef struct qp__strace_spin_prev {
+    uint8_t before; /* enum qp_strace_burst_before */
+    uint64_t start_ns;
+    uint64_t timeout_ns; /* BEFORE_TIMED_OUT */
+    bool whole_ms;       /* BEFORE_TIMED_OUT: whole ms in a call that takes finer */
+    int32_t attempt_fd;  /* BEFORE_ATTEMPT */
+    char attempt_name[QP__STRACE_NAME_MAX];
+} qp__strace_spin_prev;
+
 typedef struct qp__strace_run {
     uint32_t waits_count;
     uint32_t zero_timeouts_count;
     uint32_t repeats_count;
+    uint32_t empty_gaps_count;
+    uint32_t retry_gaps_count;
+    uint32_t other_gaps_count;
+    /* the gap since the run's last wait */
+    bool gap_retry;
+    bool gap_other;
     bool has_time;
     bool epoll;
     bool fds_more;
     uint8_t fds_count;
+    qp__strace_spin_prev before;
+    int32_t attempt_fd;
+    char attempt_name[QP__STRACE_NAME_MAX];
     uint64_t line_no;
     uint64_t start_ns;
     uint64_t last_end_ns;      /* of the last wait in the run */
@@ -217,6 +212,7 @@ typedef struct qp__strace_thread {
     bool last_end_known;
     uint64_t last_end_ns;
     /* spin.c */
+    qp__strace_spin_prev prev;
     qp__strace_run run;
     size_t reported_count;
     qp__strace_reported reported[QP__STRACE_READY_FDS_MAX];
@@ -274,8 +270,9 @@ struct qp_strace {
 
 /* threads.c */
 qp__strace_thread *qp__strace_thread_get(qp_strace *s, int64_t tid);
-/* The thread exited or the log ended: close its open run. */
-void qp__strace_thread_end(qp_strace *s, qp__strace_thread *t);
+/* The thread exited, left the table or the log ended (end: QP_STRACE_END_EXIT
+ * or _LOG): close its open run. */
+void qp__strace_thread_end(qp_strace *s, qp__strace_thread *t, uint8_t end);
 
 /* wait.c */
 void qp__strace_wait_parse(const qp_strace *s, const qp__strace_call *call, qp__strace_wait *w);
@@ -288,10 +285,17 @@ void qp__strace_epoll_forget_fd(qp_strace *s, int32_t fd);
 /* spin.c */
 void qp__strace_spin_on_wait(qp_strace *s, qp__strace_thread *t, const qp__strace_call *call,
                              const qp__strace_wait *w);
+/* A call that is no wait: its duration counts in an open run. */
 void qp__strace_spin_on_call(qp__strace_thread *t, const qp__strace_call *call);
+/* A call that failed (an error, or a receive or send of nothing). */
+void qp__strace_spin_on_attempt(qp__strace_thread *t, const qp__strace_call *call, int32_t fd);
+/* A call that succeeded: the thread worked, the run ends here. */
+void qp__strace_spin_on_work(qp_strace *s, qp__strace_thread *t, const qp__strace_call *call);
+/* A sleep, a call that blocked, or time between calls. */
+void qp__strace_spin_on_pause(qp_strace *s, qp__strace_thread *t);
 void qp__strace_spin_touch(qp__strace_thread *t, int32_t fd);
-/* Progress, a pause or the end of the thread: the run ends here. */
-void qp__strace_spin_end(qp_strace *s, qp__strace_thread *t);
+/* The thread exited or the log ended (end: QP_STRACE_END_EXIT or _LOG). */
+void qp__strace_spin_end(qp_strace *s, qp__strace_thread *t, uint8_t end);
 
 /* wasted.c */
 void qp__strace_wasted_on_wait(qp__strace_thread *t, const qp__strace_call *call,

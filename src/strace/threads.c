@@ -12,6 +12,7 @@ static void fold(qp_strace_thread_stats *into, const qp_strace_thread_stats *fro
     into->syscalls_count += from->syscalls_count;
     into->waits_count += from->waits_count;
     into->zero_timeouts_count += from->zero_timeouts_count;
+    into->zero_after_work_count += from->zero_after_work_count;
     into->ready_waits_count += from->ready_waits_count;
     into->receives_count += from->receives_count;
     into->receives_eagain_count += from->receives_eagain_count;
@@ -61,7 +62,7 @@ qp__strace_thread *qp__strace_thread_get(qp_strace *s, int64_t tid)
     } else {
         index = least_recent(s);
         qp__strace_thread *t = &s->threads[index];
-        qp__strace_thread_end(s, t);
+        qp__strace_thread_end(s, t, QP_STRACE_END_EXIT);
         qp__strace_wasted_judge(s, &t->stats);
         fold(&s->result.folded, &t->stats);
         s->result.threads_folded_count++;
@@ -80,9 +81,9 @@ qp__strace_thread *qp__strace_thread_get(qp_strace *s, int64_t tid)
     return &s->threads[index];
 }
 
-void qp__strace_thread_end(qp_strace *s, qp__strace_thread *t)
+void qp__strace_thread_end(qp_strace *s, qp__strace_thread *t, uint8_t end)
 {
-    qp__strace_spin_end(s, t);
+    qp__strace_spin_end(s, t, end);
     t->pending = false;
     t->pending_size = 0;
     t->reported_count = 0;

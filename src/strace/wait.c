@@ -200,10 +200,10 @@ void qp__strace_wait_parse(const qp_strace *s, const qp__strace_call *call, qp__
     w->fds_count = 0;
     w->ready_count = 0;
     bool reported = call->ret_known && call->ret > 0;
-    switch (call->sys->wait_kind) {
-    case QP__WAIT_POLL:
-    case QP__WAIT_PPOLL:
-        if (call->sys->wait_kind == QP__WAIT_POLL)
+    switch (call->sys->wait_args) {
+    case QP_WAIT_ARGS_POLL:
+    case QP_WAIT_ARGS_PPOLL:
+        if (call->sys->wait_args == QP_WAIT_ARGS_POLL)
             timeout_ms(arg(call, 2), w);
         else
             timeout_timespec(arg(call, 2), w);
@@ -211,8 +211,8 @@ void qp__strace_wait_parse(const qp_strace *s, const qp__strace_call *call, qp__
         if (reported)
             poll_ready(call->annotation, w);
         break;
-    case QP__WAIT_SELECT:
-    case QP__WAIT_PSELECT:
+    case QP_WAIT_ARGS_SELECT:
+    case QP_WAIT_ARGS_PSELECT:
         timeout_timespec(arg(call, 4), w);
         for (size_t i = 1; i <= 3; i++) {
             qp__span set = qp__span_trim(arg(call, i));
@@ -221,9 +221,9 @@ void qp__strace_wait_parse(const qp_strace *s, const qp__strace_call *call, qp__
         if (reported)
             select_ready(call->annotation, w);
         break;
-    case QP__WAIT_EPOLL:
-    case QP__WAIT_EPOLL2: {
-        if (call->sys->wait_kind == QP__WAIT_EPOLL)
+    case QP_WAIT_ARGS_EPOLL:
+    case QP_WAIT_ARGS_EPOLL2: {
+        if (call->sys->wait_args == QP_WAIT_ARGS_EPOLL)
             timeout_ms(arg(call, 3), w);
         else
             timeout_timespec(arg(call, 3), w);

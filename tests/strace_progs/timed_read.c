@@ -3,7 +3,15 @@
  * left, converted to milliseconds rounding down (floor: JDK-8307425, poll(0)
  * for the last fraction of a millisecond) or up (ceil: the fix).
  *   timed_read floor|ceil
- * test_strace_real runs it under strace and checks the log. */
+ * test_strace_real runs it under strace and checks the log, and so does the
+ * strace-real suite: with floor, each read's poll of 1 ms runs out with
+ * 0.9 ms left, and the loop then polls with a zero timeout, reading (EAGAIN)
+ * between every two polls, until the deadline passes: the same failed call
+ * retried between zero-timeout waits, a spin, READS_COUNT times over so that
+ * a loaded machine that oversleeps some polls still shows it. With ceil, the
+ * poll waits 2 ms and the deadline has passed when it returns.
+ * expect floor: spin=yes possible-spin=no syscall-bound=no redundant-wakeup=no
+ * expect ceil: spin=no possible-spin=no syscall-bound=no redundant-wakeup=no */
 #include <errno.h>
 #include <poll.h>
 #include <stdbool.h>
@@ -14,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define READS_COUNT 8
+#define READS_COUNT 16
 #define TIMEOUT_NS UINT64_C(1900000) /* 1.9 ms: the last 0.9 ms is where floor spins */
 #define NS_PER_MS UINT64_C(1000000)
 

@@ -3,7 +3,12 @@
  * until EAGAIN (drain: one wasted recvfrom per wakeup on a level-triggered
  * loop) or receive once (once: the next poll says whether more is there).
  *   udp_recv drain|once
- * test_strace_real runs it under strace and checks the log. */
+ * test_strace_real runs it under strace and checks the log; so does the
+ * strace-real suite. drain: each wakeup costs a recvfrom that returns EAGAIN
+ * after the one that got the datagram, on a level-triggered poll: half of
+ * the loop's receives are wasted. once: none is.
+ * expect drain: spin=no possible-spin=no syscall-bound=yes redundant-wakeup=no
+ * expect once: spin=no possible-spin=no syscall-bound=no redundant-wakeup=no */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>

@@ -2,7 +2,11 @@
  * reads. twice: the waker writes again while its first wakeup is still
  * pending (redundant-wakeup); once: one write per wakeup.
  *   wakeup twice|once
- * test_strace_real runs it under strace -y and checks the log. */
+ * test_strace_real runs it under strace -y and checks the log; so does the
+ * strace-real suite. twice: the second write of each wakeup finds the first
+ * unread. once: every write is read before the next.
+ * expect twice: spin=no possible-spin=no syscall-bound=no redundant-wakeup=yes
+ * expect once: spin=no possible-spin=no syscall-bound=no redundant-wakeup=no */
 #include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
