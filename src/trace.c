@@ -19,9 +19,9 @@ size_t qp_wait_reported(const qp_rec *rec, qp_pollrec out[QP_TRACE_POLL_FDS_MAX]
     assert(qp_sys_is_wait(rec->call.sys));
     if (rec->call.ret <= 0)
         return 0;
-    /* poll, ppoll and select keep every fd they watched (their epfd is -1);
-       epoll_wait and epoll_pwait the events they returned */
-    int64_t entries = rec->call.wait.epfd < 0 ? rec->call.wait.fds_count : rec->call.ret;
+    /* poll, ppoll and select keep every fd they watched; epoll_wait and
+       epoll_pwait the events they returned */
+    int64_t entries = qp_wait_is_epoll(rec) ? rec->call.ret : rec->call.wait.fds_count;
     size_t count = 0;
     for (int64_t i = 0; i < entries && i < QP_TRACE_POLL_FDS_MAX; i++)
         if (rec->call.wait.fds[i].revents != 0)

@@ -253,6 +253,14 @@ static inline bool qp_rec_is_call(const qp_rec *rec, unsigned sys)
     return rec->type == QP_REC_SYSCALL && rec->call.sys == sys;
 }
 
+/* Is rec a wait on an epoll instance (epoll_wait, epoll_pwait), whose fds
+ * are the events it returned, rather than the fds it watched? */
+static inline bool qp_wait_is_epoll(const qp_rec *rec)
+{
+    unsigned args = qp_sys_table[rec->call.sys].args;
+    return args == QP_ARGS_EPOLL_WAIT || args == QP_ARGS_EPOLL_PWAIT;
+}
+
 /* The fds a wait reported ready (revents != 0), in order, at most
  * QP_TRACE_POLL_FDS_MAX; each with its revents (epoll: its events). Returns
  * how many; 0 for a wait that failed or timed out. */

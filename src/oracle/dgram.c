@@ -122,7 +122,7 @@ static void end_event(qp_dgram_watch *w)
 static bool watches(const qp_oracle *oracle, const qp_rec *rec, int fd)
 {
     const qp_call_wait *wait = &rec->call.wait;
-    if (rec->call.sys == QP_SYS_epoll_wait)
+    if (qp_wait_is_epoll(rec))
         return (oracle->dgram.epoll_in_fds & fd_bit(fd)) != 0;
     for (int32_t i = 0; i < wait->fds_count && i < QP_TRACE_POLL_FDS_MAX; i++)
         if (wait->fds[i].fd == fd && (wait->fds[i].events & POLLIN))
@@ -166,7 +166,7 @@ static bool on_wait(qp_oracle *oracle, const qp_rec *rec, size_t index)
     op->reports_count++;
     w->event_open = true;
     w->event_fd = op->fd;
-    w->event_edge = rec->call.sys == QP_SYS_epoll_wait && (w->epoll_et_fds & fd_bit(op->fd));
+    w->event_edge = qp_wait_is_epoll(rec) && (w->epoll_et_fds & fd_bit(op->fd));
     w->event_spurious = rec->call.wake == QP_WAKE_SPURIOUS;
     w->receives = w->datagrams = w->errors = w->eagains = 0;
     w->events_total++;

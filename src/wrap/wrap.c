@@ -156,6 +156,7 @@ int __real_sched_yield(void);
 int __real_open(const char *path, int flags, ...);
 int __real_open64(const char *path, int flags, ...);
 int __real_openat(int dirfd, const char *path, int flags, ...);
+void __real_arc4random_buf(void *buf, size_t n);
 int __real_clock_gettime(clockid_t clock_id, struct timespec *ts);
 int __real_gettimeofday(struct timeval *tv, void *tz);
 time_t __real_time(time_t *t);
@@ -167,6 +168,7 @@ int __wrap_sched_yield(void);
 int __wrap_open(const char *path, int flags, ...);
 int __wrap_open64(const char *path, int flags, ...);
 int __wrap_openat(int dirfd, const char *path, int flags, ...);
+void __wrap_arc4random_buf(void *buf, size_t n);
 int __wrap_clock_gettime(clockid_t clock_id, struct timespec *ts);
 int __wrap_gettimeofday(struct timeval *tv, void *tz);
 time_t __wrap_time(time_t *t);
@@ -352,4 +354,12 @@ time_t __wrap_time(time_t *t)
     if (t != NULL)
         *t = now;
     return now;
+}
+
+/* the kernel's randomness (getrandom): unmodelled, and of no result */
+void __wrap_arc4random_buf(void *buf, size_t n)
+{
+    if (route() == SIM)
+        unmodelled("arc4random_buf");
+    __real_arc4random_buf(buf, n);
 }
