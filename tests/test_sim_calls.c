@@ -679,7 +679,12 @@ static void test_socketpair_fills_and_blocks(void)
     /* a blocking end with nothing to read sleeps; the signal ends it */
     int bv[2];
     CHECK_EQ_I(os->socketpair(os, AF_UNIX, SOCK_STREAM, 0, bv), 0);
+    CHECK_EQ_I(os->fcntl(os, bv[1], F_GETFL, 0), 0);
+    CHECK_EQ_I(os->fcntl(os, bv[1], F_SETFL, O_NONBLOCK), 0); /* as libevent makes it */
+    CHECK_EQ_I(os->fcntl(os, bv[1], F_GETFL, 0), O_NONBLOCK);
     char c;
+    CHECK_EQ_I(os->read(os, bv[1], &c, 1), -1);
+    CHECK_EQ_I(errno, EAGAIN);
     CHECK_EQ_I(os->read(os, bv[0], &c, 1), -1);
     CHECK_EQ_I(errno, EINTR);
     CHECK_EQ_U(last_call()->t_exit_ns, T0 + QP_NS_PER_MS + COST);

@@ -22,12 +22,6 @@
 
 #include "sim_internal.h"
 
-static bool can_block(const qp_obj *obj)
-{
-    return obj->type == QP_OBJ_PIPE_READ || obj->type == QP_OBJ_PIPE_WRITE ||
-           obj->type == QP_OBJ_TIMERFD || obj->type == QP_OBJ_UNIX;
-}
-
 /* FIONREAD's bytes for obj, or -1 when it has none (ENOTTY). */
 static int64_t readable_bytes(qp_sim *sim, const qp_obj *obj)
 {
@@ -64,7 +58,7 @@ int qp__sim_ioctl(qp_os *os, int fd, unsigned long request, void *arg)
     int *value = arg;
     if (request == FIONBIO) {
         rec.call.ioctl.value = *value;
-        if (can_block(obj))
+        if (qp__sim_can_block(obj))
             obj->blocking = *value == 0;
         return (int)qp__sim_exit(sim, &rec, 0, 0);
     }
