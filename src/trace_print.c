@@ -139,12 +139,14 @@ static void put_epoll_events(line *l, uint32_t events)
     put_flags(l, events, names, sizeof names / sizeof names[0]);
 }
 
-/* A signal mask as strace shows one, as far as the record knows it. */
+/* A signal mask and its size, as far as the record knows the mask: NULL,
+ * [USR1] (QP_SIM_SIGNAL) when it blocks the world's signal, [...] when it does not. */
 static void put_sigmask(line *l, uint8_t sigmask)
 {
-    put(l, "%s, 8", sigmask == QP_SIGMASK_NULL      ? "NULL"
-                    : sigmask == QP_SIGMASK_BLOCKED ? "[USR1]"
-                                                    : "[]");
+    if (sigmask == QP_SIGMASK_BLOCKED)
+        put(l, "[%s], 8", sigabbrev_np(QP_SIM_SIGNAL));
+    else
+        put(l, "%s, 8", sigmask == QP_SIGMASK_NULL ? "NULL" : "[...]");
 }
 
 static void put_epoll_wait(line *l, const qp_rec_call *call)
