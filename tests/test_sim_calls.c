@@ -766,6 +766,12 @@ static void call_open(void)
     (void)open("/dev/null", O_RDONLY);
 }
 
+static void call_sigaction(void)
+{
+    struct sigaction sa = {.sa_handler = SIG_IGN};
+    (void)sigaction(SIGUSR2, &sa, NULL);
+}
+
 static void call_read_chk_too_small(void)
 {
     char buf[4];
@@ -782,6 +788,8 @@ static void test_unmodelled_calls_abort_loudly(void)
     CHECK(strstr(out, "called dup2()") != NULL);
     CHECK(child_aborts(call_open, out, sizeof out));
     CHECK(strstr(out, "called open") != NULL); /* open64 under _FILE_OFFSET_BITS=64 */
+    CHECK(child_aborts(call_sigaction, out, sizeof out)); /* the process's own state */
+    CHECK(strstr(out, "called sigaction()") != NULL);
     /* the fortify check stays: glibc's __chk_fail */
     CHECK(child_aborts(call_read_chk_too_small, out, sizeof out));
     CHECK(strstr(out, "buffer overflow detected") != NULL);
