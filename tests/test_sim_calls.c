@@ -15,6 +15,7 @@
 #include <sys/ioctl.h>
 #include <sys/select.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -720,6 +721,17 @@ static void test_aliases_route_into_the_run(void)
     CHECK_EQ_I(ioctl_rc, 0);
     CHECK_EQ_I(yield_rc, 0);
     CHECK_EQ_I(trace.recs[trace.count - 5].call.sys, QP_SYS_read);
+    /* syscall(SYS_close, fd), as libuv closes: the sim's close */
+    qp_wrap_enter(os);
+    long closed = syscall(SYS_close, p[1]);
+    long again = syscall(SYS_close, p[1]);
+    int again_errno = errno;
+    qp_wrap_leave();
+    CHECK_EQ_I(closed, 0);
+    CHECK_EQ_I(again, -1);
+    CHECK_EQ_I(again_errno, EBADF);
+    CHECK_EQ_I(last_call()->call.sys, QP_SYS_close);
+    CHECK_EQ_I(syscall(SYS_getpid), getpid()); /* outside a run: the real one */
     /* outside a run: the real ones (p[0] is no real fd here) */
     CHECK_EQ_I(fcntl64(p[0] + 900, F_GETFL), -1);
     CHECK_EQ_I(errno, EBADF);
@@ -772,6 +784,11 @@ static void call_sigaction(void)
     (void)sigaction(SIGUSR2, &sa, NULL);
 }
 
+static void call_syscall_getpid(void)
+{
+    (void)syscall(SYS_getpid);
+}
+
 static void call_read_chk_too_small(void)
 {
     char buf[4];
@@ -790,6 +807,10 @@ static void test_unmodelled_calls_abort_loudly(void)
     CHECK(strstr(out, "called open") != NULL); /* open64 under _FILE_OFFSET_BITS=64 */
     CHECK(child_aborts(call_sigaction, out, sizeof out)); /* the process's own state */
     CHECK(strstr(out, "called sigaction()") != NULL);
+    CHECK(child_aborts(call_syscall_getpid, out, sizeof out));
+    char want[64];
+    snprintf(want, sizeof want, "called syscall(%d, ...), which", SYS_getpid);
+    CHECK(strstr(out, want) != NULL);
     /* the fortify check stays: glibc's __chk_fail */
     CHECK(child_aborts(call_read_chk_too_small, out, sizeof out));
     CHECK(strstr(out, "buffer overflow detected") != NULL);
