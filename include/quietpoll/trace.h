@@ -84,6 +84,7 @@ typedef struct qp_call_wait {
     uint64_t timeout_ns; /* the timeout exactly (QP_NS_INFINITE: none); timeout_ms rounds it up */
     uint64_t left_ns;    /* the time left that the kernel writes back */
     uint8_t sigmask;     /* enum qp_sigmask: does the mask block the world's signal? */
+    uint8_t sets;        /* select: the sets given, bit 0 read, 1 write, 2 except */
 } qp_call_wait;
 
 /* A syscall (QP_REC_SYSCALL). Which member of the union it fills is its

@@ -101,6 +101,7 @@ int qp__sim_select(qp_os *os, int nfds, fd_set *readfds, fd_set *writefds, fd_se
     qp_call_wait *w = &rec.call.wait;
     w->epfd = -1;
     w->nfds = nfds;
+    w->sets = (uint8_t)((readfds != NULL) | (writefds != NULL) << 1 | (exceptfds != NULL) << 2);
     w->timeout_ns = QP_NS_INFINITE;
     if (timeout != NULL) {
         if (timeout->tv_sec < 0 || timeout->tv_usec < 0)
