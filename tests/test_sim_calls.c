@@ -691,6 +691,8 @@ static void test_socketpair_fills_and_blocks(void)
     char c;
     CHECK_EQ_I(os->read(os, bv[1], &c, 1), -1);
     CHECK_EQ_I(errno, EAGAIN);
+    CHECK_EQ_I(os->recv(os, bv[0], &c, 1, MSG_DONTWAIT), -1); /* this call only */
+    CHECK_EQ_I(errno, EAGAIN);
     CHECK_EQ_I(os->read(os, bv[0], &c, 1), -1);
     CHECK_EQ_I(errno, EINTR);
     CHECK_EQ_U(last_call()->t_exit_ns, T0 + QP_NS_PER_MS + COST);

@@ -20,7 +20,8 @@
  *   reports it POLLIN | POLLOUT | POLLHUP (and POLLRDHUP when asked).
  * - poll: POLLIN while bytes are queued, POLLOUT while the other end has
  *   room. Neither end has an address: recvfrom reports an address length 0.
- * Other threads of the world never block: to them every end is non-blocking. */
+ * MSG_DONTWAIT makes one call non-blocking; other flags are ignored. Other
+ * threads of the world never block: to them every end is non-blocking. */
 #include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -101,6 +102,12 @@ int qp__sim_socketpair(qp_os *os, int domain, int type, int protocol, int sv[2])
     return (int)qp__sim_exit(sim, &rec, 0, 0);
 }
 
+/* May this call block? A blocking end, no MSG_DONTWAIT, and task 0. */
+static bool may_block(const qp_sim *sim, const qp_rec *rec, const qp_obj *obj)
+{
+    return obj->blocking && !(rec->call.io.flags & MSG_DONTWAIT) && !sim->in_world;
+}
+
 /* Blocks task 0 until fd reports one of events; false on a signal. */
 static bool block_until(qp_sim *sim, qp_rec *rec, int fd, short events)
 {
@@ -120,7 +127,7 @@ int64_t qp__unix_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *bu
     while (p->len[self] == 0) {
         if (!p->open[peer])
             return qp__sim_exit(sim, rec, 0, 0);
-        if (!obj->blocking || sim->in_world)
+        if (!may_block(sim, rec, obj))
             return qp__sim_exit(sim, rec, -1, EAGAIN);
         if (!block_until(sim, rec, fd, POLLIN))
             return qp__sim_exit(sim, rec, -1, EINTR);
@@ -166,7 +173,7 @@ int64_t qp__unix_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const void 
         done += n;
         if (n > 0 && peer_fd >= 0)
             qp__sim_notify(sim, peer_fd);
-        if (done == count || !obj->blocking || sim->in_world)
+        if (done == count || !may_block(sim, rec, obj))
             break;
         if (!block_until(sim, rec, fd, POLLOUT))
             break; /* a signal: what was written, or EINTR */
