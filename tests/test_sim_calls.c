@@ -30,6 +30,9 @@
  * _FORTIFY_SOURCE: called here by name */
 ssize_t __read_chk(int fd, void *buf, size_t count, size_t buflen);
 int __poll_chk(struct pollfd *fds, nfds_t nfds, int timeout_ms, size_t fdslen);
+ssize_t __recv_chk(int fd, void *buf, size_t len, size_t buflen, int flags);
+ssize_t __recvfrom_chk(int fd, void *buf, size_t len, size_t buflen, int flags,
+                       struct sockaddr *src_addr, socklen_t *addrlen);
 
 #define T0 (1000 * QP_NS_PER_S)
 #define COST 10
@@ -727,6 +730,19 @@ static void test_aliases_route_into_the_run(void)
     CHECK_EQ_I(ioctl_rc, 0);
     CHECK_EQ_I(yield_rc, 0);
     CHECK_EQ_I(trace.recs[trace.count - 5].call.sys, QP_SYS_read);
+    /* the fortified receives, on a socketpair */
+    int sv[2];
+    CHECK_EQ_I(os->socketpair(os, AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
+    CHECK_EQ_I(os->write(os, sv[0], "abcdef", 6), 6);
+    qp_wrap_enter(os);
+    ssize_t r1 = __recv_chk(sv[1], buf, 2, sizeof buf, 0);
+    socklen_t len = 0;
+    ssize_t r2 = __recvfrom_chk(sv[1], buf, 3, sizeof buf, 0, NULL, &len);
+    qp_wrap_leave();
+    CHECK_EQ_I(r1, 2);
+    CHECK_EQ_I(r2, 3);
+    CHECK_EQ_I(last_call()->call.sys, QP_SYS_recvfrom);
+    CHECK(memcmp(buf, "cde", 3) == 0);
     /* syscall(SYS_close, fd), as libuv closes: the sim's close */
     qp_wrap_enter(os);
     long closed = syscall(SYS_close, p[1]);
