@@ -31,10 +31,29 @@ static void world_action(void *ctx, qp_os *os, const qp_event *ev)
     run->machine->world(os, &run->ctx, ev);
 }
 
+/* The machines whose init_once has run in this process: process-wide state,
+ * as the libraries' own is (a fuzz target or a command runs a few machines). */
+#define INIT_MACHINES_MAX 16
+static const qp_machine *initialised[INIT_MACHINES_MAX];
+static size_t initialised_count;
+
+static void init_once(const qp_machine *machine)
+{
+    if (machine->init_once == NULL)
+        return;
+    for (size_t i = 0; i < initialised_count; i++)
+        if (initialised[i] == machine)
+            return;
+    assert(initialised_count < INIT_MACHINES_MAX && "more machines with process-wide state");
+    initialised[initialised_count++] = machine;
+    machine->init_once();
+}
+
 bool qp_run_bytes(qp_run *run, const qp_machine *machine, size_t variant, const uint8_t *data,
                   size_t size)
 {
     assert(variant < machine->variants_count);
+    init_once(machine);
     run->machine = machine;
     run->variant = variant;
     qp_tape tape;

@@ -25,7 +25,7 @@ typedef struct qp_world {
 
 /* Room for the state a machine shares between its loop and the other
  * threads' actions (a flag, a queue), zeroed before every run. */
-#define QP_MACHINE_STATE_BYTES 1024
+#define QP_MACHINE_STATE_BYTES 8192
 
 typedef struct qp_machine_ctx {
     const qp_world *world;
@@ -59,6 +59,11 @@ typedef struct qp_machine {
      * anywhere in run(): a harness around a real library frees the library's
      * state here (include/quietpoll/wrap.h); NULL if there is nothing to do. */
     void (*teardown)(const qp_machine_ctx *ctx);
+    /* Called once per process before the machine's first run, outside any
+     * run (the real libc): a library's process-wide state that must outlive
+     * every run (a lock pipe made under pthread_once) is made here; NULL if
+     * there is none. */
+    void (*init_once)(void);
 } qp_machine;
 
 extern const qp_machine qp_machine_timed_read;
@@ -68,6 +73,9 @@ extern const qp_machine qp_machine_timer_loop;
 extern const qp_machine qp_machine_dgram;
 #ifdef QP_HAVE_UDNS
 extern const qp_machine qp_machine_udns; /* built only where libudns.a was found */
+#endif
+#ifdef QP_HAVE_LIBUV
+extern const qp_machine qp_machine_libuv; /* built only where libuv_a.a was found */
 #endif
 
 /* Every machine, in a fixed order. */

@@ -161,11 +161,13 @@ typedef struct qp_timer_watch {
     uint64_t deadline_ns;  /* QP_NS_INFINITE: never due */
     uint32_t calls_mark;   /* the loop's syscalls before those its lateness may include */
     uint32_t armed_in;     /* the iteration it was started in (0: before the first) */
+    bool armed_by_callback; /* ... after a callback of that iteration had run */
 } qp_timer_watch;
 
 typedef struct qp_loop_watch {
     bool active;                /* the run marks an event loop */
     bool iterations_marked;     /* ... and its iterations (else each wait begins one) */
+    bool callback_since_wait;   /* a callback ran since the loop's last wait */
     uint32_t iterations;
     uint32_t fires;             /* timer callbacks run */
     uint32_t callbacks;         /* other callbacks run (QP_LOOP_CALLBACK) */

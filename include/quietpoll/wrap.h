@@ -56,8 +56,11 @@
 void qp_wrap_enter(qp_os *os);
 
 /* The wrapped calls reach nothing: close(), sched_yield() and the clocks
- * succeed, other calls (the unmodelled ones too) fail with EBADF. For
- * freeing the library's state after a run. */
+ * succeed, a wait returns 0 at once (nothing is ready), epoll_ctl
+ * succeeds, other calls (the
+ * unmodelled ones too) fail with EBADF. For freeing the library's state
+ * after a run, which may take one more turn of its loop, run without
+ * blocking, to finish closing its handles. */
 void qp_wrap_detach(void);
 
 /* Back to the real libc. */

@@ -12,6 +12,9 @@ const qp_machine *const qp_machines[] = {
 #ifdef QP_HAVE_UDNS
     &qp_machine_udns,
 #endif
+#ifdef QP_HAVE_LIBUV
+    &qp_machine_libuv,
+#endif
 };
 const size_t qp_machines_count = sizeof qp_machines / sizeof qp_machines[0];
 
@@ -37,6 +40,11 @@ const char *qp_machine_missing(const char *name)
     if (strcmp(name, "udns") == 0)
         return "this build has no udns machine: libudns.a (Debian: libudns-dev) was not found "
                "when meson configured it (or -Dudns=disabled); install it and reconfigure";
+#endif
+#ifndef QP_HAVE_LIBUV
+    if (strcmp(name, "libuv") == 0)
+        return "this build has no libuv machine: libuv_a.a (Debian: libuv1-dev) was not found "
+               "when meson configured it (or -Dlibuv=disabled); install it and reconfigure";
 #endif
     (void)name;
     return NULL;

@@ -19,10 +19,11 @@
  *   A timer still pending with a finite deadline when the loop returns, or
  *   blocks forever with no timeout, is late too: it will never run.
  *
- * lost-wakeup: a timer started in the current iteration (its (re)start
- *   mark came after the iteration's mark) runs in that same iteration while
- *   an fd is ready for input. A correct loop runs, in a timer pass, only the
- *   timers due when the pass began; one (re)started from a callback waits
+ * lost-wakeup: a timer (re)started by a callback of the current iteration
+ *   (its start mark came after the iteration began and after a callback of
+ *   it ran) runs in that same iteration while an fd is ready for input. A
+ *   correct loop runs, in a timer pass, only the timers due when the pass
+ *   began; one (re)started from a callback waits
  *   for the next iteration, after the wait that polls I/O. Running it at
  *   once lets a 0 ms timer that re-arms itself from its own callback run
  *   forever while the ready fd is never polled (libuv #4245).
@@ -175,6 +176,7 @@ static bool on_syscall(qp_oracle *oracle, const qp_rec *rec, size_t index)
         w->wasted_wait_seen = true;
     }
     w->waits++;
+    w->callback_since_wait = false;
     w->idle_wait_open = false;
     bool zero = rec->call.ret == 0 && rec->call.wait.timeout_ms == QP_POLL_NONBLOCKING_MS;
     if (rec->call.ret != 0) {
@@ -226,6 +228,7 @@ static bool on_fire(qp_oracle *oracle, const qp_rec *rec, size_t index)
     }
     t->pending = false;
     w->fires++;
+    w->callback_since_wait = true;
     w->idle_wait_open = false;
     w->wasted_wait_seen = false;
     w->lone_zero_wait_seen = false;
@@ -251,7 +254,7 @@ static bool on_fire(qp_oracle *oracle, const qp_rec *rec, size_t index)
                         "which a wait rounded up to whole ms always beats: a wait overshot by a "
                         "whole ms, as when 1 ms is added to a timeout that needed none",
                         id + 1, qp_fmt_ms(a, late_ns), calls, qp_fmt_ms(b, allowed_ns));
-    if (t->armed_in == w->iterations && rec->loop.ready_fds != 0)
+    if (t->armed_in == w->iterations && t->armed_by_callback && rec->loop.ready_fds != 0)
         return qp__fire(oracle, QP_PROP_LOST_WAKEUP, index,
                         "timer %u runs in the same loop iteration that (re)started it, with no "
                         "wait in between, while fd %" PRId32 " is ready for input: timers "
@@ -277,7 +280,8 @@ static bool on_mark(qp_oracle *oracle, const qp_rec *rec, size_t index)
                                          .start_ns = rec->t_enter_ns,
                                          .deadline_ns = rec->loop.deadline_ns,
                                          .calls_mark = w->calls,
-                                         .armed_in = w->iterations};
+                                         .armed_in = w->iterations,
+                                         .armed_by_callback = w->callback_since_wait};
         return false;
     case QP_LOOP_TIMER_CANCEL:
         w->timers[id].pending = false;
@@ -287,6 +291,7 @@ static bool on_mark(qp_oracle *oracle, const qp_rec *rec, size_t index)
     case QP_LOOP_CALLBACK:
     case QP_LOOP_IO:
         /* work the program sees: the wait before it was no waste */
+        w->callback_since_wait = true;
         w->callbacks += rec->loop.mark == QP_LOOP_CALLBACK;
         w->io_callbacks += rec->loop.mark == QP_LOOP_IO;
         w->idle_wait_open = false;
