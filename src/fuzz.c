@@ -26,12 +26,28 @@ static void print_variants(FILE *out, const qp_machine *machine)
     }
 }
 
+/* The variant a program's name carries: "fuzz_selector-ref-pipe" (or
+ * ".../fuzz_selector-ref-pipe") is selector's ref-pipe; NULL for a name
+ * without one ("fuzz_selector"). */
+static const char *variant_of_name(const qp_machine *machine, const char *program)
+{
+    const char *base = strrchr(program, '/');
+    base = base != NULL ? base + 1 : program;
+    char prefix[128];
+    int n = snprintf(prefix, sizeof prefix, "fuzz_%s-", machine->name);
+    if (n <= 0 || (size_t)n >= sizeof prefix || strncmp(base, prefix, (size_t)n) != 0)
+        return NULL;
+    return base[n] != '\0' ? base + n : NULL;
+}
+
 int qp_fuzz_init(const qp_machine *machine, int argc, char **argv)
 {
     target.machine = machine;
     target.program = argc > 0 ? argv[0] : machine->name;
     const char *name = getenv("QP_VARIANT");
     if (name == NULL || *name == '\0')
+        name = variant_of_name(machine, target.program);
+    if (name == NULL)
         name = machine->variants[0].name; /* the first reference */
     if (strcmp(name, "list") == 0) {
         printf("variants of %s (QP_VARIANT=NAME; name, expected property, origin):\n",
