@@ -3,6 +3,7 @@
  * buffer, set once at start-up and reused for every input. */
 #include "quietpoll/fuzz.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,8 +46,9 @@ int qp_fuzz_init(const qp_machine *machine, int argc, char **argv)
     target.machine = machine;
     target.program = argc > 0 ? argv[0] : machine->name;
     const char *name = getenv("QP_VARIANT");
+    bool from_name = false;
     if (name == NULL || *name == '\0')
-        name = variant_of_name(machine, target.program);
+        from_name = (name = variant_of_name(machine, target.program)) != NULL;
     if (name == NULL)
         name = machine->variants[0].name; /* the first reference */
     if (strcmp(name, "list") == 0) {
@@ -63,6 +65,9 @@ int qp_fuzz_init(const qp_machine *machine, int argc, char **argv)
         exit(2);
     }
     target.variant = (size_t)variant;
+    if (from_name)
+        fprintf(stderr, "quietpoll: fuzzing %s/%s (the variant from the program's name)\n",
+                machine->name, name);
     target.run = qp_run_new();
     return 0;
 }
