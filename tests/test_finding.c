@@ -94,7 +94,9 @@ static void same_shrunk_trace_same_finding(void)
 
 static void the_database_keeps_one_entry_per_finding(void)
 {
-    char db[] = "/tmp/qp-test-db-XXXXXX";
+    const char *tmp = getenv("TMPDIR");
+    char db[4096];
+    snprintf(db, sizeof db, "%s/qp-test-db-XXXXXX", tmp != NULL && *tmp != '\0' ? tmp : "/tmp");
     CHECK(mkdtemp(db) != NULL);
     qp_tape_buf tape = {{1, 2, 3}, 3};
     char path[4096];
