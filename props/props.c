@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "quietpoll/oracle.h"
 #include "quietpoll/prop.h"
 
 typedef struct props {
@@ -55,41 +56,79 @@ static void ref_passes_every_property(props *p, size_t variant)
                p->machine->name, name, r.trials_run);
 }
 
-static void mutant_fires_its_expected_property(props *p, size_t variant, bool with_seeds)
+/* The set of property names, comma-separated, into buf. */
+static const char *names_of(uint32_t set, char *buf, size_t size)
 {
-    const qp_variant *v = &p->machine->variants[variant];
-    static qp_prop_result r;
-    search(p, variant, with_seeds, &r);
-    const char *how = with_seeds ? "with always-seeds" : "by random trials alone";
-    if (!r.failed) {
-        fail(p, v->name, "survived %s", how);
-        return;
-    }
-    const char *fired = qp_property_name((unsigned)r.property);
-    if (strcmp(fired, v->expect) != 0) {
-        fail(p, v->name, "fired %s, not its expected %s", fired, v->expect);
-        return;
-    }
+    size_t len = 0;
+    buf[0] = '\0';
+    for (unsigned q = 0; q < QP_PROP_COUNT; q++)
+        if (set & (UINT32_C(1) << q))
+            len += (size_t)snprintf(buf + len, len < size ? size - len : 0, "%s%s",
+                                    len ? "," : "", qp_property_name(q));
+    return buf;
+}
+
+/* One property a mutant fired: its shrunk tape still fires it, is no
+ * larger, and is no failure of any reference. */
+static void check_witness(props *p, const qp_variant *v, size_t variant, const qp_prop_result *r)
+{
+    const char *fired = qp_property_name((unsigned)r->property);
     qp_machine_check mc = {p->run, p->machine, variant};
-    if (qp_machine_check_fn(&mc, r.minimal.data, r.minimal.size) != r.property)
+    if (qp_machine_check_fn(&mc, r->minimal.data, r->minimal.size) != r->property)
         fail(p, v->name, "its shrunk tape no longer fires %s", fired);
-    if (qp_shortlex_less(r.original.data, r.original.size, r.minimal.data, r.minimal.size))
+    if (qp_shortlex_less(r->original.data, r->original.size, r->minimal.data, r->minimal.size))
         fail(p, v->name, "the shrunk tape is larger than the original");
     for (size_t ref = 0; ref < p->machine->variants_count; ref++) {
         mc.variant = ref;
-        if (strcmp(p->machine->variants[ref].expect, "pass") == 0 &&
-            qp_machine_check_fn(&mc, r.minimal.data, r.minimal.size) >= 0)
-            fail(p, v->name, "the reference %s fails its minimal tape too: not a witness of the bug",
-                 p->machine->variants[ref].name);
+        if (qp_variant_is_ref(&p->machine->variants[ref]) &&
+            qp_machine_check_fn(&mc, r->minimal.data, r->minimal.size) >= 0)
+            fail(p, v->name, "the reference %s fails its minimal tape of %s too: not a witness "
+                 "of the bug", p->machine->variants[ref].name, fired);
     }
-    char where[64];
-    if (r.always_path != NULL)
-        snprintf(where, sizeof where, "a seed file");
-    else
-        snprintf(where, sizeof where, "trial %lu", r.failing_trial);
-    printf("ok   %s/%s fires %s %s: %s, shrunk %zu -> %zu bytes in %lu steps\n",
-           p->machine->name, v->name, fired, how, where, r.original.size, r.minimal.size,
-           r.shrink.steps);
+}
+
+/* A mutant, or a library variant with findings, fires every property it
+ * is expected to, and no other. */
+static void fires_its_expected_properties(props *p, size_t variant, bool with_seeds)
+{
+    const qp_variant *v = &p->machine->variants[variant];
+    uint32_t want = qp_variant_expected(v);
+    qp_machine_check mc = {p->run, p->machine, variant};
+    qp_prop_config config = p->config;
+    qp_path_list seeds = {0};
+    if (with_seeds)
+        qp_always_seeds(p->root, p->machine, &seeds);
+    config.always = (const char *const *)seeds.paths;
+    config.always_count = seeds.count;
+    static qp_prop_set_result set;
+    qp_prop_run_set(&config, want, qp_machine_check_fn, &mc, &set);
+    qp_path_list_free(&seeds);
+    const char *how = with_seeds ? "with always-seeds" : "by random trials alone";
+    char names[256];
+    if (set.unexpected >= 0) {
+        fail(p, v->name, "fired %s %s, which it is not expected to (it expects %s)",
+             qp_property_name((unsigned)set.unexpected), how, v->expect);
+        return;
+    }
+    if ((set.found & want) != want) {
+        fail(p, v->name, "did not fire %s %s (fired: %s)", names_of(want & ~set.found, names,
+             sizeof names), how, set.found ? names_of(set.found, names, sizeof names) : "none");
+        return;
+    }
+    for (unsigned q = 0; q < QP_PROP_COUNT; q++) {
+        if (!(want & (UINT32_C(1) << q)))
+            continue;
+        const qp_prop_result *r = &set.by_property[q];
+        check_witness(p, v, variant, r);
+        char where[64];
+        if (r->always_path != NULL)
+            snprintf(where, sizeof where, "a seed file");
+        else
+            snprintf(where, sizeof where, "trial %lu", r->failing_trial);
+        printf("ok   %s/%s fires %s %s: %s, shrunk %zu -> %zu bytes in %lu steps\n",
+               p->machine->name, v->name, qp_property_name(q), how, where, r->original.size,
+               r->minimal.size, r->shrink.steps);
+    }
 }
 
 int qp_props_main(const qp_machine *machine, int argc, char **argv)
@@ -104,12 +143,12 @@ int qp_props_main(const qp_machine *machine, int argc, char **argv)
         return 2;
     size_t checks = 0;
     for (size_t v = 0; v < machine->variants_count; v++) {
-        if (strcmp(machine->variants[v].expect, "pass") == 0) {
+        if (qp_variant_is_ref(&machine->variants[v])) {
             ref_passes_every_property(&p, v);
             checks++;
         } else {
-            mutant_fires_its_expected_property(&p, v, true);
-            mutant_fires_its_expected_property(&p, v, false);
+            fires_its_expected_properties(&p, v, true);
+            fires_its_expected_properties(&p, v, false);
             checks += 2;
         }
     }

@@ -1,6 +1,5 @@
-/* Fuzzes the real libuv 0.4 (liblibuv.a) under the simulator (seed 004).
- * QP_VARIANT=libuv-0.4 fuzzes it under level-triggered poll(), where it
- * fails syscall-bound; the default, libuv-0.4-et, under EPOLLET. */
+/* Fuzzes the real libuv 1.44.2 (libuv_a.a) under the simulator
+ * (docs/CATALOG.md, libuv). QP_VARIANT or a name suffix picks the variant. */
 #include "quietpoll/fuzz.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

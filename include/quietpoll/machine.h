@@ -12,7 +12,10 @@
 
 typedef struct qp_variant {
     const char *name;
-    const char *expect; /* the property it must fire, or "pass" */
+    /* "pass", or the properties it must fire, comma-separated
+     * ("timeout-early,lost-wakeup"): each is found by the engines, and no
+     * other fires */
+    const char *expect;
     const char *origin; /* the bug it models: docs/CATALOG.md, machine/name */
     const char *summary;
 } qp_variant;
@@ -83,6 +86,14 @@ extern const qp_machine *const qp_machines[];
 extern const size_t qp_machines_count;
 
 const qp_machine *qp_machine_find(const char *name);
+
+/* The properties v is expected to fire, bit p for enum qp_property p; 0 for
+ * a variant expected to pass. An expect naming no property aborts. */
+uint32_t qp_variant_expected(const qp_variant *v);
+static inline bool qp_variant_is_ref(const qp_variant *v)
+{
+    return qp_variant_expected(v) == 0;
+}
 /* The index of the named variant, or -1. */
 long qp_variant_find(const qp_machine *machine, const char *name);
 

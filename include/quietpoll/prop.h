@@ -17,6 +17,7 @@
 #include "quietpoll/tape.h"
 
 #define QP_PROP_TRIALS_DEFAULT 1000
+#define QP_PROP_SET_MAX 16 /* properties a set can name (enum qp_property) */
 #define QP_PROP_SEED_DEFAULT 1
 #define QP_SHRINK_ATTEMPTS_MAX 200000 /* candidate runs per shrink */
 #define QP_SHRINK_STALL_MAX 20000     /* attempts in a row without progress */
@@ -92,6 +93,21 @@ typedef struct qp_prop_result {
 /* Runs always-seeds, then random trials until one fails; shrinks it. */
 void qp_prop_run(const qp_prop_config *config, qp_check_fn check, void *ctx,
                  qp_prop_result *result);
+
+/* For a variant expected to fire a set of properties: always-seeds, then
+ * random trials, until every property of want has fired, or one outside
+ * it fires, or the trials run out. The first failure of each property is
+ * shrunk into by_property[p]; found says which fired; unexpected is the
+ * first property outside want that fired (then the search stops), or -1. */
+typedef struct qp_prop_set_result {
+    uint32_t found;
+    int unexpected;
+    unsigned long trials_run;
+    qp_prop_result by_property[QP_PROP_SET_MAX];
+} qp_prop_set_result;
+
+void qp_prop_run_set(const qp_prop_config *config, uint32_t want, qp_check_fn check, void *ctx,
+                     qp_prop_set_result *out);
 
 /* The check of a machine variant: the property its run fires. */
 typedef struct qp_machine_check {

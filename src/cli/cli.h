@@ -14,6 +14,7 @@
 #define CLI_EXIT_OK 0
 #define CLI_EXIT_VIOLATION 1
 #define CLI_EXIT_USAGE 2
+#define CLI_EXIT_SKIP 77 /* nothing to do here (meson counts it a skip) */
 
 /* Each exits 2 with a message on stderr when the lookup or read fails. */
 const qp_machine *cli_machine(const char *name);

@@ -63,34 +63,65 @@ static void db_failing(const prop_args *a, const qp_machine *m, size_t variant,
     failing->count = kept;
 }
 
+/* The always-seeds of a run: the database's failures of m/variant first,
+ * then the seed files. The caller frees with qp_path_list_free. */
+static void always_list(const prop_args *a, const qp_machine *m, size_t variant,
+                        qp_machine_check *mc, qp_path_list *always)
+{
+    qp_path_list seeds = {0};
+    *always = (qp_path_list){0};
+    if (a->db != NULL)
+        db_failing(a, m, variant, mc, always);
+    if (a->seeds)
+        qp_always_seeds(a->root, m, &seeds);
+    char **all = realloc(always->paths, (always->count + seeds.count + 1) * sizeof *all);
+    if (all == NULL)
+        abort();
+    for (size_t i = 0; i < seeds.count; i++)
+        all[always->count + i] = seeds.paths[i];
+    always->paths = all;
+    always->count += seeds.count;
+    free(seeds.paths);
+}
+
+/* A path of the always list, kept beyond the list's lifetime. */
+static const char *keep_path(const char *path, size_t slot)
+{
+    static char paths[QP_PROP_SET_MAX + 1][4096];
+    if (path == NULL)
+        return NULL;
+    snprintf(paths[slot], sizeof paths[slot], "%s", path);
+    return paths[slot];
+}
+
 static void run_engine(const prop_args *a, const qp_machine *m, size_t variant, qp_run *run,
                        qp_prop_result *result)
 {
     qp_machine_check mc = {run, m, variant};
     qp_prop_config config = a->config;
-    qp_path_list always = {0}, seeds = {0};
-    if (a->db != NULL)
-        db_failing(a, m, variant, &mc, &always);
-    if (a->seeds)
-        qp_always_seeds(a->root, m, &seeds);
-    /* the database first, then the seeds */
-    char **all = realloc(always.paths, (always.count + seeds.count + 1) * sizeof *all);
-    if (all == NULL)
-        abort();
-    for (size_t i = 0; i < seeds.count; i++)
-        all[always.count + i] = seeds.paths[i];
-    always.paths = all;
-    always.count += seeds.count;
-    free(seeds.paths);
+    qp_path_list always;
+    always_list(a, m, variant, &mc, &always);
     config.always = (const char *const *)always.paths;
     config.always_count = always.count;
     qp_prop_run(&config, qp_machine_check_fn, &mc, result);
-    if (result->always_path != NULL) {
-        /* keep the name beyond the list's lifetime */
-        static char path[4096];
-        snprintf(path, sizeof path, "%s", result->always_path);
-        result->always_path = path;
-    }
+    result->always_path = keep_path(result->always_path, QP_PROP_SET_MAX);
+    qp_path_list_free(&always);
+}
+
+/* The search of a variant expected to fire a set of properties. */
+static void run_engine_set(const prop_args *a, const qp_machine *m, size_t variant, qp_run *run,
+                           uint32_t want, qp_prop_set_result *set)
+{
+    qp_machine_check mc = {run, m, variant};
+    qp_prop_config config = a->config;
+    qp_path_list always;
+    always_list(a, m, variant, &mc, &always);
+    config.always = (const char *const *)always.paths;
+    config.always_count = always.count;
+    qp_prop_run_set(&config, want, qp_machine_check_fn, &mc, set);
+    for (unsigned q = 0; q < QP_PROP_SET_MAX; q++)
+        if (set->found & (UINT32_C(1) << q))
+            set->by_property[q].always_path = keep_path(set->by_property[q].always_path, q);
     qp_path_list_free(&always);
 }
 
@@ -171,44 +202,93 @@ static int one_variant(const prop_args *a)
     return CLI_EXIT_VIOLATION;
 }
 
+/* Where a failure was first found, and how far it shrank, for a row. */
+static void describe_failure(const prop_args *a, const qp_prop_result *r, char *first,
+                             size_t first_size, char *shrunk, size_t shrunk_size)
+{
+    if (r->always_path != NULL && a->db != NULL && qp_db_holds(a->db, r->always_path))
+        snprintf(first, first_size, "database");
+    else if (r->always_path != NULL)
+        snprintf(first, first_size, "seed file");
+    else
+        snprintf(first, first_size, "trial %lu", r->failing_trial);
+    snprintf(shrunk, shrunk_size, "%zu -> %zu bytes", r->original.size, r->minimal.size);
+}
+
+/* A failure of a row: into the database, and -o's directory. */
+static void keep_failure(const prop_args *a, qp_run *run, const qp_machine *m, size_t variant,
+                         const qp_prop_result *r, const char *suffix)
+{
+    const qp_variant *v = &m->variants[variant];
+    char note[4600];
+    db_store(a, run, m, variant, r, note, sizeof note);
+    if (strncmp(note, "new, but", 8) == 0)
+        fprintf(stderr, "quietpoll prop: %s/%s: %s\n", m->name, v->name, note);
+    if (a->out != NULL) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%s-%s%s.tape", a->out, m->name, v->name, suffix);
+        if (!qp_tape_buf_write(&r->minimal, path))
+            fprintf(stderr, "quietpoll prop: cannot write %s: %s\n", path, strerror(errno));
+    }
+}
+
+/* One line for a variant expected to fire a set of properties, a line for
+ * each property it fired; returns whether it met its expectation: every
+ * one found, and no other. */
+static bool matrix_rows_set(const prop_args *a, const qp_machine *m, size_t variant, qp_run *run,
+                            uint32_t want)
+{
+    static qp_prop_set_result set;
+    run_engine_set(a, m, variant, run, want, &set);
+    const qp_variant *v = &m->variants[variant];
+    bool met = set.unexpected < 0 && (set.found & want) == want;
+    char name[128], first[64], shrunk[64];
+    snprintf(name, sizeof name, "%s/%s", m->name, v->name);
+    bool single = (want & (want - 1)) == 0;
+    for (unsigned q = 0; q < QP_PROP_SET_MAX; q++) {
+        uint32_t bit = UINT32_C(1) << q;
+        if (!((want | set.found) & bit))
+            continue;
+        const qp_prop_result *r = &set.by_property[q];
+        const char *verdict = set.found & bit ? qp_property_name(q) : "not found";
+        if (set.found & bit)
+            describe_failure(a, r, first, sizeof first, shrunk, sizeof shrunk);
+        else
+            snprintf(first, sizeof first, "-"), snprintf(shrunk, sizeof shrunk, "-");
+        bool ok = (want & bit) && (set.found & bit);
+        printf("%-30s %-14s %7lu  %-14s %-12s %-18s%s\n", name,
+               single ? v->expect : qp_property_name(q), set.trials_run, verdict, first, shrunk,
+               ok ? "" : (want & bit) ? "  MISMATCH" : "  UNEXPECTED");
+        if (set.found & bit) {
+            char suffix[40];
+            snprintf(suffix, sizeof suffix, single ? "" : "-%s", qp_property_name(q));
+            keep_failure(a, run, m, variant, r, suffix);
+        }
+    }
+    fflush(stdout);
+    return met;
+}
+
 /* One line for one variant; returns whether it met its expectation. */
 static bool matrix_row(const prop_args *a, const qp_machine *m, size_t variant, qp_run *run)
 {
+    uint32_t want = qp_variant_expected(&m->variants[variant]);
+    if (want != 0)
+        return matrix_rows_set(a, m, variant, run, want);
     static qp_prop_result r;
     run_engine(a, m, variant, run, &r);
     const qp_variant *v = &m->variants[variant];
     const char *verdict = r.failed ? qp_property_name((unsigned)r.property) : "pass";
-    bool met = strcmp(verdict, v->expect) == 0;
-    char name[128], first[64], shrunk[64];
+    char name[128], first[64] = "-", shrunk[64] = "-";
     snprintf(name, sizeof name, "%s/%s", m->name, v->name);
-    if (!r.failed)
-        snprintf(first, sizeof first, "-");
-    else if (r.always_path != NULL && a->db != NULL && qp_db_holds(a->db, r.always_path))
-        snprintf(first, sizeof first, "database");
-    else if (r.always_path != NULL)
-        snprintf(first, sizeof first, "seed file");
-    else
-        snprintf(first, sizeof first, "trial %lu", r.failing_trial);
     if (r.failed)
-        snprintf(shrunk, sizeof shrunk, "%zu -> %zu bytes", r.original.size, r.minimal.size);
-    else
-        snprintf(shrunk, sizeof shrunk, "-");
+        describe_failure(a, &r, first, sizeof first, shrunk, sizeof shrunk);
     printf("%-30s %-14s %7lu  %-14s %-12s %-18s%s\n", name, v->expect, r.trials_run, verdict,
-           first, shrunk, met ? "" : "  MISMATCH");
-    if (r.failed) {
-        char note[4600];
-        db_store(a, run, m, variant, &r, note, sizeof note);
-        if (strncmp(note, "new, but", 8) == 0)
-            fprintf(stderr, "quietpoll prop: %s/%s: %s\n", m->name, v->name, note);
-    }
-    if (r.failed && a->out != NULL) {
-        char path[4200];
-        snprintf(path, sizeof path, "%s/%s-%s.tape", a->out, m->name, v->name);
-        if (!qp_tape_buf_write(&r.minimal, path))
-            fprintf(stderr, "quietpoll prop: cannot write %s: %s\n", path, strerror(errno));
-    }
+           first, shrunk, r.failed ? "  MISMATCH" : "");
+    if (r.failed)
+        keep_failure(a, run, m, variant, &r, "");
     fflush(stdout);
-    return met;
+    return !r.failed;
 }
 
 static int matrix(const prop_args *a)

@@ -32,9 +32,6 @@
  * Variants (libuv unchanged; how the program runs the loop):
  *   libuv-1.44        uv_run(UV_RUN_DEFAULT), as libuv's documentation shows
  *   libuv-1.44-once   uv_run(UV_RUN_ONCE) until it returns 0
- *   libuv-1.44-embed  the documented embedding: poll(uv_backend_fd(),
- *                     uv_backend_timeout()), then uv_run(UV_RUN_NOWAIT),
- *                     until no timer is active
  *   libuv-1.44-metrics  uv_loop_configure(UV_METRICS_IDLE_TIME), then as
  *                     libuv-1.44 */
 #include <errno.h>
@@ -49,17 +46,30 @@
 #include "quietpoll/units.h"
 #include "quietpoll/wrap.h"
 
-enum variant { UV_DEFAULT, UV_ONCE, UV_EMBED, UV_METRICS };
+enum variant { UV_DEFAULT, UV_ONCE, UV_METRICS };
 
+/* The findings, each confirmed in libuv 1.44.2's source (docs/CATALOG.md):
+ *   timeout-early  uv_timer_start (src/timer.c) makes the due time
+ *                  loop->time + timeout, and loop->time is the loop's
+ *                  cached time in whole ms, floored (uv__update_time,
+ *                  src/unix/internal.h): a timer fires up to 1 ms early, more
+ *                  when the loop time is stale (libuv #4773)
+ *   lost-wakeup    uv__run_timers (src/timer.c) runs every timer due at
+ *                  loop->time, those its callbacks start with 0 ms too, so a
+ *                  0 ms timer restarted from a callback runs again in the
+ *                  same pass while ready I/O waits (libuv #4245, PR 4250)
+ *   syscall-bound  with UV_METRICS_IDLE_TIME, uv__io_poll (src/unix/epoll.c)
+ *                  first waits with a timeout of 0, then with the loop's:
+ *                  one more epoll_wait every iteration that blocks */
 static const qp_variant variants[] = {
-    [UV_DEFAULT] = {"libuv-1.44", "timeout-early", "libuv 1.44.2 src/timer.c uv_timer_start",
+    [UV_DEFAULT] = {"libuv-1.44", "timeout-early,lost-wakeup",
+                    "libuv #4773, libuv #4245 (docs/CATALOG.md)",
                     "Debian's libuv_a.a, uv_run(UV_RUN_DEFAULT)"},
-    [UV_ONCE] = {"libuv-1.44-once", "timeout-early", "libuv 1.44.2 src/timer.c uv_timer_start",
+    [UV_ONCE] = {"libuv-1.44-once", "timeout-early,lost-wakeup",
+                 "libuv #4773, libuv #4245 (docs/CATALOG.md)",
                  "Debian's libuv_a.a, uv_run(UV_RUN_ONCE) in a loop"},
-    [UV_EMBED] = {"libuv-1.44-embed", "timeout-early", "libuv 1.44.2 src/timer.c uv_timer_start",
-                  "Debian's libuv_a.a embedded: poll(backend fd, backend timeout), UV_RUN_NOWAIT"},
-    [UV_METRICS] = {"libuv-1.44-metrics", "timeout-early",
-                    "libuv 1.44.2 src/timer.c uv_timer_start",
+    [UV_METRICS] = {"libuv-1.44-metrics", "timeout-early,lost-wakeup,syscall-bound",
+                    "libuv #4773, #4245, src/unix/epoll.c (docs/CATALOG.md)",
                     "Debian's libuv_a.a with UV_METRICS_IDLE_TIME, uv_run(UV_RUN_DEFAULT)"},
 };
 
@@ -139,25 +149,6 @@ static void on_async(uv_async_t *a)
     mark(h, QP_LOOP_CALLBACK, 0, 0, -1);
 }
 
-static bool timers_active(harness *h)
-{
-    for (unsigned i = 0; i < h->timers_count; i++)
-        if (uv_is_active((uv_handle_t *)&h->timers[i]))
-            return true;
-    return false;
-}
-
-/* The documented embedding: wait on the backend fd for the backend's own
- * timeout, then let libuv run without blocking. */
-static void run_embedded(harness *h)
-{
-    while (timers_active(h)) {
-        struct pollfd pfd = {.fd = uv_backend_fd(&h->loop), .events = POLLIN};
-        h->os->poll(h->os, &pfd, 1, uv_backend_timeout(&h->loop));
-        uv_run(&h->loop, UV_RUN_NOWAIT);
-    }
-}
-
 static void setup(qp_sim *sim, qp_world *world)
 {
     for (unsigned i = 0; i < SOCKETS; i++)
@@ -207,9 +198,6 @@ static void run(qp_os *os, const qp_machine_ctx *ctx)
     case UV_ONCE:
         while (uv_run(&h->loop, UV_RUN_ONCE) != 0)
             ;
-        break;
-    case UV_EMBED:
-        run_embedded(h);
         break;
     }
 }

@@ -1,5 +1,9 @@
 /* Every machine, and lookups by name. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "quietpoll/oracle.h"
 
 #include "quietpoll/machine.h"
 
@@ -24,6 +28,31 @@ const qp_machine *qp_machine_find(const char *name)
         if (strcmp(qp_machines[i]->name, name) == 0)
             return qp_machines[i];
     return NULL;
+}
+
+uint32_t qp_variant_expected(const qp_variant *v)
+{
+    if (strcmp(v->expect, "pass") == 0)
+        return 0;
+    uint32_t set = 0;
+    char name[64];
+    for (const char *p = v->expect; *p != '\0';) {
+        size_t len = strcspn(p, ",");
+        int property = -1;
+        if (len < sizeof name) {
+            memcpy(name, p, len);
+            name[len] = '\0';
+            property = qp_property_parse(name);
+        }
+        if (property < 0) {
+            fprintf(stderr, "quietpoll: variant %s expects '%s', which names no property\n",
+                    v->name, v->expect);
+            abort();
+        }
+        set |= UINT32_C(1) << property;
+        p += len + (p[len] == ',');
+    }
+    return set;
 }
 
 long qp_variant_find(const qp_machine *machine, const char *name)

@@ -165,8 +165,7 @@ static bool on_syscall(qp_oracle *oracle, const qp_rec *rec, size_t index)
     /* a loop that does not mark its iterations (a library's) waits once an
        iteration: this wait ends one, which the waits before it, and the
        callbacks since the last, must account for */
-    if (!w->iterations_marked && iterations_check(oracle, ++w->iterations, index))
-        return true;
+    bool fired = !w->iterations_marked && iterations_check(oracle, ++w->iterations, index);
     /* a timer due at or after this wait began may be charged from here on */
     for (unsigned i = 0; i < QP_ORACLE_TIMERS_MAX; i++)
         if (w->timers[i].pending && w->timers[i].deadline_ns >= rec->t_enter_ns)
@@ -187,7 +186,7 @@ static bool on_syscall(qp_oracle *oracle, const qp_rec *rec, size_t index)
         w->idle_wait_open = true;
         w->idle_wait_index = index;
     }
-    return zero_wait_check(oracle, zero ? index : SIZE_MAX);
+    return zero_wait_check(oracle, zero ? index : SIZE_MAX) || fired;
 }
 
 /* The iterations before the current record against 1 + F + W + Z. */

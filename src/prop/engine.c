@@ -1,5 +1,6 @@
 /* The property engine: always-seeds, then random trials; the first failure
  * is shrunk. */
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,6 +108,58 @@ void qp_prop_run(const qp_prop_config *config, qp_check_fn check, void *ctx,
             found(&ec, result, property);
             return;
         }
+    }
+}
+
+/* One failing input of a set search: shrunk into its property's result the
+ * first time; returns whether the search goes on. */
+static bool set_failure(engine_check *ec, uint32_t want, qp_prop_set_result *out,
+                        const qp_tape_buf *tape, int property, const char *always_path,
+                        unsigned long trial, uint64_t trial_seed)
+{
+    assert(property >= 0 && property < QP_PROP_SET_MAX);
+    uint32_t bit = UINT32_C(1) << property;
+    if (out->found & bit)
+        return true;
+    qp_prop_result *r = &out->by_property[property];
+    memset(r, 0, sizeof *r);
+    r->original = *tape;
+    r->always_path = always_path;
+    r->failing_trial = trial;
+    r->trial_seed = trial_seed;
+    r->trials_run = out->trials_run;
+    found(ec, r, property);
+    out->found |= bit;
+    if (!(want & bit)) {
+        out->unexpected = property;
+        return false;
+    }
+    return (out->found & want) != want;
+}
+
+void qp_prop_run_set(const qp_prop_config *config, uint32_t want, qp_check_fn check, void *ctx,
+                     qp_prop_set_result *out)
+{
+    out->found = 0;
+    out->unexpected = -1;
+    out->trials_run = 0;
+    engine_check ec = {config, check, ctx, 0};
+    static qp_tape_buf tape;
+    for (size_t i = 0; i < config->always_count; i++) {
+        if (!qp_tape_buf_read(&tape, config->always[i]))
+            continue;
+        int property = run_check(&ec, tape.data, tape.size);
+        if (property >= 0 && !set_failure(&ec, want, out, &tape, property, config->always[i], 0, 0))
+            return;
+    }
+    uint64_t state = config->seed;
+    for (unsigned long trial = 0; trial < config->trials; trial++) {
+        uint64_t trial_seed = qp_splitmix64(&state);
+        trial_tape(trial_seed, config->tape_size_max, &tape);
+        out->trials_run = trial + 1;
+        int property = run_check(&ec, tape.data, tape.size);
+        if (property >= 0 && !set_failure(&ec, want, out, &tape, property, NULL, trial, trial_seed))
+            return;
     }
 }
 
