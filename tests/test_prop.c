@@ -6,6 +6,8 @@
 
 #include "check.h"
 #include "quietpoll/prop.h"
+#include "quietpoll/trace.h"
+#include "quietpoll/units.h"
 
 enum { PROP_A, PROP_B };
 
@@ -189,6 +191,52 @@ static void test_fork_mode_reports_a_hang_and_shrinks_it(void)
     CHECK_EQ_U(result.minimal.data[0], 200);
 }
 
+/* A machine that reads, then spins in user space when its op asks for a
+ * 5 ms timeout or more: a hang no syscall budget sees. */
+static void spinner_setup(qp_sim *sim, qp_world *world)
+{
+    world->fds[world->fds_count++] = qp_sim_add_stream(sim);
+}
+
+static void spinner_run(qp_os *os, const qp_machine_ctx *ctx)
+{
+    char buf[8];
+    for (size_t i = 0; i < ctx->sched->ops_count; i++) {
+        os->read(os, ctx->world->fds[0], buf, sizeof buf);
+        if (ctx->sched->ops[i].timeout_ns >= 5 * QP_NS_PER_MS)
+            for (volatile int spin = 1; spin;)
+                ;
+    }
+}
+
+static const qp_variant spinner_variants[] = {{"ref", "pass", "a test's own", ""}};
+
+static void test_a_hanging_run_keeps_its_trace(void)
+{
+    qp_machine spinner = {.name = "spinner", .variants = spinner_variants, .variants_count = 1,
+                          .shape = {.op_noun = "read", .targets_count = 1,
+                                    .event_kinds_mask = 1u << QP_EV_DATA},
+                          .setup = spinner_setup, .run = spinner_run};
+    qp_run *run = qp_run_new();
+    qp_schedule s = {.start_ns = QP_NS_PER_S, .cost_ns = 1000, .ops_count = 2,
+                     .ops = {{QP_NS_PER_MS, 1}, {10 * QP_NS_PER_MS, 1}}};
+    static qp_tape_writer w;
+    qp_writer_init(&w);
+    qp_schedule_encode(&w, &spinner.shape, &s);
+    CHECK(qp_run_bytes_forked(run, &spinner, 0, w.data, w.size, 100));
+    CHECK_EQ_I(run->oracle.violation.property, QP_PROP_HANG);
+    size_t reads = 0;
+    for (size_t i = 0; i < run->trace.count; i++)
+        reads += qp_rec_is_call(&run->trace.recs[i], QP_SYS_read);
+    CHECK_EQ_U(reads, 2); /* both reads before the spin, in the parent's copy */
+    /* a schedule that does not hang runs to its verdict, forked or not */
+    s.ops[1].timeout_ns = QP_NS_PER_MS;
+    qp_writer_init(&w);
+    qp_schedule_encode(&w, &spinner.shape, &s);
+    CHECK(!qp_run_bytes_forked(run, &spinner, 0, w.data, w.size, 1000));
+    qp_run_free(run);
+}
+
 static void test_shortlex_order(void)
 {
     CHECK(qp_shortlex_less((const uint8_t[]){9}, 1, (const uint8_t[]){0, 0}, 2));
@@ -209,6 +257,7 @@ int main(void)
         TEST(test_always_seeds_run_first),
         TEST(test_shortlex_order),
         TEST(test_fork_mode_reports_a_hang_and_shrinks_it),
+        TEST(test_a_hanging_run_keeps_its_trace),
     };
     return check_run(tests, sizeof tests / sizeof tests[0]);
 }

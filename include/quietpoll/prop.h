@@ -109,6 +109,13 @@ typedef struct qp_prop_set_result {
 void qp_prop_run_set(const qp_prop_config *config, uint32_t want, qp_check_fn check, void *ctx,
                      qp_prop_set_result *out);
 
+/* qp_run_bytes in a child process (run must come from qp_run_new: shared
+ * memory) with a wall-clock limit: a child killed at the limit leaves its
+ * trace in run and QP_PROP_HANG as its violation, one that died of a signal
+ * QP_PROP_CRASH. Returns whether a property fired. */
+bool qp_run_bytes_forked(qp_run *run, const qp_machine *machine, size_t variant,
+                         const uint8_t *data, size_t size, uint64_t timeout_ms);
+
 /* The check of a machine variant: the property its run fires. */
 typedef struct qp_machine_check {
     qp_run *run;

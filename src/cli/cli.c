@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,4 +66,14 @@ uint64_t cli_number(const char *option, const char *text)
         exit(CLI_EXIT_USAGE);
     }
     return value;
+}
+
+uint64_t cli_fork_timeout_ms;
+
+bool cli_run(qp_run *run, const qp_machine *machine, size_t variant, const uint8_t *data,
+             size_t size)
+{
+    if (cli_fork_timeout_ms == 0)
+        return qp_run_bytes(run, machine, variant, data, size);
+    return qp_run_bytes_forked(run, machine, variant, data, size, cli_fork_timeout_ms);
 }

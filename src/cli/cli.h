@@ -28,6 +28,16 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 /* Reruns minimal and prints its report, with how it was found and shrunk,
  * its finding id and db_note (what the failure database said, or NULL); the
  * shrink's wall time goes to stderr, so stdout is the same every run. */
+/* Fork mode (prop --fork): when not 0, cli_run runs each input in a child
+ * with this wall-clock limit. */
+extern uint64_t cli_fork_timeout_ms;
+
+/* Runs data through machine/variant, in a child under fork mode; a child
+ * killed at the limit leaves its trace in run and a hang as its violation,
+ * one that died of a signal a crash. Returns whether a property fired. */
+bool cli_run(qp_run *run, const qp_machine *machine, size_t variant, const uint8_t *data,
+             size_t size);
+
 void cli_report_shrunk(qp_run *run, const qp_machine *machine, size_t variant, const char *found,
                        const qp_tape_buf *original, const qp_tape_buf *minimal,
                        const qp_shrink_stats *stats, const char *minimal_path,

@@ -12,7 +12,8 @@
 
 static const char help[] =
     "usage: quietpoll prop [--machine M] [--variant V] [--trials N] [--seed S]\n"
-    "                      [--root DIR] [--no-seeds] [--no-db] [-o OUT]\n\n"
+    "                      [--root DIR] [--no-seeds] [--no-db] [-o OUT]\n"
+    "                      [--fork] [--timeout-ms MS]\n\n"
     "Runs the property engine: first the failures of M/V kept in the failure database\n"
     "(QP_DB, default .quietpoll/; --no-db or QP_DB=none skips it), then the always-seeds\n"
     "(DIR/corpus/fuzz_M/ and DIR/reproducers/M/, DIR defaulting to .; --no-seeds skips\n"
@@ -25,10 +26,16 @@ static const char help[] =
     "new or known, the minimal tape in hex, the schedule, the annotated trace, the replay\n"
     "command). The tape is written to a file only with -o OUT. Exit 1 on a failure, 0 when\n"
     "all trials pass.\n\n"
-    "Without --variant: every variant of M (or of every machine), one line each: variant,\n"
-    "its expectation, trials run, verdict, where it first failed, shrunk size. Minimal tapes\n"
-    "go to the directory OUT when given. Exit 0 when every ref passes and every mutant fails\n"
-    "with its expected property, 1 otherwise.\n";
+    "Without --variant: every variant of M (or of every machine), a line for each: variant,\n"
+    "its expectation, trials run, verdict, where it first failed, shrunk size; a variant\n"
+    "expected to fire a set of properties gets a line for each, and its search goes on until\n"
+    "every one has fired. Minimal tapes go to the directory OUT when given. Exit 0 when every\n"
+    "ref passes and every other variant fires what it expects and nothing else, 1 otherwise.\n\n"
+    "--fork runs every trial and shrink candidate in a child process with a wall-clock limit\n"
+    "(--timeout-ms, default 2000, implies --fork): code under test that loops without calling\n"
+    "into the kernel, where no syscall budget sees it, is reported as the property hang, with\n"
+    "the trace up to where it was killed, and shrunk like any other failure; a child that\n"
+    "dies of a signal is reported as crash.\n";
 
 typedef struct prop_args {
     const qp_machine *machine;
@@ -51,7 +58,8 @@ static void db_failing(const prop_args *a, const qp_machine *m, size_t variant,
     static qp_tape_buf tape;
     for (size_t i = 0; i < failing->count; i++) {
         char *path = failing->paths[i];
-        if (qp_tape_buf_read(&tape, path) && qp_machine_check_fn(mc, tape.data, tape.size) >= 0) {
+        if (qp_tape_buf_read(&tape, path) &&
+            cli_run(mc->run, mc->machine, mc->variant, tape.data, tape.size)) {
             failing->paths[kept++] = path;
             continue;
         }
@@ -134,7 +142,7 @@ static void db_store(const prop_args *a, qp_run *run, const qp_machine *m, size_
     if (a->db == NULL)
         return;
     qp_finding f;
-    qp_run_bytes(run, m, variant, r->minimal.data, r->minimal.size);
+    cli_run(run, m, variant, r->minimal.data, r->minimal.size);
     if (!qp_finding_of(run, &f))
         return; /* the shrinker keeps the property: cannot happen */
     char path[4400];
@@ -317,6 +325,7 @@ int cmd_prop(int argc, char **argv)
         {"trials", required_argument, NULL, 't'},  {"seed", required_argument, NULL, 's'},
         {"root", required_argument, NULL, 'r'},    {"no-seeds", no_argument, NULL, 'n'},
         {"output", required_argument, NULL, 'o'},  {"no-db", no_argument, NULL, 'd'},
+        {"fork", no_argument, NULL, 'f'},          {"timeout-ms", required_argument, NULL, 'T'},
         {"help", no_argument, NULL, 'h'},
         {0}};
     prop_args a = {.root = ".", .seeds = true, .db = qp_db_dir()};
@@ -350,6 +359,15 @@ int cmd_prop(int argc, char **argv)
         case 'd':
             a.db = NULL;
             break;
+        case 'f':
+            if (a.config.fork_timeout_ms == 0)
+                a.config.fork_timeout_ms = QP_PROP_FORK_TIMEOUT_MS_DEFAULT;
+            break;
+        case 'T':
+            a.config.fork_timeout_ms = cli_number("--timeout-ms", optarg);
+            if (a.config.fork_timeout_ms == 0)
+                return cli_usage_error("prop", "--timeout-ms wants at least 1 ms");
+            break;
         case 'h':
             fputs(help, stdout);
             return CLI_EXIT_OK;
@@ -361,5 +379,6 @@ int cmd_prop(int argc, char **argv)
         return cli_usage_error("prop", "unexpected argument '%s'", argv[optind]);
     if (a.variant != NULL && a.machine == NULL)
         return cli_usage_error("prop", "--variant needs --machine");
+    cli_fork_timeout_ms = a.config.fork_timeout_ms;
     return a.variant != NULL ? one_variant(&a) : matrix(&a);
 }

@@ -12,7 +12,7 @@ void cli_report_shrunk(qp_run *run, const qp_machine *machine, size_t variant, c
                        const char *db_note)
 {
     const char *vname = machine->variants[variant].name;
-    qp_run_bytes(run, machine, variant, minimal->data, minimal->size);
+    cli_run(run, machine, variant, minimal->data, minimal->size);
 
     char details[8192];
     FILE *d = fmemopen(details, sizeof details, "w");

@@ -8,7 +8,9 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -89,4 +91,34 @@ int qp_check_forked(qp_check_fn check, void *ctx, uint64_t timeout_ms, const uin
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
     assert(code <= QP_PROP_COUNT && "a child exits with a property or 0");
     return code - 1;
+}
+
+bool qp_run_bytes_forked(qp_run *run, const qp_machine *machine, size_t variant,
+                         const uint8_t *data, size_t size, uint64_t timeout_ms)
+{
+    qp_machine_check mc = {run, machine, variant};
+    int signal = 0;
+    int property = qp_check_forked(qp_machine_check_fn, &mc, timeout_ms, data, size, &signal);
+    if (property != QP_PROP_HANG && property != QP_PROP_CRASH)
+        return property >= 0; /* the child ran it into run, which it shares */
+    /* the child died in the middle of the run: its trace is what it wrote;
+       a record it had claimed but not yet filled is all zeros */
+    static const qp_rec zero;
+    if (run->trace.count > 0 &&
+        memcmp(&run->trace.recs[run->trace.count - 1], &zero, sizeof zero) == 0)
+        run->trace.count--;
+    qp_violation *v = &run->oracle.violation;
+    v->property = property;
+    v->rec_index = run->trace.count > 0 ? run->trace.count - 1 : 0;
+    if (property == QP_PROP_HANG)
+        snprintf(v->why, sizeof v->why,
+                 "the run went on past its limit of %" PRIu64 " ms of wall-clock time and was "
+                 "killed: the code under test loops where no syscall shows it (the trace ends "
+                 "where it was)",
+                 timeout_ms);
+    else
+        snprintf(v->why, sizeof v->why,
+                 "the run died of signal %d (%s) (the trace ends where it was)", signal,
+                 strsignal(signal));
+    return true;
 }
