@@ -80,6 +80,9 @@ extern const qp_machine qp_machine_udns; /* built only where libudns.a was found
 #ifdef QP_HAVE_LIBUV
 extern const qp_machine qp_machine_libuv; /* built only where libuv_a.a was found */
 #endif
+#ifdef QP_HAVE_LIBEVENT
+extern const qp_machine qp_machine_libevent; /* built only where libevent_core.a was found */
+#endif
 
 /* Every machine, in a fixed order. */
 extern const qp_machine *const qp_machines[];

@@ -19,6 +19,9 @@ const qp_machine *const qp_machines[] = {
 #ifdef QP_HAVE_LIBUV
     &qp_machine_libuv,
 #endif
+#ifdef QP_HAVE_LIBEVENT
+    &qp_machine_libevent,
+#endif
 };
 const size_t qp_machines_count = sizeof qp_machines / sizeof qp_machines[0];
 
@@ -69,6 +72,12 @@ const char *qp_machine_missing(const char *name)
     if (strcmp(name, "udns") == 0)
         return "this build has no udns machine: libudns.a (Debian: libudns-dev) was not found "
                "when meson configured it (or -Dudns=disabled); install it and reconfigure";
+#endif
+#ifndef QP_HAVE_LIBEVENT
+    if (strcmp(name, "libevent") == 0)
+        return "this build has no libevent machine: libevent_core.a or libevent_pthreads.a "
+               "(Debian: libevent-dev) was not found when meson configured it (or "
+               "-Dlibevent=disabled); install it and reconfigure";
 #endif
 #ifndef QP_HAVE_LIBUV
     if (strcmp(name, "libuv") == 0)
