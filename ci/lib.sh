@@ -164,6 +164,29 @@ qp_wait_a_while() {
     kill -0 "$1" 2>/dev/null
 }
 
+# qp_wait_any_a_while PID...: waits up to 10 s while one of PIDs runs; true
+# while one still runs (a progress line is due), false once all have ended
+qp_wait_any_a_while() {
+    local i pid
+    for i in 1 2 3 4 5 6 7 8 9 10; do
+        for pid in "$@"; do
+            if kill -0 "$pid" 2>/dev/null; then
+                sleep 1
+                continue 2
+            fi
+        done
+        return 1
+    done
+    for pid in "$@"; do kill -0 "$pid" 2>/dev/null && return 0; done
+    return 1
+}
+
+# qp_rate COUNT SECONDS: COUNT per second, a whole number
+qp_rate() { awk -v n="$1" -v s="$2" 'BEGIN { if (s > 0) printf "%d", n / s; else printf "0" }'; }
+
+# The cores this machine gives this process
+qp_cores() { nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1; }
+
 # Wall-clock seconds with a fraction, for durations
 qp_now() { date +%s.%N; }
 

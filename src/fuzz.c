@@ -3,6 +3,7 @@
  * buffer, set once at start-up and reused for every input. */
 #include "quietpoll/fuzz.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,12 +27,29 @@ static void print_variants(FILE *out, const qp_machine *machine)
     }
 }
 
+/* The variant a program's name carries: "fuzz_selector-ref-pipe" (or
+ * ".../fuzz_selector-ref-pipe") is selector's ref-pipe; NULL for a name
+ * without one ("fuzz_selector"). */
+static const char *variant_of_name(const qp_machine *machine, const char *program)
+{
+    const char *base = strrchr(program, '/');
+    base = base != NULL ? base + 1 : program;
+    char prefix[128];
+    int n = snprintf(prefix, sizeof prefix, "fuzz_%s-", machine->name);
+    if (n <= 0 || (size_t)n >= sizeof prefix || strncmp(base, prefix, (size_t)n) != 0)
+        return NULL;
+    return base[n] != '\0' ? base + n : NULL;
+}
+
 int qp_fuzz_init(const qp_machine *machine, int argc, char **argv)
 {
     target.machine = machine;
     target.program = argc > 0 ? argv[0] : machine->name;
     const char *name = getenv("QP_VARIANT");
+    bool from_name = false;
     if (name == NULL || *name == '\0')
+        from_name = (name = variant_of_name(machine, target.program)) != NULL;
+    if (name == NULL)
         name = machine->variants[0].name; /* the first reference */
     if (strcmp(name, "list") == 0) {
         printf("variants of %s (QP_VARIANT=NAME; name, expected property, origin):\n",
@@ -47,6 +65,9 @@ int qp_fuzz_init(const qp_machine *machine, int argc, char **argv)
         exit(2);
     }
     target.variant = (size_t)variant;
+    if (from_name)
+        fprintf(stderr, "quietpoll: fuzzing %s/%s (the variant from the program's name)\n",
+                machine->name, name);
     target.run = qp_run_new();
     return 0;
 }

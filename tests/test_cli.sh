@@ -6,6 +6,8 @@ qp=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 root=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# the failure database of these runs: never the source tree's
+export QP_DB=$work/db
 cd "$root"
 passed=0
 failed=0
@@ -39,7 +41,7 @@ contains() { # NAME FILE TEXT: FILE has a line containing TEXT
 
 check "list" 0 "$qp" list && contains "list names timed_read and its mutants" "$work/out" "floor-ms"
 check "help" 0 "$qp" --help
-for cmd in list replay explain shrink prop; do
+for cmd in list replay explain shrink prop finding; do
     check "$cmd --help" 0 "$qp" "$cmd" --help
 done
 check "no command" 2 "$qp"
@@ -72,12 +74,53 @@ contains "the shrunk schedule has one read" "$work/out" "read 1: "
 contains "the shrunk schedule has no data" "$work/out" "no world events"
 if grep -q "read 2: " "$work/out"; then failed=$((failed + 1)); echo "FAIL shrunk to one read"; fi
 cp "$work/out" "$work/first-run"
-"$qp" prop --machine timed_read --variant floor-ms --seed 1 -o "$work/min.tape" >"$work/second-run" 2>/dev/null
+# (from an empty database of its own, whose name the report gives)
+QP_DB=$work/db-second "$qp" prop --machine timed_read --variant floor-ms --seed 1 -o "$work/min.tape" 2>/dev/null |
+    sed "s|$work/db-second/|$work/db/|" >"$work/second-run"
 if cmp -s "$work/first-run" "$work/second-run"; then
     passed=$((passed + 1)); echo "ok   prop prints the same bytes twice"
 else
     failed=$((failed + 1)); echo "FAIL prop prints the same bytes twice"; diff "$work/first-run" "$work/second-run" | head
 fi
+contains "the first run's finding is new" "$work/first-run" "; new: stored in the failure database, $work/db/timed_read/floor-ms/"
+check "prop floor-ms again" 1 "$qp" prop --machine timed_read --variant floor-ms --seed 1
+contains "the second run replays the database first" "$work/out" "found: the failure database, $work/db/timed_read/floor-ms/"
+contains "and reports the finding as known" "$work/out" "; known: in the failure database"
+if [ "$(find "$work/db" -type f | wc -l)" -eq 1 ]; then
+    passed=$((passed + 1)); echo "ok   the database holds the finding once"
+else
+    failed=$((failed + 1)); echo "FAIL the database holds the finding once:"; find "$work/db" -type f
+fi
+# prop writes a tape only with -o: nothing lands in the working directory
+mkdir "$work/cwd"
+(cd "$work/cwd" && QP_DB=$work/db-cwd "$qp" prop --root "$root" --machine timed_read --variant floor-ms >/dev/null 2>&1)
+(cd "$work/cwd" && QP_DB=none "$qp" prop --root "$root" --machine timed_read --trials 50 >/dev/null 2>&1)
+if [ -z "$(ls -A "$work/cwd")" ]; then
+    passed=$((passed + 1)); echo "ok   prop without -o leaves the working directory as it was"
+else
+    failed=$((failed + 1)); echo "FAIL prop without -o left files:"; ls -A "$work/cwd"
+fi
+# an entry that passes now leaves the database
+id=$(basename "$(find "$work/db-cwd" -name '*.tape')" .tape)
+mkdir -p "$work/db-cwd/timed_read/ref"
+cp "$work/db-cwd/timed_read/floor-ms/$id.tape" "$work/db-cwd/timed_read/ref/"
+QP_DB=$work/db-cwd check "ref passes the entry of floor-ms" 0 "$qp" prop --machine timed_read --variant ref --trials 10
+contains "the passing entry is removed, saying so" "$work/err" "passes timed_read/ref now: removed from the database"
+[ ! -e "$work/db-cwd/timed_read/ref/$id.tape" ] && [ -e "$work/db-cwd/timed_read/floor-ms/$id.tape" ] &&
+    { passed=$((passed + 1)); echo "ok   only the passing entry went"; } ||
+    { failed=$((failed + 1)); echo "FAIL only the passing entry went"; }
+
+# findings: the same shrunk trace is the same finding, whatever the input
+check "finding of the JDK reproducer" 0 "$qp" finding timed_read --variant floor-ms reproducers/timed_read/jdk-8307425
+contains "it is the finding prop stored" "$work/out" "$id	timed_read/floor-ms	spin"
+check "finding of a passing input exits 1" 1 "$qp" finding timed_read --variant floor-ms corpus/fuzz_timed_read/eof
+contains "and says pass" "$work/out" "	-	timed_read/floor-ms	pass"
+check "finding --store" 0 "$qp" finding timed_read --variant floor-ms --store reproducers/timed_read/jdk-8307425
+contains "stores as known what the database has" "$work/out" "	known	$work/db/timed_read/floor-ms/$id.tape"
+check "finding --signature" 0 "$qp" finding timed_read --variant floor-ms --signature reproducers/timed_read/jdk-8307425
+contains "the signature has no times" "$work/out" "    [pid 4200] ~ poll([{fd=3, events=POLLIN}], 1, 0) = 0 (Timeout)"
+check "finding --store without a database" 2 env QP_DB=none "$qp" finding timed_read --store reproducers/timed_read/jdk-8307425
+
 check "prop ref passes" 0 "$qp" prop --machine timed_read --variant ref --trials 300
 check "prop matrix kills every mutant" 0 "$qp" prop --trials 300
 

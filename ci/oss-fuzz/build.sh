@@ -7,11 +7,13 @@
 #                   (AFL++'s libAFLDriver.a, with CC=afl-clang-fast)
 #   $SRC $WORK $OUT the sources, a scratch directory, where the targets go
 # meson reads $CC and $CFLAGS itself; -Dfuzzing=oss-fuzz links every target
-# with $LIB_FUZZING_ENGINE. Into $OUT go every fuzz_* target, and for each
-# <target>_seed_corpus.zip (corpus/<target>/ and, for a machine's target, its
-# reproducers), <target>.dict when corpus/<target>.dict exists, and
-# <target>.options.
-# The targets fuzz their machine's first reference variant (QP_VARIANT unset).
+# with $LIB_FUZZING_ENGINE. Into $OUT goes one binary per target and reference
+# variant, fuzz_<machine>-<variant> (the target takes its variant from the
+# suffix of its name: fuzz_selector-ref-pipe fuzzes selector/ref-pipe), and
+# the targets without variants (fuzz_strace) under their own name; for each
+# NAME, NAME_seed_corpus.zip (corpus/<target>/ and, for a machine's target,
+# its reproducers), NAME.dict when corpus/<target>.dict exists, and
+# NAME.options.
 
 # The sources: this script's checkout, else the working directory, else
 # $SRC/quietpoll (OSS-Fuzz copies build.sh to $SRC and runs it from WORKDIR).
@@ -47,36 +49,46 @@ ninja -C "$build" quietpoll "${fuzz_targets[@]}"
 machines=$("$build"/quietpoll list --machines)
 tape_bytes_max=$(sed -n 's/^#define QP_TAPE_MAX_BYTES \([0-9]*\).*/\1/p' "$root"/include/quietpoll/tape.h)
 
+# out_target NAME EXE MACHINE: NAME into $OUT, with its seed corpus, options
+# and dictionary (those of the target EXE builds, MACHINE's reproducers)
+out_target() {
+    local name=$1 exe=$2 machine=$3 target seeds=() files=() options="[libfuzzer]"
+    target=$(basename "$exe")
+    cp "$exe" "$OUT/$name"
+    [ -d "$root/corpus/$target" ] && seeds+=("$root/corpus/$target")
+    [ -n "$machine" ] && [ -d "$root/reproducers/$machine" ] && seeds+=("$root/reproducers/$machine")
+    rm -f "$OUT/${name}_seed_corpus.zip"
+    [ ${#seeds[@]} -gt 0 ] && mapfile -t files < <(find "${seeds[@]}" -maxdepth 1 -type f ! -name '.*' | sort)
+    if [ ${#files[@]} -gt 0 ]; then
+        zip -q -j "$OUT/${name}_seed_corpus.zip" "${files[@]}"
+    fi
+    # a machine's target reads a tape: bytes past its maximum are never used
+    [ -n "$machine" ] && [ -n "$tape_bytes_max" ] && options+=$'\n'"max_len = $tape_bytes_max"
+    if [ -f "$root/corpus/$target.dict" ]; then
+        cp "$root/corpus/$target.dict" "$OUT/$name.dict"
+        options+=$'\n'"dict = $name.dict"
+    fi
+    printf '%s\n' "$options" >"$OUT/$name.options"
+    targets=$((targets + 1))
+}
+
 targets=0
 for exe in "$build"/fuzz_*; do
     [ -f "$exe" ] && [ -x "$exe" ] || continue
     target=$(basename "$exe")
-    cp "$exe" "$OUT/$target"
-    targets=$((targets + 1))
-
     machine=${target#fuzz_}
-    seeds=()
-    [ -d "$root/corpus/$target" ] && seeds+=("$root/corpus/$target")
-    if printf '%s\n' $machines | grep -qx -- "$machine"; then
-        [ -d "$root/reproducers/$machine" ] && seeds+=("$root/reproducers/$machine")
-    else
-        machine=
+    printf '%s\n' $machines | grep -qx -- "$machine" || machine=
+    if [ -z "$machine" ]; then
+        out_target "$target" "$exe" ""
+        continue
     fi
-    rm -f "$OUT/${target}_seed_corpus.zip"
-    files=()
-    [ ${#seeds[@]} -gt 0 ] && mapfile -t files < <(find "${seeds[@]}" -maxdepth 1 -type f ! -name '.*' | sort)
-    if [ ${#files[@]} -gt 0 ]; then
-        zip -q -j "$OUT/${target}_seed_corpus.zip" "${files[@]}"
-    fi
-
-    options="[libfuzzer]"
-    # a machine's target reads a tape: bytes past its maximum are never used
-    [ -n "$machine" ] && [ -n "$tape_bytes_max" ] && options+=$'\n'"max_len = $tape_bytes_max"
-    if [ -f "$root/corpus/$target.dict" ]; then
-        cp "$root/corpus/$target.dict" "$OUT/$target.dict"
-        options+=$'\n'"dict = $target.dict"
-    fi
-    printf '%s\n' "$options" >"$OUT/$target.options"
+    # one binary per reference variant: the target takes the variant from the
+    # suffix of its name (fuzz_selector-ref-pipe fuzzes selector/ref-pipe)
+    mapfile -t refs < <(qp_default_variants "$build" "$target")
+    [ ${#refs[@]} -gt 0 ] && [ "${refs[0]}" != - ] || { echo "build.sh: $target lists no reference variant" >&2; exit 1; }
+    for v in "${refs[@]}"; do
+        out_target "$target-$v" "$exe" "$machine"
+    done
 done
 [ "$targets" -gt 0 ] || { echo "build.sh: no fuzz_* target was built in $build" >&2; exit 1; }
 echo "build.sh: $targets targets in $OUT"

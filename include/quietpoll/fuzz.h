@@ -17,8 +17,10 @@
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Selects the variant named by QP_VARIANT (default: the machine's first
- * variant, its reference). QP_VARIANT=list prints the variants and exits 0;
+/* Selects the variant named by QP_VARIANT, else by the suffix of the
+ * program's name (fuzz_selector-ref-pipe runs selector's ref-pipe: one
+ * binary per variant, as OSS-Fuzz wants them), else the machine's first
+ * variant, its reference. QP_VARIANT=list prints the variants and exits 0;
  * an unknown name exits 2. */
 int qp_fuzz_init(const qp_machine *machine, int argc, char **argv);
 

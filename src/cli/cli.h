@@ -24,11 +24,13 @@ uint64_t cli_number(const char *option, const char *text);
 /* Prints the message and "see quietpoll CMD --help", returns 2. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Reruns minimal and prints its report, with how it was found and shrunk;
- * the shrink's wall time goes to stderr, so stdout is the same every run. */
+/* Reruns minimal and prints its report, with how it was found and shrunk,
+ * its finding id and db_note (what the failure database said, or NULL); the
+ * shrink's wall time goes to stderr, so stdout is the same every run. */
 void cli_report_shrunk(qp_run *run, const qp_machine *machine, size_t variant, const char *found,
                        const qp_tape_buf *original, const qp_tape_buf *minimal,
-                       const qp_shrink_stats *stats, const char *minimal_path);
+                       const qp_shrink_stats *stats, const char *minimal_path,
+                       const char *db_note);
 
 int cmd_list(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
@@ -38,5 +40,6 @@ int cmd_prop(int argc, char **argv);
 int cmd_live(int argc, char **argv);
 int cmd_check_strace(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
+int cmd_finding(int argc, char **argv);
 
 #endif

@@ -3,20 +3,28 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "quietpoll/db.h"
+#include "quietpoll/finding.h"
 
 static const char help[] =
     "usage: quietpoll prop [--machine M] [--variant V] [--trials N] [--seed S]\n"
-    "                      [--root DIR] [--no-seeds] [-o OUT]\n\n"
-    "Runs the property engine: first the always-seeds (DIR/corpus/fuzz_M/ and\n"
-    "DIR/reproducers/M/, DIR defaulting to .; --no-seeds skips them), then N random tapes\n"
-    "(default 1000, or QP_TRIALS) drawn from seed S (default 1, or QP_SEED). The first\n"
-    "failure is shrunk to a local minimum that fires the same property.\n\n"
-    "With --variant: tests that variant of M. A failure prints its report (seed and trial,\n"
-    "the minimal tape in hex and written to OUT, default prop-M-V.tape, the schedule, the\n"
-    "annotated trace, the replay command). Exit 1 on a failure, 0 when all trials pass.\n\n"
+    "                      [--root DIR] [--no-seeds] [--no-db] [-o OUT]\n\n"
+    "Runs the property engine: first the failures of M/V kept in the failure database\n"
+    "(QP_DB, default .quietpoll/; --no-db or QP_DB=none skips it), then the always-seeds\n"
+    "(DIR/corpus/fuzz_M/ and DIR/reproducers/M/, DIR defaulting to .; --no-seeds skips\n"
+    "them), then N random tapes (default 1000, or QP_TRIALS) drawn from seed S (default 1,\n"
+    "or QP_SEED). The first failure is shrunk to a local minimum that fires the same\n"
+    "property, named by its finding id (machine/variant, property, the trace's calls and\n"
+    "marks without their times) and stored in the database; a database entry that passes\n"
+    "now is removed.\n\n"
+    "With --variant: tests that variant of M. A failure prints its report (how it was found,\n"
+    "new or known, the minimal tape in hex, the schedule, the annotated trace, the replay\n"
+    "command). The tape is written to a file only with -o OUT. Exit 1 on a failure, 0 when\n"
+    "all trials pass.\n\n"
     "Without --variant: every variant of M (or of every machine), one line each: variant,\n"
     "its expectation, trials run, verdict, where it first failed, shrunk size. Minimal tapes\n"
     "go to the directory OUT when given. Exit 0 when every ref passes and every mutant fails\n"
@@ -27,20 +35,55 @@ typedef struct prop_args {
     const char *variant;
     const char *root;
     const char *out;
+    const char *db; /* NULL: no database */
     bool seeds;
     qp_prop_config config;
 } prop_args;
+
+/* The database entries of m/variant that still fail, into failing; those
+ * that pass now are removed, saying so. */
+static void db_failing(const prop_args *a, const qp_machine *m, size_t variant,
+                       qp_machine_check *mc, qp_path_list *failing)
+{
+    const char *vname = m->variants[variant].name;
+    qp_db_entries(a->db, m->name, vname, failing);
+    size_t kept = 0;
+    static qp_tape_buf tape;
+    for (size_t i = 0; i < failing->count; i++) {
+        char *path = failing->paths[i];
+        if (qp_tape_buf_read(&tape, path) && qp_machine_check_fn(mc, tape.data, tape.size) >= 0) {
+            failing->paths[kept++] = path;
+            continue;
+        }
+        if (remove(path) == 0)
+            fprintf(stderr, "quietpoll prop: %s passes %s/%s now: removed from the database\n",
+                    path, m->name, vname);
+        free(path);
+    }
+    failing->count = kept;
+}
 
 static void run_engine(const prop_args *a, const qp_machine *m, size_t variant, qp_run *run,
                        qp_prop_result *result)
 {
     qp_machine_check mc = {run, m, variant};
     qp_prop_config config = a->config;
-    qp_path_list seeds = {0};
+    qp_path_list always = {0}, seeds = {0};
+    if (a->db != NULL)
+        db_failing(a, m, variant, &mc, &always);
     if (a->seeds)
         qp_always_seeds(a->root, m, &seeds);
-    config.always = (const char *const *)seeds.paths;
-    config.always_count = seeds.count;
+    /* the database first, then the seeds */
+    char **all = realloc(always.paths, (always.count + seeds.count + 1) * sizeof *all);
+    if (all == NULL)
+        abort();
+    for (size_t i = 0; i < seeds.count; i++)
+        all[always.count + i] = seeds.paths[i];
+    always.paths = all;
+    always.count += seeds.count;
+    free(seeds.paths);
+    config.always = (const char *const *)always.paths;
+    config.always_count = always.count;
     qp_prop_run(&config, qp_machine_check_fn, &mc, result);
     if (result->always_path != NULL) {
         /* keep the name beyond the list's lifetime */
@@ -48,13 +91,40 @@ static void run_engine(const prop_args *a, const qp_machine *m, size_t variant, 
         snprintf(path, sizeof path, "%s", result->always_path);
         result->always_path = path;
     }
-    qp_path_list_free(&seeds);
+    qp_path_list_free(&always);
+}
+
+/* Stores the minimal tape of a failure in the database; writes into note
+ * whether the finding is new or known, for the report. */
+static void db_store(const prop_args *a, qp_run *run, const qp_machine *m, size_t variant,
+                     const qp_prop_result *r, char *note, size_t note_size)
+{
+    note[0] = '\0';
+    if (a->db == NULL)
+        return;
+    qp_finding f;
+    qp_run_bytes(run, m, variant, r->minimal.data, r->minimal.size);
+    if (!qp_finding_of(run, &f))
+        return; /* the shrinker keeps the property: cannot happen */
+    char path[4400];
+    bool known = false;
+    if (!qp_db_store(a->db, m->name, f.variant, f.id, &r->minimal, path, sizeof path, &known))
+        snprintf(note, note_size, "new, but not stored: cannot write %s: %s", path,
+                 strerror(errno));
+    else if (known || (r->always_path != NULL && qp_db_holds(a->db, r->always_path)))
+        snprintf(note, note_size, "known: in the failure database, %s", path);
+    else
+        snprintf(note, note_size, "new: stored in the failure database, %s", path);
+    qp_finding_free(&f);
 }
 
 static void describe_found(char *buf, size_t size, const prop_args *a,
                            const qp_prop_result *r)
 {
-    if (r->always_path != NULL)
+    if (r->always_path != NULL && a->db != NULL && qp_db_holds(a->db, r->always_path))
+        snprintf(buf, size, "the failure database, %s (replayed before any seed or random trial)",
+                 r->always_path);
+    else if (r->always_path != NULL)
         snprintf(buf, size, "always-seed %s (before any random trial)", r->always_path);
     else
         snprintf(buf, size,
@@ -81,19 +151,19 @@ static int one_variant(const prop_args *a)
         qp_run_free(run);
         return CLI_EXIT_OK;
     }
-    char path[4200], found[4400];
-    if (a->out != NULL)
-        snprintf(path, sizeof path, "%s", a->out);
-    else
-        snprintf(path, sizeof path, "prop-%s-%s.tape", m->name, a->variant);
-    const char *written = path;
-    if (!qp_tape_buf_write(&result.minimal, path)) {
-        fprintf(stderr, "quietpoll prop: cannot write %s: %s\n", path, strerror(errno));
-        written = NULL;
+    const char *written = NULL;
+    if (a->out != NULL) {
+        written = a->out;
+        if (!qp_tape_buf_write(&result.minimal, a->out)) {
+            fprintf(stderr, "quietpoll prop: cannot write %s: %s\n", a->out, strerror(errno));
+            written = NULL;
+        }
     }
+    char found[4400], note[4600];
     describe_found(found, sizeof found, a, &result);
+    db_store(a, run, m, variant, &result, note, sizeof note);
     cli_report_shrunk(run, m, variant, found, &result.original, &result.minimal, &result.shrink,
-                      written);
+                      written, note[0] ? note : NULL);
     printf("rerun the search: quietpoll prop --machine %s --variant %s --seed %" PRIu64
            " --trials %lu%s\n",
            m->name, a->variant, a->config.seed, a->config.trials, a->seeds ? "" : " --no-seeds");
@@ -113,6 +183,8 @@ static bool matrix_row(const prop_args *a, const qp_machine *m, size_t variant, 
     snprintf(name, sizeof name, "%s/%s", m->name, v->name);
     if (!r.failed)
         snprintf(first, sizeof first, "-");
+    else if (r.always_path != NULL && a->db != NULL && qp_db_holds(a->db, r.always_path))
+        snprintf(first, sizeof first, "database");
     else if (r.always_path != NULL)
         snprintf(first, sizeof first, "seed file");
     else
@@ -123,6 +195,12 @@ static bool matrix_row(const prop_args *a, const qp_machine *m, size_t variant, 
         snprintf(shrunk, sizeof shrunk, "-");
     printf("%-30s %-14s %7lu  %-14s %-12s %-18s%s\n", name, v->expect, r.trials_run, verdict,
            first, shrunk, met ? "" : "  MISMATCH");
+    if (r.failed) {
+        char note[4600];
+        db_store(a, run, m, variant, &r, note, sizeof note);
+        if (strncmp(note, "new, but", 8) == 0)
+            fprintf(stderr, "quietpoll prop: %s/%s: %s\n", m->name, v->name, note);
+    }
     if (r.failed && a->out != NULL) {
         char path[4200];
         snprintf(path, sizeof path, "%s/%s-%s.tape", a->out, m->name, v->name);
@@ -158,9 +236,10 @@ int cmd_prop(int argc, char **argv)
         {"machine", required_argument, NULL, 'm'}, {"variant", required_argument, NULL, 'v'},
         {"trials", required_argument, NULL, 't'},  {"seed", required_argument, NULL, 's'},
         {"root", required_argument, NULL, 'r'},    {"no-seeds", no_argument, NULL, 'n'},
-        {"output", required_argument, NULL, 'o'},  {"help", no_argument, NULL, 'h'},
+        {"output", required_argument, NULL, 'o'},  {"no-db", no_argument, NULL, 'd'},
+        {"help", no_argument, NULL, 'h'},
         {0}};
-    prop_args a = {.root = ".", .seeds = true};
+    prop_args a = {.root = ".", .seeds = true, .db = qp_db_dir()};
     qp_prop_config_defaults(&a.config);
     if (!qp_prop_config_from_env(&a.config))
         return CLI_EXIT_USAGE;
@@ -187,6 +266,9 @@ int cmd_prop(int argc, char **argv)
             break;
         case 'o':
             a.out = optarg;
+            break;
+        case 'd':
+            a.db = NULL;
             break;
         case 'h':
             fputs(help, stdout);

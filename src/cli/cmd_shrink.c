@@ -58,7 +58,7 @@ int cmd_shrink(int argc, char **argv)
     }
     char found[4200];
     snprintf(found, sizeof found, "%s", in_path);
-    cli_report_shrunk(mc.run, m, mc.variant, found, &original, &minimal, &stats, out_path);
+    cli_report_shrunk(mc.run, m, mc.variant, found, &original, &minimal, &stats, out_path, NULL);
     qp_run_free(mc.run);
     return CLI_EXIT_OK;
 }

@@ -17,6 +17,7 @@ static const struct {
     {"prop", cmd_prop, "run the property engine: random trials, shrink the first failure"},
     {"live", cmd_live, "run a seed's experiment on this machine's kernel against the model"},
     {"check-strace", cmd_check_strace, "check a real program's strace log for the properties"},
+    {"finding", cmd_finding, "name the finding a failing input shows (id, property, signature)"},
     {"audit", cmd_audit, "count a resolver's readiness events and recvfrom calls (udns, dgram)"},
 };
 
