@@ -1,0 +1,168 @@
+/* Another thread's action while the scenario's thread is blocked in a call.
+ * The helper thread looks at /proc/self/task/<tid>/stat and .../syscall
+ * until the target sleeps inside a syscall (or its call has returned, when
+ * it never needed to block), so the action lands during the wait, as a world
+ * event does in the sim, without guessing with a sleep. */
+#include "quietpoll/host.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LOOK_US 20
+#define FIND_BLOCKED_MS 2000
+
+static struct {
+    pthread_t thread;
+    pid_t tid;
+    int stat_fd;
+    int syscall_fd;
+    bool installed;
+} target = {.stat_fd = -1, .syscall_fd = -1};
+
+struct qp_host_during {
+    pthread_t thread;
+    void (*fn)(void *arg);
+    void *arg;
+    atomic_bool call_returned;
+    atomic_bool interrupted;
+    atomic_bool acted_while_blocked;
+};
+
+static void on_signal(int signo)
+{
+    (void)signo;
+}
+
+void qp_host_signals_install(void)
+{
+    if (target.installed)
+        return;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = 0; /* no SA_RESTART: a blocked call fails with EINTR */
+    sigaction(SIGUSR1, &sa, NULL);
+    sigaction(SIGUSR2, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    target.installed = true;
+}
+
+void qp_host_set_target_thread(void)
+{
+    pid_t tid = (pid_t)syscall(SYS_gettid);
+    if (tid == target.tid && target.stat_fd >= 0)
+        return;
+    if (target.stat_fd >= 0)
+        close(target.stat_fd);
+    if (target.syscall_fd >= 0)
+        close(target.syscall_fd);
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
+    target.stat_fd = qp_host_aux_fd(open(path, O_RDONLY | O_CLOEXEC));
+    snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)tid);
+    target.syscall_fd = qp_host_aux_fd(open(path, O_RDONLY | O_CLOEXEC));
+    target.tid = tid;
+    target.thread = pthread_self();
+}
+
+void qp_host_release_target_thread(void)
+{
+    if (target.stat_fd >= 0)
+        close(target.stat_fd);
+    if (target.syscall_fd >= 0)
+        close(target.syscall_fd);
+    target.stat_fd = target.syscall_fd = -1;
+    target.tid = 0;
+}
+
+void qp_host_signal_thread(void)
+{
+    pthread_kill(target.thread, SIGUSR1);
+}
+
+/* Is the target asleep inside a syscall now? */
+static bool target_blocked(void)
+{
+    char buf[512];
+    ssize_t n = pread(target.stat_fd, buf, sizeof buf - 1, 0);
+    if (n <= 0)
+        return false;
+    buf[n] = '\0';
+    const char *paren = strrchr(buf, ')');
+    if (paren == NULL || paren[1] != ' ' || paren[2] != 'S')
+        return false;
+    n = pread(target.syscall_fd, buf, sizeof buf - 1, 0);
+    if (n <= 0)
+        return false;
+    buf[n] = '\0';
+    return buf[0] >= '0' && buf[0] <= '9'; /* a syscall number: not "running", not -1 */
+}
+
+static void pause_us(long us)
+{
+    struct timespec ts = {0, us * 1000};
+    nanosleep(&ts, NULL);
+}
+
+static void *helper(void *arg)
+{
+    qp_host_during *d = arg;
+    bool blocked = false;
+    for (long waited_us = 0; waited_us < FIND_BLOCKED_MS * 1000L; waited_us += LOOK_US) {
+        if (atomic_load(&d->call_returned))
+            break;
+        if (target_blocked()) {
+            blocked = true;
+            break;
+        }
+        pause_us(LOOK_US);
+    }
+    d->fn(d->arg);
+    if (blocked && !atomic_load(&d->call_returned))
+        atomic_store(&d->acted_while_blocked, true);
+    for (long waited_us = 0; !atomic_load(&d->call_returned); waited_us += LOOK_US) {
+        if (waited_us >= QP_HOST_WATCHDOG_MS * 1000L) {
+            atomic_store(&d->interrupted, true);
+            pthread_kill(target.thread, SIGUSR2);
+            waited_us -= 100000; /* again in 100 ms, if it went back to sleep */
+        }
+        pause_us(LOOK_US);
+    }
+    return NULL;
+}
+
+qp_host_during *qp_host_during_start(void (*fn)(void *arg), void *arg)
+{
+    qp_host_during *d = calloc(1, sizeof *d);
+    if (d == NULL)
+        abort();
+    d->fn = fn;
+    d->arg = arg;
+    atomic_init(&d->call_returned, false);
+    atomic_init(&d->interrupted, false);
+    atomic_init(&d->acted_while_blocked, false);
+    if (pthread_create(&d->thread, NULL, helper, d) != 0) {
+        fprintf(stderr, "quietpoll: cannot start a thread: %s\n", strerror(errno));
+        abort();
+    }
+    return d;
+}
+
+void qp_host_during_finish(qp_host_during *d, bool *interrupted, bool *acted_while_blocked)
+{
+    atomic_store(&d->call_returned, true);
+    pthread_join(d->thread, NULL);
+    *interrupted = atomic_load(&d->interrupted);
+    *acted_while_blocked = atomic_load(&d->acted_while_blocked);
+    free(d);
+}
