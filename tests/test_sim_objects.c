@@ -144,8 +144,8 @@ static void test_epoll_level_edge_oneshot_and_hup(void)
     CHECK_EQ_I(os->epoll_wait(os, ep, out, 8, 0), 2);
     /* EPOLLHUP and EPOLLERR are reported with an empty interest mask */
     int sock = qp_sim_add_stream(&sim);
-    sim.objs[sock].stream.eof = true;
-    sim.objs[sock].stream.reset_pending = true;
+    sim.objs[sock].stream.eof = sim.objs[sock].stream.closed = true;
+    sim.objs[sock].stream.error = ECONNRESET;
     ev = (struct epoll_event){.events = 0, .data.u64 = 9};
     CHECK_EQ_I(os->epoll_ctl(os, ep, EPOLL_CTL_ADD, sock, &ev), 0);
     CHECK_EQ_I(os->epoll_ctl(os, ep, EPOLL_CTL_DEL, lt, NULL), 0);

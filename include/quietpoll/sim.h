@@ -57,11 +57,15 @@ enum qp_obj_type {
     QP_OBJ_DGRAM
 };
 
-/* A connected stream socket, seen from our end. */
+/* A connected stream socket, seen from our end (Linux TCP: tcp_poll,
+ * tcp_recvmsg, tcp_reset). */
 typedef struct qp_stream {
     uint64_t bytes_queued;
-    bool eof;           /* the peer closed; reads return 0 once bytes_queued is 0 */
-    bool reset_pending; /* the next read fails with ECONNRESET, then EOF */
+    bool eof;    /* the peer's FIN or RST came: reads return 0 once bytes_queued is 0 */
+    bool fin;    /* it was a FIN (the peer closed): reads return 0 before a pending error */
+    bool closed; /* a RST ended the connection: POLLHUP; sends fail with EPIPE */
+    int16_t error; /* the RST's pending error (ECONNRESET, or EPIPE for a RST that answered
+                      a send after the FIN): POLLERR; the next read or send takes it */
 } qp_stream;
 
 /* A pipe: a ring of page-sized slots. A slot is freed only when its buffer

@@ -206,7 +206,7 @@ ssize_t qp__sim_sendto(qp_os *os, int fd, const void *buf, size_t len, int flags
     if (buf == NULL && len > 0)
         return (ssize_t)qp__sim_exit(sim, &rec, -1, EFAULT);
     if (obj->type == QP_OBJ_STREAM)
-        return (ssize_t)qp__stream_send(sim, &rec, obj, len); /* the address is ignored */
+        return (ssize_t)qp__stream_send(sim, &rec, obj, fd, len); /* the address is ignored */
     if (obj->type != QP_OBJ_DGRAM)
         return (ssize_t)qp__sim_exit(sim, &rec, -1, ENOTSOCK);
     return (ssize_t)qp__dgram_send(sim, &rec, obj, fd, buf, len, dest_addr, addrlen);

@@ -78,7 +78,7 @@ ssize_t qp__sim_write(qp_os *os, int fd, const void *buf, size_t count)
         return (ssize_t)qp__sim_exit(sim, &rec, -1, EFAULT);
     switch (obj->type) {
     case QP_OBJ_STREAM:
-        return (ssize_t)qp__stream_send(sim, &rec, obj, count);
+        return (ssize_t)qp__stream_send(sim, &rec, obj, fd, count);
     case QP_OBJ_EVENTFD:
         return (ssize_t)qp__eventfd_write(sim, &rec, obj, fd, buf, count);
     case QP_OBJ_PIPE_WRITE:

@@ -73,18 +73,22 @@ int qp__sim_alloc_fd(qp_sim *sim, unsigned type)
     return -1;
 }
 
+/* Linux's tcp_poll: POLLOUT while the connection is up and after it is
+ * shut down for sending too (never 0 in the sim: the peer takes
+ * everything); POLLIN and POLLRDHUP once the FIN or RST came; POLLHUP once
+ * a RST closed it; POLLERR while its error is pending. */
 static short stream_revents(const qp_stream *s, short events)
 {
-    short revents = 0;
-    if (s->bytes_queued > 0 || s->eof || s->reset_pending)
+    short revents = POLLOUT;
+    if (s->bytes_queued > 0 || s->eof)
         revents |= POLLIN;
-    if (!s->eof)
-        revents |= POLLOUT;
+    if (s->eof)
+        revents |= POLLRDHUP;
     revents &= events;
-    if (s->reset_pending)
-        revents |= POLLERR | POLLHUP; /* reported whatever was asked */
-    else if (s->eof)
-        revents |= (short)(events & POLLRDHUP);
+    if (s->closed)
+        revents |= POLLHUP; /* reported whatever was asked */
+    if (s->error != 0)
+        revents |= POLLERR;
     return revents;
 }
 
@@ -200,14 +204,14 @@ static void apply_event(qp_sim *sim, const qp_event *ev, int fd)
         break;
     case QP_EV_EOF:
         if (is_stream && !obj->stream.eof) {
-            obj->stream.eof = true;
+            obj->stream.eof = obj->stream.fin = true;
             qp__sim_notify(sim, fd);
         }
         break;
     case QP_EV_RESET:
         if (is_stream && !obj->stream.eof) {
-            obj->stream.eof = true;
-            obj->stream.reset_pending = true;
+            obj->stream.eof = obj->stream.closed = true;
+            obj->stream.error = ECONNRESET;
             qp__sim_notify(sim, fd);
         }
         break;

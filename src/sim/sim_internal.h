@@ -64,7 +64,7 @@ bool qp__epoll_has_ready(qp_sim *sim, unsigned epoll_index);
 
 /* Object operations, called with a syscall in progress. */
 int64_t qp__stream_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *buf, size_t count);
-int64_t qp__stream_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, size_t count);
+int64_t qp__stream_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, size_t count);
 int64_t qp__eventfd_read(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *buf, size_t count);
 int64_t qp__eventfd_write(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const void *buf,
                           size_t count);
