@@ -361,10 +361,10 @@ int64_t qp__pipe_write(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, size_t cou
     (void)fd;
     qp_pipe *p = pipe_of(sim, obj);
     rec->level_before = rec->level_after = p->bytes;
+    if (count == 0)
+        return qp__sim_exit(sim, rec, 0, 0); /* pipe_write: before it looks at readers */
     if (!p->reader_open)
         return qp__sim_exit(sim, rec, -1, EPIPE);
-    if (count == 0)
-        return qp__sim_exit(sim, rec, 0, 0);
     bool may_sleep = obj->blocking && !sim->in_world;
     size_t done = put_and_wake(sim, p, obj, count);
     while (may_sleep && done < count && p->reader_open) {
