@@ -280,7 +280,9 @@ int64_t qp__pipe_read(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *buf, 
         memset(buf, 0, done);
     rec->level_after = p->bytes;
     qp_pipe_change c = change_from(p, slots_before, bytes_before);
-    if (c.slots_after < c.slots_before) {
+    /* pipe_read wakes the write queue (poll and epoll waiters on it too)
+       only when it frees a slot of a full ring */
+    if (c.slots_before == QP_PIPE_SLOTS && c.slots_after < c.slots_before) {
         int peer = qp__pipe_peer_fd(sim, obj);
         if (peer >= 0)
             qp__sim_notify(sim, peer);
