@@ -104,7 +104,7 @@ short qp__sim_revents(qp_sim *sim, int fd, short events)
         short revents = 0;
         if (obj->eventfd_count > 0)
             revents |= POLLIN;
-        if (obj->eventfd_count < QP_EVENTFD_MAX - 1)
+        if (obj->eventfd_count < QP_EVENTFD_MAX) /* eventfd_poll: a write of 1 fits */
             revents |= POLLOUT;
         return revents & events;
     }
