@@ -1,7 +1,8 @@
-/* eventfd: a 64-bit counter. A read or write of fewer than 8 bytes fails
- * with EINVAL (Linux uses the first 8 bytes of a longer one); a read returns
- * the counter and zeroes it, EAGAIN at zero; a write adds its value, EAGAIN
- * if that would pass UINT64_MAX - 1, EINVAL for the value UINT64_MAX. */
+/* eventfd: a 64-bit counter. A read of fewer than 8 bytes fails with
+ * EINVAL (a longer one reads 8), and so does a write of any size but 8 (as
+ * the kernel quietpoll conform ran on, 6.18, has it); a read returns the
+ * counter and zeroes it, EAGAIN at zero; a write adds its value, EAGAIN if that would pass UINT64_MAX - 1,
+ * EINVAL for the value UINT64_MAX. */
 #include <errno.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -37,8 +38,8 @@ int64_t qp__eventfd_read(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *bu
     memcpy(buf, &value, sizeof value);
     rec->arg[2] = (int64_t)value;
     rec->arg[3] = QP_REC_EVENTFD_VALUE;
-    obj->eventfd_count = 0;
-    rec->level_after = 0;
+    obj->eventfd_count -= value;
+    rec->level_after = obj->eventfd_count;
     qp__sim_notify(sim, fd); /* writers blocked at the maximum could go on */
     return qp__sim_exit(sim, rec, sizeof value, 0);
 }
@@ -48,7 +49,7 @@ int64_t qp__eventfd_write(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const v
 {
     rec->level_before = obj->eventfd_count;
     rec->level_after = obj->eventfd_count;
-    if (count < sizeof(uint64_t))
+    if (count != sizeof(uint64_t))
         return qp__sim_exit(sim, rec, -1, EINVAL);
     uint64_t value;
     memcpy(&value, buf, sizeof value);
