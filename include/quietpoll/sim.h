@@ -181,6 +181,7 @@ typedef struct qp_obj {
     bool blocking; /* opened without O_NONBLOCK (pipes; others never block) */
     qp_stream stream;
     uint64_t eventfd_count;
+    bool eventfd_semaphore; /* EFD_SEMAPHORE: a read takes 1 */
 } qp_obj;
 
 /* How a run stopped, when it stopped early. */

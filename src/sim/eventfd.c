@@ -1,7 +1,8 @@
 /* eventfd: a 64-bit counter. A read of fewer than 8 bytes fails with
  * EINVAL (a longer one reads 8), and so does a write of any size but 8 (as
  * the kernel quietpoll conform ran on, 6.18, has it); a read returns the
- * counter and zeroes it, EAGAIN at zero; a write adds its value, EAGAIN if that would pass UINT64_MAX - 1,
+ * counter and zeroes it (EFD_SEMAPHORE: returns 1 and takes 1), EAGAIN at
+ * zero; a write adds its value, EAGAIN if that would pass UINT64_MAX - 1,
  * EINVAL for the value UINT64_MAX. */
 #include <errno.h>
 #include <string.h>
@@ -16,12 +17,13 @@ int qp__sim_eventfd(qp_os *os, unsigned int initval, int flags)
     qp__sim_enter(sim, &rec, QP_SYS_EVENTFD2);
     rec.arg[0] = initval;
     rec.arg[1] = flags;
-    if (flags & ~(EFD_NONBLOCK | EFD_CLOEXEC | EFD_SEMAPHORE) || (flags & EFD_SEMAPHORE))
+    if (flags & ~(EFD_NONBLOCK | EFD_CLOEXEC | EFD_SEMAPHORE))
         return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
     int fd = qp__sim_alloc_fd(sim, QP_OBJ_EVENTFD);
     if (fd < 0)
         return (int)qp__sim_exit(sim, &rec, -1, EMFILE);
     sim->objs[fd].eventfd_count = initval;
+    sim->objs[fd].eventfd_semaphore = (flags & EFD_SEMAPHORE) != 0;
     return (int)qp__sim_exit(sim, &rec, fd, 0);
 }
 
@@ -34,7 +36,7 @@ int64_t qp__eventfd_read(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *bu
         return qp__sim_exit(sim, rec, -1, EINVAL);
     if (obj->eventfd_count == 0)
         return qp__sim_exit(sim, rec, -1, EAGAIN);
-    uint64_t value = obj->eventfd_count;
+    uint64_t value = obj->eventfd_semaphore ? 1 : obj->eventfd_count;
     memcpy(buf, &value, sizeof value);
     rec->arg[2] = (int64_t)value;
     rec->arg[3] = QP_REC_EVENTFD_VALUE;
