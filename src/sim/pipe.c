@@ -336,19 +336,23 @@ static size_t put_and_wake(qp_sim *sim, qp_pipe *p, const qp_obj *obj, size_t co
     return done;
 }
 
-/* Task 0 sleeps on the write queue until the policy lets it go on. */
-static void sleep_until_writable(qp_sim *sim, qp_pipe *p)
+/* Task 0 sleeps on the write queue until the policy lets it go on; false
+ * when a signal ended the sleep (pipe_write's signal_pending()). */
+static bool sleep_until_writable(qp_sim *sim, qp_pipe *p)
 {
     const qp_pipe_policy *policy = sim->pipe_policy;
     bool (*sees_room)(uint32_t, uint32_t, uint32_t) =
         policy && policy->writer_sees_room ? policy->writer_sees_room : ref_writer_sees_room;
     qp_pipe_wait *w = &sim->pipe_waits[0];
     park(sim, p, QUEUE_WRITE, 0);
+    bool room = false;
     for (;;) {
         sim->wait.type = QP_WAIT_PIPE;
-        qp__sim_block(sim, -1); /* ends when a wakeup's resume comes due */
+        /* ends when a wakeup's resume comes due, or a signal comes */
+        if (qp__sim_block(sim, -1) == QP_WAKE_SIGNAL)
+            break;
         w->pending = false;
-        bool room = !p->reader_open || sees_room(p->head, p->tail, w->tail_when_slept);
+        room = !p->reader_open || sees_room(p->head, p->tail, w->tail_when_slept);
         waitq_rec(sim, p, QP_WAITQ_RESUME, QUEUE_WRITE, 0, room);
         if (room)
             break;
@@ -356,6 +360,7 @@ static void sleep_until_writable(qp_sim *sim, qp_pipe *p)
         check_stranded(sim, p);
     }
     unpark(sim, p, QUEUE_WRITE, 0);
+    return room;
 }
 
 int64_t qp__pipe_write(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, size_t count)
@@ -369,13 +374,18 @@ int64_t qp__pipe_write(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, size_t cou
         return qp__sim_exit(sim, rec, -1, EPIPE);
     bool may_sleep = obj->blocking && !sim->in_world;
     size_t done = put_and_wake(sim, p, obj, count);
+    bool interrupted = false;
     while (may_sleep && done < count && p->reader_open) {
-        sleep_until_writable(sim, p);
+        if (!sleep_until_writable(sim, p)) {
+            interrupted = true; /* the bytes written so far, or EINTR */
+            break;
+        }
         done += put_and_wake(sim, p, obj, count - done);
     }
     rec->level_after = p->bytes;
     if (done == 0)
-        return qp__sim_exit(sim, rec, -1, p->reader_open ? EAGAIN : EPIPE);
+        return qp__sim_exit(sim, rec, -1,
+                            interrupted ? EINTR : p->reader_open ? EAGAIN : EPIPE);
     return qp__sim_exit(sim, rec, (int64_t)done, 0);
 }
 
