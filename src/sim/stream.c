@@ -6,6 +6,7 @@
  * conform checks it against the kernel:
  * - a read takes queued bytes first; then 0 after a FIN (even with an error
  *   pending); then a pending error (ECONNRESET after a RST), once; then 0;
+ *   a receive of 0 bytes follows the same order (EAGAIN with nothing queued);
  * - a send takes a pending error first (ECONNRESET, once); fails with EPIPE
  *   once a RST closed the connection; after the peer's FIN it succeeds, and
  *   the closed peer answers it with a RST: the connection is closed, with
@@ -28,7 +29,7 @@ int64_t qp__stream_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *
         rec->level_after = s->bytes_queued;
         return qp__sim_exit(sim, rec, (int64_t)n, 0);
     }
-    if (count == 0 || s->fin)
+    if (s->fin)
         return qp__sim_exit(sim, rec, 0, 0);
     if (s->error != 0) {
         int err = s->error;
