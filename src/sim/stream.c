@@ -51,8 +51,9 @@ int64_t qp__stream_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, size_t co
     }
     if (s->closed)
         return qp__sim_exit(sim, rec, -1, EPIPE);
-    if (s->fin) {
-        /* the peer is gone: its RST answers these bytes */
+    if (s->fin && count > 0) {
+        /* the peer is gone: its RST answers these bytes (a send of none
+           sends nothing) */
         s->closed = true;
         s->error = EPIPE;
         qp__sim_notify(sim, fd);
