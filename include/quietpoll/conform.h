@@ -213,6 +213,16 @@ const char *qp_cf_obj_kind_name(unsigned kind);
 /* A random scenario from tape, bounded in objects, steps, bytes and time. */
 void qp_cf_draw(qp_tape *tape, qp_cf_scenario *sc);
 
+/* fuzz_conform's one input: draws a scenario from data, runs it on both
+ * backends and compares. An undocumented divergence, or an fd left open,
+ * prints both runs side by side and the command that replays the input,
+ * and aborts. Returns the verdict's first undocumented difference (-1). */
+long qp_cf_fuzz_one(qp_cf_backend *sim, qp_cf_backend *kernel, const uint8_t *data, size_t size,
+                    const char *replay_cmd);
+
+/* Open fds below 64 and in the host's aux range, a bit each (fd leak checks). */
+uint64_t qp_cf_open_fds_mask(uint64_t *aux_mask);
+
 /* Checks a scenario is well formed (slots exist, bounds hold); NULL or why not. */
 const char *qp_cf_check(const qp_cf_scenario *sc);
 

@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "quietpoll/conform.h"
+#include "quietpoll/prop.h"
 
 static void usage(FILE *out)
 {
@@ -24,7 +25,9 @@ static void usage(FILE *out)
             "kernel forbids a call the suite needs (it says which; 77 with --skip-forbidden).\n"
             "  --verbose       print both runs of every scenario, strace-style, side by side\n"
             "  --only PREFIX   run the scenarios whose name starts with PREFIX (e.g. pipe/)\n"
-            "  --divergences   list the documented divergences and why the model needs each\n");
+            "  --divergences   list the documented divergences and why the model needs each\n"
+            "  --input FILE    run the scenario fuzz_conform draws from FILE (a crash file, a\n"
+            "                  corpus entry) and print both runs side by side; may repeat\n");
 }
 
 static void print_divergences(FILE *out)
@@ -56,10 +59,45 @@ static void columns(const qp_cf_scenario *sc, const qp_cf_outcome *sim, const qp
     snprintf(k, size, "%.160s = %.160s", call, rk);
 }
 
+/* fuzz_conform's scenario of each file, both runs side by side. */
+static int run_inputs(char **paths, size_t paths_count)
+{
+    qp_cf_backend *sim = qp_cf_sim_backend_new();
+    qp_cf_backend *kernel = qp_cf_host_backend_new();
+    static qp_cf_outcome on_sim, on_kernel;
+    static qp_cf_scenario sc;
+    int rc = CLI_EXIT_OK;
+    for (size_t i = 0; i < paths_count; i++) {
+        static qp_tape_buf buf;
+        cli_read_tape(paths[i], &buf);
+        qp_tape tape;
+        qp_tape_init(&tape, buf.data, buf.size);
+        qp_cf_draw(&tape, &sc);
+        qp_cf_run(sim, &sc, &on_sim);
+        qp_cf_run(kernel, &sc, &on_kernel);
+        qp_cf_verdict v;
+        qp_cf_compare(&sc, &on_sim, &on_kernel, &v);
+        printf("%s:\n", paths[i]);
+        qp_cf_print_side_by_side(stdout, &sc, &on_sim, &on_kernel, &v);
+        if (on_kernel.inconclusive)
+            printf("the kernel's run was inconclusive: its helper thread never caught the wait asleep\n");
+        printf("\n");
+        if (v.first_diff >= 0)
+            rc = CLI_EXIT_VIOLATION;
+        else if (v.setup_failed && rc == CLI_EXIT_OK)
+            rc = CLI_EXIT_USAGE;
+    }
+    qp_cf_backend_free(sim);
+    qp_cf_backend_free(kernel);
+    return rc;
+}
+
 int cmd_conform(int argc, char **argv)
 {
     bool verbose = false, skip_forbidden = false;
     const char *only = NULL;
+    char *inputs[64];
+    size_t inputs_count = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);
@@ -71,12 +109,19 @@ int cmd_conform(int argc, char **argv)
         } else if (strcmp(argv[i], "--divergences") == 0) {
             print_divergences(stdout);
             return CLI_EXIT_OK;
+        } else if (strcmp(argv[i], "--input") == 0 && i + 1 < argc) {
+            if (inputs_count == sizeof inputs / sizeof inputs[0])
+                return cli_usage_error("conform", "at most %zu --input files",
+                                       sizeof inputs / sizeof inputs[0]);
+            inputs[inputs_count++] = argv[++i];
         } else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
             only = argv[++i];
         } else {
             return cli_usage_error("conform", "unknown argument '%s'", argv[i]);
         }
     }
+    if (inputs_count > 0)
+        return run_inputs(inputs, inputs_count);
     qp_cf_backend *sim = qp_cf_sim_backend_new();
     qp_cf_backend *kernel = qp_cf_host_backend_new();
     static qp_cf_outcome on_sim, on_kernel;

@@ -241,6 +241,9 @@ qp_cf_backend *qp_cf_host_backend_new(void)
     if (hb == NULL)
         abort();
     qp_host_os_init(&hb->os);
+    /* the /proc files of the calling thread stay open while the backend
+       lives, so that a scenario's fd counts do not see them come and go */
+    qp_host_set_target_thread();
     hb->base = (qp_cf_backend){.name = "kernel",
                                .os = &hb->os,
                                .open = host_open,

@@ -3,6 +3,7 @@
 #include <stddef.h>
 
 #include "quietpoll/conform.h"
+#include "quietpoll/sim.h"
 
 const char *qp_cf_obj_kind_name(unsigned kind)
 {
@@ -26,9 +27,15 @@ const char *qp_cf_check(const qp_cf_scenario *sc)
 {
     if (sc->objs_count == 0 || sc->objs_count > QP_CF_OBJS_MAX)
         return "objects: 1 to QP_CF_OBJS_MAX";
-    for (unsigned i = 0; i < sc->objs_count; i++)
+    unsigned of_kind[QP_CF_OBJ_KIND_COUNT] = {0};
+    for (unsigned i = 0; i < sc->objs_count; i++) {
         if (sc->objs[i].kind >= QP_CF_OBJ_KIND_COUNT)
             return "an unknown object";
+        of_kind[sc->objs[i].kind]++;
+    }
+    if (of_kind[QP_CF_PIPE] > QP_SIM_PIPES_MAX || of_kind[QP_CF_EPOLL] > QP_SIM_EPOLLS_MAX ||
+        of_kind[QP_CF_UDP] + of_kind[QP_CF_UDP_UNCONN] > QP_SIM_DGRAMS_MAX)
+        return "more pipes, epolls or UDP sockets than the sim has";
     unsigned slots = slots_of(sc);
     if (slots > QP_CF_SLOTS_MAX)
         return "too many slots";

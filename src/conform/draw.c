@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 
 #include "quietpoll/conform.h"
+#include "quietpoll/sim.h"
 
 #define DRAWN_STEPS_MAX 24
 #define DRAWN_WAIT_MS 20
@@ -57,6 +58,7 @@ typedef struct drawer {
     int epoll_slot;
     uint32_t stream_sent[QP_CF_SLOTS_MAX];
     unsigned actions;
+    unsigned pipes, udps; /* within the sim's QP_SIM_PIPES_MAX, QP_SIM_DGRAMS_MAX */
 } drawer;
 
 static bool room(const drawer *d, unsigned steps)
@@ -238,8 +240,13 @@ void qp_cf_draw(qp_tape *tape, qp_cf_scenario *sc)
     for (unsigned i = 0; i < objs; i++) {
         unsigned kind = qp_tape_choice(tape, QP_CF_OBJ_KIND_COUNT);
         unsigned need = kind == QP_CF_PIPE ? 2 : 1;
-        if (d.slots + need > QP_CF_SLOTS_MAX || (kind == QP_CF_EPOLL && d.epoll_slot >= 0))
+        bool udp = kind == QP_CF_UDP || kind == QP_CF_UDP_UNCONN;
+        if (d.slots + need > QP_CF_SLOTS_MAX || (kind == QP_CF_EPOLL && d.epoll_slot >= 0) ||
+            (kind == QP_CF_PIPE && d.pipes == QP_SIM_PIPES_MAX) ||
+            (udp && d.udps == QP_SIM_DGRAMS_MAX))
             continue;
+        d.pipes += kind == QP_CF_PIPE;
+        d.udps += udp;
         qp_cf_obj *obj = &sc->objs[sc->objs_count++];
         obj->kind = (uint8_t)kind;
         if (kind == QP_CF_EVENTFD) {
