@@ -61,6 +61,11 @@ void qp_host_during_finish(qp_host_during *d, bool *interrupted, bool *acted_whi
  * blocked call fails with EINTR (installed without SA_RESTART). */
 void qp_host_signals_install(void);
 void qp_host_signal_thread(void);
+/* Holds every other asynchronous signal on the calling thread while a
+ * scenario runs (a fuzzing engine's SIGALRM must not end a wait the
+ * scenario is about), and lets them through again. */
+void qp_host_signals_hold(void);
+void qp_host_signals_release(void);
 /* The thread qp_host_signal_thread and the watchdog signal. */
 void qp_host_set_target_thread(void);
 /* Closes the /proc files qp_host_set_target_thread keeps open. */

@@ -48,6 +48,7 @@ static bool host_open(qp_cf_backend *b, const qp_cf_scenario *sc, int *fds, char
     host_backend *hb = b->ctx;
     qp_host_signals_install();
     qp_host_set_target_thread();
+    qp_host_signals_hold();
     hb->slots_count = 0;
     hb->peers_count = 0;
     for (unsigned i = 0; i < sc->objs_count; i++) {
@@ -217,6 +218,7 @@ static void host_close_all(qp_cf_backend *b)
     for (unsigned i = 0; i < hb->peers_count; i++)
         qp_host_peer_close(&hb->peers[i]);
     hb->slots_count = hb->peers_count = 0;
+    qp_host_signals_release();
 }
 
 static void host_peer_addr(qp_cf_backend *b, unsigned slot, struct sockaddr_storage *addr,

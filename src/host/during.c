@@ -57,6 +57,31 @@ void qp_host_signals_install(void)
     target.installed = true;
 }
 
+static sigset_t held_saved;
+static bool holding;
+
+void qp_host_signals_hold(void)
+{
+    if (holding)
+        return;
+    sigset_t all;
+    sigfillset(&all);
+    static const int let_through[] = {SIGUSR1, SIGUSR2, SIGSEGV, SIGBUS, SIGFPE, SIGILL,
+                                      SIGABRT, SIGTRAP};
+    for (size_t i = 0; i < sizeof let_through / sizeof let_through[0]; i++)
+        sigdelset(&all, let_through[i]);
+    pthread_sigmask(SIG_BLOCK, &all, &held_saved);
+    holding = true;
+}
+
+void qp_host_signals_release(void)
+{
+    if (!holding)
+        return;
+    pthread_sigmask(SIG_SETMASK, &held_saved, NULL);
+    holding = false;
+}
+
 void qp_host_set_target_thread(void)
 {
     pid_t tid = (pid_t)syscall(SYS_gettid);
