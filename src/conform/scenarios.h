@@ -58,7 +58,7 @@
 #define W_CLOSE(s, ...) {.op = QP_CF_W_CLOSE, .slot = (s), __VA_ARGS__}
 #define W_SIGNAL(...) {.op = QP_CF_W_SIGNAL, __VA_ARGS__}
 
-#define T_LONG QP_CF_DURING_TIMEOUT_MS
+#define T_WOKEN -1 /* a wait the action must end: a lost wakeup blocks it for good */
 #define P_ALL (POLLIN | POLLOUT | POLLRDHUP)
 
 #endif
