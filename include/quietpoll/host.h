@@ -54,8 +54,10 @@ void qp_host_peer_icmp(qp_host_peer *p);                  /* a port unreachable 
 typedef struct qp_host_during qp_host_during;
 qp_host_during *qp_host_during_start(void (*fn)(void *arg), void *arg);
 /* After the call returned: joins the thread. *interrupted: the watchdog
- * ended the call; *acted_while_blocked: fn ran while the call slept. */
-void qp_host_during_finish(qp_host_during *d, bool *interrupted, bool *acted_while_blocked);
+ * ended the call; *acted_while_blocked: fn ran while the call slept;
+ * *act_delay_ns: how long after the start fn had run (wall clock). */
+void qp_host_during_finish(qp_host_during *d, bool *interrupted, bool *acted_while_blocked,
+                           uint64_t *act_delay_ns);
 
 /* A signal for the scenario's thread: its handler does nothing, and a
  * blocked call fails with EINTR (installed without SA_RESTART). */

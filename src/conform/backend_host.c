@@ -15,6 +15,9 @@
 #include "quietpoll/conform.h"
 #include "quietpoll/host.h"
 
+/* a helper that acts this long after a wait began may have missed it */
+#define LATE_ACTION_NS UINT64_C(5000000)
+
 typedef struct host_backend {
     qp_cf_backend base;
     qp_os os;
@@ -182,7 +185,8 @@ static void host_act(qp_cf_backend *b, const qp_cf_step *st, int fd)
     if (hb->during != NULL) {
         /* two actions for the same wait: the earlier one goes now */
         bool interrupted, acted;
-        qp_host_during_finish(hb->during, &interrupted, &acted);
+        uint64_t delay_ns;
+        qp_host_during_finish(hb->during, &interrupted, &acted, &delay_ns);
     }
     hb->during_step = st;
     hb->during = qp_host_during_start(perform_during, hb);
@@ -195,12 +199,15 @@ static void host_call_done(qp_cf_backend *b, const qp_cf_result *res, bool *bloc
     if (hb->during == NULL)
         return;
     bool interrupted, acted_while_blocked;
-    qp_host_during_finish(hb->during, &interrupted, &acted_while_blocked);
+    uint64_t act_delay_ns;
+    qp_host_during_finish(hb->during, &interrupted, &acted_while_blocked, &act_delay_ns);
     hb->during = NULL;
     *blocked = interrupted;
-    /* a wait that timed out before the helper caught it asleep: the action
-       came too late to tell anything */
-    if (!acted_while_blocked && res->kind == QP_CF_RES_CALL && res->ret == 0)
+    /* a wait that timed out before the helper caught it asleep, or that the
+       helper acted in only late (the machine is loaded: the action may have
+       come after the timeout): too late to tell anything */
+    if (res->kind == QP_CF_RES_CALL && res->ret == 0 &&
+        (!acted_while_blocked || act_delay_ns > LATE_ACTION_NS))
         b->inconclusive = true;
 }
 
@@ -209,7 +216,8 @@ static void host_close_all(qp_cf_backend *b)
     host_backend *hb = b->ctx;
     if (hb->during != NULL) {
         bool interrupted, acted;
-        qp_host_during_finish(hb->during, &interrupted, &acted);
+        uint64_t delay_ns;
+        qp_host_during_finish(hb->during, &interrupted, &acted, &delay_ns);
         hb->during = NULL;
     }
     for (unsigned i = 0; i < hb->slots_count; i++)

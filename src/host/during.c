@@ -35,7 +35,16 @@ struct qp_host_during {
     atomic_bool call_returned;
     atomic_bool interrupted;
     atomic_bool acted_while_blocked;
+    uint64_t started_ns; /* CLOCK_MONOTONIC at the start, and once fn ran */
+    _Atomic uint64_t acted_ns;
 };
+
+static uint64_t monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 static void on_signal(int signo)
 {
@@ -153,6 +162,7 @@ static void *helper(void *arg)
         pause_us(LOOK_US);
     }
     d->fn(d->arg);
+    atomic_store(&d->acted_ns, monotonic_ns());
     if (blocked && !atomic_load(&d->call_returned))
         atomic_store(&d->acted_while_blocked, true);
     for (long waited_us = 0; !atomic_load(&d->call_returned); waited_us += LOOK_US) {
@@ -176,6 +186,8 @@ qp_host_during *qp_host_during_start(void (*fn)(void *arg), void *arg)
     atomic_init(&d->call_returned, false);
     atomic_init(&d->interrupted, false);
     atomic_init(&d->acted_while_blocked, false);
+    atomic_init(&d->acted_ns, 0);
+    d->started_ns = monotonic_ns();
     if (pthread_create(&d->thread, NULL, helper, d) != 0) {
         fprintf(stderr, "quietpoll: cannot start a thread: %s\n", strerror(errno));
         abort();
@@ -183,11 +195,13 @@ qp_host_during *qp_host_during_start(void (*fn)(void *arg), void *arg)
     return d;
 }
 
-void qp_host_during_finish(qp_host_during *d, bool *interrupted, bool *acted_while_blocked)
+void qp_host_during_finish(qp_host_during *d, bool *interrupted, bool *acted_while_blocked,
+                           uint64_t *act_delay_ns)
 {
     atomic_store(&d->call_returned, true);
     pthread_join(d->thread, NULL);
     *interrupted = atomic_load(&d->interrupted);
     *acted_while_blocked = atomic_load(&d->acted_while_blocked);
+    *act_delay_ns = atomic_load(&d->acted_ns) - d->started_ns;
     free(d);
 }
