@@ -29,11 +29,17 @@ static const char *const sys_names[QP_SYS_COUNT] = {
     [QP_SYS_SOCKET] = "socket",
     [QP_SYS_CONNECT] = "connect",
     [QP_SYS_SENDTO] = "sendto",
+    [QP_SYS_CLOCK_GETRES] = "clock_getres",
 };
 
 const char *qp_sys_name(unsigned sys)
 {
     return sys < QP_SYS_COUNT ? sys_names[sys] : "?";
+}
+
+bool qp_sys_is_vdso(unsigned sys)
+{
+    return sys == QP_SYS_CLOCK_GETTIME || sys == QP_SYS_CLOCK_GETRES;
 }
 
 bool qp_sys_is_wait(unsigned sys)

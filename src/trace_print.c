@@ -231,6 +231,13 @@ static void put_syscall(line *l, const qp_rec *rec)
         put(l, "clock_gettime(CLOCK_MONOTONIC, {tv_sec=%" PRIu64 ", tv_nsec=%" PRIu64 "}) = 0",
             rec->t_enter_ns / QP_NS_PER_S, rec->t_enter_ns % QP_NS_PER_S);
         break;
+    case QP_SYS_CLOCK_GETRES:
+        put(l, "clock_getres(%" PRId64 ", ", rec->arg[0]);
+        if (rec->ret == 0)
+            put(l, "{tv_sec=0, tv_nsec=%" PRId64 "}) = ", rec->arg[1]);
+        else
+            put(l, "0x7ffd0000) = ");
+        break;
     case QP_SYS_CLOSE:
         put(l, "close(%" PRId64 ") = ", rec->arg[0]);
         break;

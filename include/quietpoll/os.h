@@ -80,6 +80,7 @@ struct qp_os {
                         struct sockaddr *src_addr, socklen_t *addrlen);
     int (*poll)(qp_os *os, struct pollfd *fds, nfds_t nfds, int timeout_ms);
     int (*clock_gettime)(qp_os *os, clockid_t clock_id, struct timespec *ts);
+    int (*clock_getres)(qp_os *os, clockid_t clock_id, struct timespec *res);
     int (*close)(qp_os *os, int fd);
     int (*epoll_create1)(qp_os *os, int flags);
     int (*epoll_ctl)(qp_os *os, int epfd, int op, int fd, struct epoll_event *event);

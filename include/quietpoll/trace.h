@@ -54,6 +54,7 @@ enum qp_sys {
     QP_SYS_SOCKET,
     QP_SYS_CONNECT,
     QP_SYS_SENDTO,
+    QP_SYS_CLOCK_GETRES, /* served by the vDSO too */
     QP_SYS_COUNT
 };
 
@@ -133,6 +134,8 @@ void qp_trace_format_rec(char *buf, size_t buf_size, const qp_rec *rec);
 
 const char *qp_sys_name(unsigned sys);
 bool qp_sys_is_wait(unsigned sys);
+/* Served by the vDSO: traced, costs no time, never counted as a syscall. */
+bool qp_sys_is_vdso(unsigned sys);
 bool qp_sys_is_receive(unsigned sys);
 
 #endif

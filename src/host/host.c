@@ -43,6 +43,12 @@ static int host_clock_gettime(qp_os *os, clockid_t clock_id, struct timespec *ts
     return clock_gettime(clock_id, ts);
 }
 
+static int host_clock_getres(qp_os *os, clockid_t clock_id, struct timespec *res)
+{
+    (void)os;
+    return clock_getres(clock_id, res);
+}
+
 static int host_close(qp_os *os, int fd)
 {
     (void)os;
@@ -133,6 +139,7 @@ void qp_host_os_init(qp_os *os)
         .recvfrom = host_recvfrom,
         .poll = host_poll,
         .clock_gettime = host_clock_gettime,
+        .clock_getres = host_clock_getres,
         .close = host_close,
         .epoll_create1 = host_epoll_create1,
         .epoll_ctl = host_epoll_ctl,

@@ -141,7 +141,7 @@ bool qp_oracle_on_rec(qp_oracle *oracle, const qp_trace *trace, size_t index)
     case QP_REC_LOOP:
         return qp__timers_on_mark(oracle, rec, index);
     case QP_REC_SYSCALL: {
-        if (rec->sys == QP_SYS_CLOCK_GETTIME)
+        if (qp_sys_is_vdso(rec->sys))
             return false;
         qp_op_stats *op = qp__open_op(oracle, rec);
         if (op != NULL) {

@@ -134,7 +134,7 @@ static bool zero_wait_check(qp_oracle *oracle)
 bool qp__timers_on_syscall(qp_oracle *oracle, const qp_rec *rec, size_t index)
 {
     qp_loop_watch *w = &oracle->loop;
-    if (!w->active || rec->task != 0 || rec->sys == QP_SYS_CLOCK_GETTIME)
+    if (!w->active || rec->task != 0 || qp_sys_is_vdso(rec->sys))
         return false;
     w->calls++;
     if (!qp_sys_is_wait(rec->sys))

@@ -343,7 +343,7 @@ void qp__sim_enter(qp_sim *sim, qp_rec *rec, unsigned sys)
 
 int64_t qp__sim_exit(qp_sim *sim, qp_rec *rec, int64_t ret, int err)
 {
-    uint64_t cost_ns = rec->sys == QP_SYS_CLOCK_GETTIME ? 0 : sim->sched->cost_ns;
+    uint64_t cost_ns = qp_sys_is_vdso(rec->sys) ? 0 : sim->sched->cost_ns;
     if (sim->in_world) {
         rec->t_exit_ns = rec->t_enter_ns + cost_ns;
     } else {
@@ -373,6 +373,20 @@ static int sim_clock_gettime(qp_os *os, clockid_t clock_id, struct timespec *ts)
     uint64_t now_ns = task_now_ns(sim);
     ts->tv_sec = (time_t)(now_ns / QP_NS_PER_S);
     ts->tv_nsec = (long)(now_ns % QP_NS_PER_S);
+    return (int)qp__sim_exit(sim, &rec, 0, 0);
+}
+
+static int sim_clock_getres(qp_os *os, clockid_t clock_id, struct timespec *res)
+{
+    qp_sim *sim = qp__sim_of(os);
+    qp_rec rec;
+    qp__sim_enter(sim, &rec, QP_SYS_CLOCK_GETRES);
+    rec.arg[0] = clock_id;
+    if (clock_id != CLOCK_MONOTONIC)
+        return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
+    rec.arg[1] = 1;
+    if (res != NULL)
+        *res = (struct timespec){.tv_sec = 0, .tv_nsec = 1}; /* high resolution */
     return (int)qp__sim_exit(sim, &rec, 0, 0);
 }
 
@@ -423,6 +437,7 @@ void qp_sim_init(qp_sim *sim, const qp_schedule *sched, qp_trace *trace, qp_orac
         .recvfrom = qp__sim_recvfrom,
         .poll = qp__sim_poll,
         .clock_gettime = sim_clock_gettime,
+        .clock_getres = sim_clock_getres,
         .close = qp__sim_close,
         .epoll_create1 = qp__sim_epoll_create1,
         .epoll_ctl = qp__sim_epoll_ctl,
