@@ -68,6 +68,10 @@ enum qp_cf_op {
     QP_CF_EPOLL_WAIT,  /* epoll_wait(slot, size = maxevents, timeout_ms) */
     QP_CF_CLOSE,       /* close(slot) */
     QP_CF_SET_BLOCKING, /* fcntl(slot, F_SETFL, size ? 0 : O_NONBLOCK) */
+    QP_CF_CLOCK_GETRES, /* clock_getres(flags): the resolution is compared */
+    QP_CF_CLOCK_COARSE, /* clock_gettime(flags), then clock_gettime(size): the value compared
+                           is 1 when the first is at most the second and less than two
+                           resolutions of the first behind it */
     /* world actions, on the object's other end */
     QP_CF_W_DATA,      /* the stream's peer sends size bytes */
     QP_CF_W_EOF,       /* the stream's peer closes (after reading what it got) */

@@ -18,6 +18,10 @@
 /* The os table over libc. */
 void qp_host_os_init(qp_os *os);
 
+/* This kernel's tick rate, from clock_getres(CLOCK_MONOTONIC_COARSE); 0
+ * when it cannot be read. */
+uint32_t qp_host_hz(void);
+
 /* Fds the world's side keeps for itself are moved at or above this number,
  * so that they never take the number of an fd a scenario closed. */
 #define QP_HOST_AUX_FD_MIN 512

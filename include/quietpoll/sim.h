@@ -46,6 +46,8 @@
  * repeated read (one chain per schedule event) */
 #define QP_SIM_INTERNAL_MAX (QP_EVENTS_MAX + QP_SIM_TASKS_MAX)
 #define QP_NO_TASK 0xff
+/* CLOCK_REALTIME - CLOCK_MONOTONIC: virtual time 0 is 2026-01-01 00:00:00 UTC */
+#define QP_SIM_REALTIME_OFFSET_NS (UINT64_C(1767225600) * UINT64_C(1000000000))
 
 enum qp_obj_type {
     QP_OBJ_NONE,

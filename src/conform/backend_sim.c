@@ -12,6 +12,7 @@
 #include <sys/eventfd.h>
 
 #include "quietpoll/conform.h"
+#include "quietpoll/host.h"
 #include "quietpoll/sim.h"
 #include "quietpoll/units.h"
 
@@ -28,6 +29,7 @@ typedef struct sim_backend {
     uint8_t slot_target[QP_CF_SLOTS_MAX];
     const qp_cf_step *thread_actions[QP_EVENTS_MAX];
     unsigned thread_actions_count;
+    uint32_t hz; /* the host's: the schedule's HZ is a parameter of the model */
 } sim_backend;
 
 static uint8_t zeros[QP_CF_IO_BYTES_MAX];
@@ -67,6 +69,7 @@ static bool sim_open(qp_cf_backend *b, const qp_cf_scenario *sc, int *fds, char 
     memset(&sb->sched, 0, sizeof sb->sched);
     sb->sched.start_ns = QP_NS_PER_S;
     sb->sched.cost_ns = 1000;
+    sb->sched.hz = sb->hz;
     sb->trace.count = 0;
     sb->sc = sc;
     sb->thread_actions_count = 0;
@@ -202,6 +205,7 @@ qp_cf_backend *qp_cf_sim_backend_new(void)
     if (sb == NULL || recs == NULL)
         abort();
     sb->trace = (qp_trace){.recs = recs, .count = 0, .cap = QP_SIM_TRACE_CAP};
+    sb->hz = qp_host_hz();
     sb->base = (qp_cf_backend){.name = "sim",
                                .open = sim_open,
                                .act = sim_act,

@@ -48,7 +48,9 @@ const char *qp_cf_check(const qp_cf_scenario *sc)
         const qp_cf_step *st = &sc->steps[i];
         if (st->op >= QP_CF_OP_COUNT)
             return "an unknown step";
-        if (st->op != QP_CF_W_SIGNAL && st->op != QP_CF_POLL && st->slot >= slots)
+        bool slotless = st->op == QP_CF_W_SIGNAL || st->op == QP_CF_POLL ||
+                        st->op == QP_CF_CLOCK_GETRES || st->op == QP_CF_CLOCK_COARSE;
+        if (!slotless && st->slot >= slots)
             return "a step on a slot that does not exist";
         if (st->op == QP_CF_EPOLL_CTL && st->slot2 >= slots)
             return "epoll_ctl of a slot that does not exist";

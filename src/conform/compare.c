@@ -107,6 +107,23 @@ static void put_slot(char *buf, size_t size, size_t *len, unsigned slot)
         put(buf, size, len, "s%u", slot);
 }
 
+static const char *clock_name(int clock_id)
+{
+    switch (clock_id) {
+    case CLOCK_REALTIME:
+        return "CLOCK_REALTIME";
+    case CLOCK_MONOTONIC:
+        return "CLOCK_MONOTONIC";
+    case CLOCK_MONOTONIC_COARSE:
+        return "CLOCK_MONOTONIC_COARSE";
+    case CLOCK_REALTIME_COARSE:
+        return "CLOCK_REALTIME_COARSE";
+    case CLOCK_BOOTTIME:
+        return "CLOCK_BOOTTIME";
+    }
+    return "CLOCK_?";
+}
+
 static const char *const op_names[QP_CF_OP_COUNT] = {
     [QP_CF_READ] = "read",           [QP_CF_WRITE] = "write",
     [QP_CF_EFD_READ] = "read",       [QP_CF_EFD_WRITE] = "write",
@@ -114,6 +131,7 @@ static const char *const op_names[QP_CF_OP_COUNT] = {
     [QP_CF_SENDTO_PEER] = "sendto",  [QP_CF_POLL] = "poll",
     [QP_CF_EPOLL_CTL] = "epoll_ctl", [QP_CF_EPOLL_WAIT] = "epoll_wait",
     [QP_CF_CLOSE] = "close",         [QP_CF_SET_BLOCKING] = "fcntl",
+    [QP_CF_CLOCK_GETRES] = "clock_getres", [QP_CF_CLOCK_COARSE] = "clock_gettime",
     [QP_CF_W_DATA] = "the peer sends", [QP_CF_W_EOF] = "the peer closes (FIN)",
     [QP_CF_W_RESET] = "the peer resets (RST)", [QP_CF_W_DGRAM] = "a datagram arrives",
     [QP_CF_W_ICMP] = "an ICMP port unreachable arrives", [QP_CF_W_WRITE] = "another thread writes",
@@ -189,6 +207,13 @@ void qp_cf_format_step(char *buf, size_t size, const qp_cf_scenario *sc, size_t 
     case QP_CF_SET_BLOCKING:
         put(buf, size, &len, "s%u, F_SETFL, %s)", st->slot, st->size ? "0" : "O_NONBLOCK");
         break;
+    case QP_CF_CLOCK_GETRES:
+        put(buf, size, &len, "%s)", clock_name(st->flags));
+        break;
+    case QP_CF_CLOCK_COARSE:
+        put(buf, size, &len, "%s) <= clock_gettime(%s) < it + 2 res", clock_name(st->flags),
+            clock_name((int32_t)st->size));
+        break;
     }
 }
 
@@ -213,6 +238,10 @@ void qp_cf_format_result(char *buf, size_t size, const qp_cf_step *st, const qp_
     put(buf, size, &len, "%lld", (long long)res->ret);
     if (st->op == QP_CF_EFD_READ && res->ret >= 8)
         put(buf, size, &len, " [%llu]", (unsigned long long)res->value);
+    if (st->op == QP_CF_CLOCK_GETRES)
+        put(buf, size, &len, " ({tv_nsec=%llu})", (unsigned long long)res->value);
+    if (st->op == QP_CF_CLOCK_COARSE)
+        put(buf, size, &len, " (%s)", res->value ? "holds" : "does not hold");
     if ((st->op == QP_CF_POLL || st->op == QP_CF_EPOLL_WAIT) && res->events_count > 0 &&
         res->ret > 0) {
         bool is_poll = st->op == QP_CF_POLL;

@@ -122,6 +122,25 @@ static void do_call(qp_cf_backend *b, const qp_cf_step *st, const int *fds, qp_c
         record(res, os->fcntl(os, fd, F_SETFL, want) < 0 ? -1 : 0);
         break;
     }
+    case QP_CF_CLOCK_GETRES: {
+        struct timespec ts = {0, 0};
+        record(res, os->clock_getres(os, st->flags, &ts));
+        res->value = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+        break;
+    }
+    case QP_CF_CLOCK_COARSE: {
+        struct timespec coarse, fine, tick = {0, 0};
+        int rc = os->clock_gettime(os, st->flags, &coarse);
+        int rc2 = rc == 0 ? os->clock_gettime(os, (clockid_t)st->size, &fine) : rc;
+        record(res, rc2 == 0 && os->clock_getres(os, st->flags, &tick) == 0 ? 0 : -1);
+        if (res->ret == 0) {
+            int64_t behind_ns = (fine.tv_sec - coarse.tv_sec) * 1000000000ll +
+                                (fine.tv_nsec - coarse.tv_nsec);
+            int64_t tick_ns = tick.tv_sec * 1000000000ll + tick.tv_nsec;
+            res->value = behind_ns >= 0 && behind_ns < 2 * tick_ns;
+        }
+        break;
+    }
     default:
         assert(!"not a call");
     }

@@ -234,6 +234,17 @@ const qp_cf_scenario qp_cf_scenarios[] = {
     CF_SCENARIO("poll/signal", "a signal interrupts a blocked poll with EINTR", CF_OBJS(O_STREAM),
                 W_SIGNAL(DURING), POLL1(0, POLLIN, T_WOKEN), POLL1(0, POLLIN, 0)),
 
+    /* --- clocks --- */
+    CF_SCENARIO("clock/getres", "clock_getres: 1 ns, a tick (1 s / HZ) for the coarse clocks",
+                CF_OBJS(O_EPOLL),
+                GETRES(CLOCK_MONOTONIC), GETRES(CLOCK_REALTIME), GETRES(CLOCK_BOOTTIME),
+                GETRES(CLOCK_MONOTONIC_COARSE), GETRES(CLOCK_REALTIME_COARSE), GETRES(64)),
+    CF_SCENARIO("clock/coarse", "the coarse clocks are at most a tick behind",
+                CF_OBJS(O_EPOLL),
+                COARSE(CLOCK_MONOTONIC_COARSE, CLOCK_MONOTONIC),
+                COARSE(CLOCK_REALTIME_COARSE, CLOCK_REALTIME), EP_WAIT(0, 5),
+                COARSE(CLOCK_MONOTONIC_COARSE, CLOCK_MONOTONIC)),
+
     /* --- UDP --- */
     CF_SCENARIO("udp/queue-order", "datagrams are received whole, in arrival order",
                 CF_OBJS(O_UDP),

@@ -44,6 +44,8 @@
 #define EP_WAIT(ep, t) {.op = QP_CF_EPOLL_WAIT, .slot = (ep), .size = QP_CF_EVENTS_MAX, .timeout_ms = (t)}
 #define CLOSE(s) {.op = QP_CF_CLOSE, .slot = (s)}
 #define BLOCKING(s) {.op = QP_CF_SET_BLOCKING, .slot = (s), .size = 1}
+#define GETRES(c) {.op = QP_CF_CLOCK_GETRES, .flags = (c)}
+#define COARSE(c, fine) {.op = QP_CF_CLOCK_COARSE, .flags = (c), .size = (fine)}
 
 /* world actions; add DURING to have one happen while the next call blocks */
 #define DURING .during = true

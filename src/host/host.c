@@ -129,6 +129,14 @@ static void host_loop_mark(qp_os *os, const qp_loop_mark *mark)
     (void)mark;
 }
 
+uint32_t qp_host_hz(void)
+{
+    struct timespec res;
+    if (clock_getres(CLOCK_MONOTONIC_COARSE, &res) != 0 || res.tv_sec != 0 || res.tv_nsec <= 0)
+        return 0;
+    return (uint32_t)(1000000000L / res.tv_nsec);
+}
+
 void qp_host_os_init(qp_os *os)
 {
     *os = (qp_os){

@@ -363,16 +363,46 @@ int64_t qp__sim_exit(qp_sim *sim, qp_rec *rec, int64_t ret, int err)
     return ret;
 }
 
+/* The clocks. CLOCK_MONOTONIC (and CLOCK_BOOTTIME: nothing suspends) is
+ * the virtual time; CLOCK_REALTIME is it plus QP_SIM_REALTIME_OFFSET_NS.
+ * The coarse clocks are what the kernel stored at its last tick: they
+ * advance a tick (1 s / the schedule's HZ) at a time, ticks falling on
+ * whole multiples of the tick. clock_getres agrees: 1 ns for the others. */
+static bool clock_read(const qp_sim *sim, clockid_t clock_id, uint64_t *value_ns, uint64_t *res_ns)
+{
+    uint64_t now_ns = task_now_ns(sim);
+    uint64_t tick_ns = qp_schedule_tick_ns(sim->sched);
+    *res_ns = 1;
+    switch (clock_id) {
+    case CLOCK_MONOTONIC:
+    case CLOCK_BOOTTIME:
+        *value_ns = now_ns;
+        return true;
+    case CLOCK_REALTIME:
+        *value_ns = QP_SIM_REALTIME_OFFSET_NS + now_ns;
+        return true;
+    case CLOCK_MONOTONIC_COARSE:
+    case CLOCK_REALTIME_COARSE:
+        *res_ns = tick_ns;
+        *value_ns = now_ns - now_ns % tick_ns +
+                    (clock_id == CLOCK_REALTIME_COARSE ? QP_SIM_REALTIME_OFFSET_NS : 0);
+        return true;
+    }
+    return false;
+}
+
 static int sim_clock_gettime(qp_os *os, clockid_t clock_id, struct timespec *ts)
 {
     qp_sim *sim = qp__sim_of(os);
     qp_rec rec;
     qp__sim_enter(sim, &rec, QP_SYS_CLOCK_GETTIME);
-    if (clock_id != CLOCK_MONOTONIC || ts == NULL)
-        return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
-    uint64_t now_ns = task_now_ns(sim);
-    ts->tv_sec = (time_t)(now_ns / QP_NS_PER_S);
-    ts->tv_nsec = (long)(now_ns % QP_NS_PER_S);
+    rec.arg[0] = clock_id;
+    uint64_t value_ns, res_ns;
+    if (ts == NULL || !clock_read(sim, clock_id, &value_ns, &res_ns))
+        return (int)qp__sim_exit(sim, &rec, -1, ts == NULL ? EFAULT : EINVAL);
+    rec.arg[1] = (int64_t)value_ns;
+    ts->tv_sec = (time_t)(value_ns / QP_NS_PER_S);
+    ts->tv_nsec = (long)(value_ns % QP_NS_PER_S);
     return (int)qp__sim_exit(sim, &rec, 0, 0);
 }
 
@@ -382,11 +412,13 @@ static int sim_clock_getres(qp_os *os, clockid_t clock_id, struct timespec *res)
     qp_rec rec;
     qp__sim_enter(sim, &rec, QP_SYS_CLOCK_GETRES);
     rec.arg[0] = clock_id;
-    if (clock_id != CLOCK_MONOTONIC)
+    uint64_t value_ns, res_ns;
+    if (!clock_read(sim, clock_id, &value_ns, &res_ns))
         return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
-    rec.arg[1] = 1;
+    rec.arg[1] = (int64_t)res_ns;
     if (res != NULL)
-        *res = (struct timespec){.tv_sec = 0, .tv_nsec = 1}; /* high resolution */
+        *res = (struct timespec){.tv_sec = (time_t)(res_ns / QP_NS_PER_S),
+                                 .tv_nsec = (long)(res_ns % QP_NS_PER_S)};
     return (int)qp__sim_exit(sim, &rec, 0, 0);
 }
 
