@@ -2,6 +2,7 @@
 #include "quietpoll/trace.h"
 
 #include <string.h>
+#include <time.h>
 
 qp_rec *qp_trace_push(qp_trace *trace)
 {
@@ -31,6 +32,23 @@ static const char *const sys_names[QP_SYS_COUNT] = {
     [QP_SYS_SENDTO] = "sendto",
     [QP_SYS_CLOCK_GETRES] = "clock_getres",
 };
+
+const char *qp_clock_name(int64_t clock_id)
+{
+    switch (clock_id) {
+    case CLOCK_REALTIME:
+        return "CLOCK_REALTIME";
+    case CLOCK_MONOTONIC:
+        return "CLOCK_MONOTONIC";
+    case CLOCK_MONOTONIC_COARSE:
+        return "CLOCK_MONOTONIC_COARSE";
+    case CLOCK_REALTIME_COARSE:
+        return "CLOCK_REALTIME_COARSE";
+    case CLOCK_BOOTTIME:
+        return "CLOCK_BOOTTIME";
+    }
+    return "CLOCK_?";
+}
 
 const char *qp_sys_name(unsigned sys)
 {

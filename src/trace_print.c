@@ -27,23 +27,6 @@ typedef struct line {
     size_t len;
 } line;
 
-static const char *clock_name(int64_t clock_id)
-{
-    switch (clock_id) {
-    case CLOCK_REALTIME:
-        return "CLOCK_REALTIME";
-    case CLOCK_MONOTONIC:
-        return "CLOCK_MONOTONIC";
-    case CLOCK_MONOTONIC_COARSE:
-        return "CLOCK_MONOTONIC_COARSE";
-    case CLOCK_REALTIME_COARSE:
-        return "CLOCK_REALTIME_COARSE";
-    case CLOCK_BOOTTIME:
-        return "CLOCK_BOOTTIME";
-    }
-    return "CLOCK_?";
-}
-
 static void put(line *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void put(line *l, const char *fmt, ...)
 {
@@ -247,16 +230,16 @@ static void put_syscall(line *l, const qp_rec *rec)
     case QP_SYS_CLOCK_GETTIME:
         if (rec->arg[0] == CLOCK_MONOTONIC || rec->ret != 0) {
             put(l, "clock_gettime(%s, {tv_sec=%" PRIu64 ", tv_nsec=%" PRIu64 "}) = %s",
-                clock_name(rec->arg[0]), rec->t_enter_ns / QP_NS_PER_S,
+                qp_clock_name(rec->arg[0]), rec->t_enter_ns / QP_NS_PER_S,
                 rec->t_enter_ns % QP_NS_PER_S, rec->ret == 0 ? "0" : "-1 EINVAL");
             break;
         }
         put(l, "clock_gettime(%s, {tv_sec=%" PRIu64 ", tv_nsec=%" PRIu64 "}) = 0",
-            clock_name(rec->arg[0]), (uint64_t)rec->arg[1] / QP_NS_PER_S,
+            qp_clock_name(rec->arg[0]), (uint64_t)rec->arg[1] / QP_NS_PER_S,
             (uint64_t)rec->arg[1] % QP_NS_PER_S);
         break;
     case QP_SYS_CLOCK_GETRES:
-        put(l, "clock_getres(%s, ", clock_name(rec->arg[0]));
+        put(l, "clock_getres(%s, ", qp_clock_name(rec->arg[0]));
         if (rec->ret == 0)
             put(l, "{tv_sec=0, tv_nsec=%" PRId64 "}) = ", rec->arg[1]);
         else

@@ -133,6 +133,8 @@ void qp_trace_print(FILE *out, const qp_trace *trace, const qp_annotation *note)
 void qp_trace_format_rec(char *buf, size_t buf_size, const qp_rec *rec);
 
 const char *qp_sys_name(unsigned sys);
+/* "CLOCK_MONOTONIC", ..., "CLOCK_?" for one the sim does not know. */
+const char *qp_clock_name(int64_t clock_id);
 bool qp_sys_is_wait(unsigned sys);
 /* Served by the vDSO: traced, costs no time, never counted as a syscall. */
 bool qp_sys_is_vdso(unsigned sys);

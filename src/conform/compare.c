@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 
 #include "quietpoll/conform.h"
+#include "quietpoll/trace.h"
 
 static bool same(const qp_cf_result *a, const qp_cf_result *b)
 {
@@ -107,23 +108,6 @@ static void put_slot(char *buf, size_t size, size_t *len, unsigned slot)
         put(buf, size, len, "s%u", slot);
 }
 
-static const char *clock_name(int clock_id)
-{
-    switch (clock_id) {
-    case CLOCK_REALTIME:
-        return "CLOCK_REALTIME";
-    case CLOCK_MONOTONIC:
-        return "CLOCK_MONOTONIC";
-    case CLOCK_MONOTONIC_COARSE:
-        return "CLOCK_MONOTONIC_COARSE";
-    case CLOCK_REALTIME_COARSE:
-        return "CLOCK_REALTIME_COARSE";
-    case CLOCK_BOOTTIME:
-        return "CLOCK_BOOTTIME";
-    }
-    return "CLOCK_?";
-}
-
 static const char *const op_names[QP_CF_OP_COUNT] = {
     [QP_CF_READ] = "read",           [QP_CF_WRITE] = "write",
     [QP_CF_EFD_READ] = "read",       [QP_CF_EFD_WRITE] = "write",
@@ -208,11 +192,11 @@ void qp_cf_format_step(char *buf, size_t size, const qp_cf_scenario *sc, size_t 
         put(buf, size, &len, "s%u, F_SETFL, %s)", st->slot, st->size ? "0" : "O_NONBLOCK");
         break;
     case QP_CF_CLOCK_GETRES:
-        put(buf, size, &len, "%s)", clock_name(st->flags));
+        put(buf, size, &len, "%s)", qp_clock_name(st->flags));
         break;
     case QP_CF_CLOCK_COARSE:
-        put(buf, size, &len, "%s) <= clock_gettime(%s) < it + 2 res", clock_name(st->flags),
-            clock_name((int32_t)st->size));
+        put(buf, size, &len, "%s) <= clock_gettime(%s) < it + 2 res", qp_clock_name(st->flags),
+            qp_clock_name((int32_t)st->size));
         break;
     }
 }
