@@ -2,6 +2,7 @@
  * backends -> compare, and nothing left open. */
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "quietpoll/conform.h"
@@ -38,8 +39,13 @@ long qp_cf_fuzz_one(qp_cf_backend *sim, qp_cf_backend *kernel, const uint8_t *da
     if (on_kernel.inconclusive)
         return -1; /* the kernel's run could not be timed as the scenario asks: no verdict */
     if (v.setup_failed) {
-        fprintf(stderr, "fuzz_conform: the kernel refused a call: %s\n", on_kernel.forbidden);
-        exit(2);
+        /* a sandbox without sockets: nothing to compare, and no finding */
+        static bool said;
+        if (!said)
+            fprintf(stderr, "fuzz_conform: the kernel refused a call, inputs that need it are "
+                            "skipped: %s\n", on_kernel.forbidden);
+        said = true;
+        return -1;
     }
     bool leak = before != after || aux_before != aux_after;
     if (v.first_diff < 0 && !leak)
