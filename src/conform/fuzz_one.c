@@ -36,9 +36,10 @@ long qp_cf_fuzz_one(qp_cf_backend *sim, qp_cf_backend *kernel, const uint8_t *da
     uint64_t after = qp_cf_open_fds_mask(&aux_after);
     qp_cf_verdict v;
     qp_cf_compare(&sc, &on_sim, &on_kernel, &v);
-    if (on_kernel.inconclusive)
+    bool leak = before != after || aux_before != aux_after;
+    if (!leak && on_kernel.inconclusive)
         return -1; /* the kernel's run could not be timed as the scenario asks: no verdict */
-    if (v.setup_failed) {
+    if (!leak && v.setup_failed) {
         /* a sandbox without sockets: nothing to compare, and no finding */
         static bool said;
         if (!said)
@@ -47,8 +48,7 @@ long qp_cf_fuzz_one(qp_cf_backend *sim, qp_cf_backend *kernel, const uint8_t *da
         said = true;
         return -1;
     }
-    bool leak = before != after || aux_before != aux_after;
-    if (v.first_diff < 0 && !leak)
+    if (!leak && v.first_diff < 0)
         return -1;
     qp_cf_print_side_by_side(stderr, &sc, &on_sim, &on_kernel, &v);
     if (leak)
