@@ -54,7 +54,7 @@ void qp_host_peer_icmp(qp_host_peer *p);                  /* a port unreachable 
  * call: the thread waits until /proc shows the caller asleep in a syscall
  * (or the call has returned), runs fn(arg), then gives the call
  * QP_HOST_WATCHDOG_MS to return before it interrupts it with a signal. */
-#define QP_HOST_WATCHDOG_MS 2000
+#define QP_HOST_WATCHDOG_MS 500
 typedef struct qp_host_during qp_host_during;
 qp_host_during *qp_host_during_start(void (*fn)(void *arg), void *arg);
 /* After the call returned: joins the thread. *interrupted: the watchdog

@@ -152,9 +152,10 @@ static void *helper(void *arg)
 {
     qp_host_during *d = arg;
     bool blocked = false;
-    for (long waited_us = 0; waited_us < FIND_BLOCKED_MS * 1000L; waited_us += LOOK_US) {
-        if (atomic_load(&d->call_returned))
-            break;
+    /* bounded by the clock, not by counting sleeps: a sleep lasts longer
+       than asked (timer slack) */
+    uint64_t give_up_ns = d->started_ns + FIND_BLOCKED_MS * UINT64_C(1000000);
+    while (!atomic_load(&d->call_returned) && monotonic_ns() < give_up_ns) {
         if (target_blocked()) {
             blocked = true;
             break;
@@ -165,11 +166,12 @@ static void *helper(void *arg)
     atomic_store(&d->acted_ns, monotonic_ns());
     if (blocked && !atomic_load(&d->call_returned))
         atomic_store(&d->acted_while_blocked, true);
-    for (long waited_us = 0; !atomic_load(&d->call_returned); waited_us += LOOK_US) {
-        if (waited_us >= QP_HOST_WATCHDOG_MS * 1000L) {
+    uint64_t interrupt_ns = atomic_load(&d->acted_ns) + QP_HOST_WATCHDOG_MS * UINT64_C(1000000);
+    while (!atomic_load(&d->call_returned)) {
+        if (monotonic_ns() >= interrupt_ns) {
             atomic_store(&d->interrupted, true);
             pthread_kill(target.thread, SIGUSR2);
-            waited_us -= 100000; /* again in 100 ms, if it went back to sleep */
+            interrupt_ns = monotonic_ns() + 100 * UINT64_C(1000000); /* again, if it slept on */
         }
         pause_us(LOOK_US);
     }
