@@ -139,7 +139,18 @@ static bool target_blocked(void)
     if (n <= 0)
         return false;
     buf[n] = '\0';
-    return buf[0] >= '0' && buf[0] <= '9'; /* a syscall number: not "running", not -1 */
+    if (buf[0] < '0' || buf[0] > '9')
+        return false; /* "running", or -1: not in a syscall */
+    /* asleep in one of the calls that block, not in one that thread
+       creation makes (mmap, futex: a signal there would come too early) */
+    static const long blocking[] = {SYS_poll,        SYS_ppoll, SYS_epoll_wait, SYS_epoll_pwait,
+                                    SYS_epoll_pwait2, SYS_read,  SYS_write,      SYS_readv,
+                                    SYS_writev,      SYS_recvfrom, SYS_sendto};
+    long nr = strtol(buf, NULL, 10);
+    for (size_t i = 0; i < sizeof blocking / sizeof blocking[0]; i++)
+        if (nr == blocking[i])
+            return true;
+    return false;
 }
 
 static void pause_us(long us)
