@@ -276,6 +276,10 @@ const qp_cf_scenario qp_cf_scenarios[] = {
     CF_SCENARIO("udp/epoll-et", "each datagram re-arms an EPOLLET entry", CF_OBJS(O_UDP, O_EPOLL),
                 EP_ADD(1, 0, EPOLLIN | EPOLLET), W_DGRAM(0, 10), EP_WAIT(1, 0), EP_WAIT(1, 0),
                 W_DGRAM(0, 10), EP_WAIT(1, 0), W_ICMP(0), EP_WAIT(1, 0)),
+    CF_SCENARIO("udp/send-rearms-epollout", "each send re-arms an EPOLLET entry for EPOLLOUT (the buffer's space comes back)",
+                CF_OBJS(O_UDP, O_EPOLL),
+                EP_ADD(1, 0, EPOLLOUT | EPOLLET), EP_WAIT(1, 0), EP_WAIT(1, 0), SEND(0, 10),
+                EP_WAIT(1, 0), EP_WAIT(1, 0), RECV(0, 10, 0), EP_WAIT(1, 0)),
     CF_SCENARIO("udp/datagram-wakes-poll", "a datagram wakes a blocked poll", CF_OBJS(O_UDP),
                 W_DGRAM(0, 10, DURING), POLL1(0, POLLIN, T_WOKEN), RECV(0, 100, 0)),
 };
