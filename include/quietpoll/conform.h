@@ -24,7 +24,7 @@
 #define QP_CF_OBJS_MAX 4   /* objects of a scenario */
 #define QP_CF_SLOTS_MAX 6  /* fds of a scenario: a pipe takes two */
 #define QP_CF_STEPS_MAX 48 /* calls and actions of a scenario */
-#define QP_CF_ACTIONS_MAX 24 /* of them, world actions */
+#define QP_CF_ACTIONS_MAX 24 /* of them, world actions (an ICMP error counts 2) */
 #define QP_CF_POLL_FDS_MAX 3
 #define QP_CF_EVENTS_MAX 6 /* epoll events a wait reports (maxevents) */
 #define QP_CF_IO_BYTES_MAX 69632 /* one call's or action's bytes: 17 pages */

@@ -2,7 +2,8 @@
  * appended as the scenario runs: at the current instant (they run at the
  * next call's entry), or 1 ms later when they are to happen while the next
  * call blocks. Another thread's write, read or close is a QP_EV_WAKEUP
- * handed to the world hook, which makes the call as a world task. */
+ * handed to the world hook, which makes the call as a world task; so is
+ * the send that an ICMP error answers, before the error itself. */
 #include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -55,6 +56,16 @@ static void world_hook(void *ctx, qp_os *os, const qp_event *ev)
     case QP_CF_W_CLOSE:
         (void)os->close(os, fd);
         break;
+    case QP_CF_W_ICMP: {
+        /* an ICMP error answers something the socket sent: the host sends
+           a byte to a closed port, and so does the sim's world */
+        struct sockaddr_in nowhere = {.sin_family = AF_INET, .sin_port = htons(9)};
+        nowhere.sin_addr.s_addr = htonl(UINT32_C(0xc0000209)); /* 192.0.2.9 (RFC 5737) */
+        bool connected = sb->slot_kind[st->slot] == QP_CF_UDP;
+        (void)os->sendto(os, fd, "", 1, 0, connected ? NULL : (struct sockaddr *)&nowhere,
+                         connected ? 0 : sizeof nowhere);
+        break;
+    }
     default:
         assert(!"not a thread action");
     }
@@ -137,6 +148,16 @@ static void sim_act(qp_cf_backend *b, const qp_cf_step *st, int fd)
     case QP_CF_W_ICMP:
         ev.kind = QP_EV_DGRAM_ERROR;
         ev.size = 0; /* once */
+        if (sb->slot_kind[st->slot] == QP_CF_UDP || sb->slot_kind[st->slot] == QP_CF_UDP_UNCONN) {
+            /* first the send it answers, as another thread */
+            assert(sb->sched.events_count + 1 < QP_EVENTS_MAX);
+            qp_event send = ev;
+            send.kind = QP_EV_WAKEUP;
+            send.target = 0;
+            send.size = sb->thread_actions_count;
+            sb->thread_actions[sb->thread_actions_count++] = st;
+            sb->sched.events[sb->sched.events_count++] = send;
+        }
         break;
     case QP_CF_W_SIGNAL:
         ev.kind = QP_EV_SIGNAL;

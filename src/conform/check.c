@@ -69,7 +69,7 @@ const char *qp_cf_check(const qp_cf_scenario *sc)
             (st->timeout_ms < -1 || st->timeout_ms > QP_CF_DURING_TIMEOUT_MS))
             return "a wait's timeout is -1 or 0 .. QP_CF_DURING_TIMEOUT_MS";
         if (st->op >= QP_CF_FIRST_ACTION)
-            actions++;
+            actions += st->op == QP_CF_W_ICMP ? 2 : 1; /* the sim's: a send, then the error */
         if (st->op == QP_CF_SET_BLOCKING)
             blocking[st->slot] = st->size != 0;
         /* a call that may block for good has a world action to end it (and
@@ -89,6 +89,7 @@ const char *qp_cf_check(const qp_cf_scenario *sc)
         if (st->during && st->op < QP_CF_FIRST_ACTION)
             return "only world actions happen during a call";
     }
+    _Static_assert(QP_CF_ACTIONS_MAX <= QP_EVENTS_MAX, "a sim event per world action");
     if (actions > QP_CF_ACTIONS_MAX)
         return "too many world actions";
     return NULL;

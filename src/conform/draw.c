@@ -174,6 +174,7 @@ static void draw_action(drawer *d, qp_cf_step *st)
     case QP_CF_UDP_UNCONN:
         st->op = PICK(d->tape, udp_ops);
         st->size = PICK(d->tape, dgram_sizes);
+        d->actions += st->op == QP_CF_W_ICMP; /* two sim events: a send, then the error */
         break;
     default:
         st->op = PICK(d->tape, thread_ops);
