@@ -188,8 +188,8 @@ int64_t qp__dgram_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const void
     if (sim->dgram_peer != NULL && sim->dgram_peer->sent != NULL)
         sim->dgram_peer->sent(sim->dgram_peer_ctx, fd, buf, len, ip, port);
     /* the datagram leaves and its buffer space comes back: sock_wfree's
-       write-space wakeup re-arms EPOLLET entries for EPOLLOUT */
-    qp__sim_notify(sim, fd);
+       write-space wakeup (keyed EPOLLOUT) re-arms EPOLLET entries for it */
+    qp__sim_notify_events(sim, fd, EPOLLOUT);
     return qp__sim_exit(sim, rec, (int64_t)len, 0);
 }
 

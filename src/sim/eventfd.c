@@ -42,7 +42,10 @@ int64_t qp__eventfd_read(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *bu
     rec->arg[3] = QP_REC_EVENTFD_VALUE;
     obj->eventfd_count -= value;
     rec->level_after = obj->eventfd_count;
-    qp__sim_notify(sim, fd); /* writers blocked at the maximum could go on */
+    /* writers blocked at the maximum could go on: eventfd_read wakes with
+       EPOLLOUT, so an EPOLLIN entry is not re-armed (a semaphore's
+       counter may still be readable) */
+    qp__sim_notify_events(sim, fd, EPOLLOUT);
     return qp__sim_exit(sim, rec, sizeof value, 0);
 }
 

@@ -139,16 +139,24 @@ static bool blocked(const qp_sim *sim)
     return sim->wait.active && sim->wait.wake == QP_WAKE_NONE;
 }
 
-void qp__sim_notify(qp_sim *sim, int fd)
+void qp__sim_notify_events(qp_sim *sim, int fd, uint32_t key)
 {
     for (unsigned e = 0; e < sim->epolls_count; e++)
         for (unsigned i = 0; i < QP_EPOLL_ENTRIES_MAX; i++) {
             qp_epoll_entry *entry = &sim->epolls[e].entries[i];
-            if (entry->used && entry->fd == fd)
+            /* ep_poll_callback: a keyed wakeup re-arms only the entries
+               interested in one of its events */
+            if (entry->used && entry->fd == fd &&
+                (key == 0 || ((entry->events | EPOLLERR | EPOLLHUP) & key)))
                 entry->pending = true;
         }
     if (blocked(sim) && qp__sim_wait_ready(sim))
         sim->wait.wake = QP_WAKE_READY;
+}
+
+void qp__sim_notify(qp_sim *sim, int fd)
+{
+    qp__sim_notify_events(sim, fd, 0);
 }
 
 /* Does the blocked poll watch fd for POLLIN? (epoll: a registered fd) */

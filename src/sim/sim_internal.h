@@ -57,6 +57,9 @@ short qp__sim_revents(qp_sim *sim, int fd, short events);
  * EPOLLET entries watching it become pending, and a blocked wait that now
  * sees something ready is woken. */
 void qp__sim_notify(qp_sim *sim, int fd);
+/* A wakeup keyed with events (wake_up_poll): EPOLLET entries interested in
+ * none of them stay as they were. */
+void qp__sim_notify_events(qp_sim *sim, int fd, uint32_t key);
 
 /* Is the blocked wait ready now? (poll: a pollfd; epoll: a reportable entry) */
 bool qp__sim_wait_ready(qp_sim *sim);
