@@ -205,7 +205,8 @@ static void apply_event(qp_sim *sim, const qp_event *ev, int fd)
         }
         break;
     case QP_EV_DATA:
-        if (is_stream && !obj->stream.eof) {
+        /* the peer's send of nothing transmits nothing: no arrival, no wakeup */
+        if (is_stream && !obj->stream.eof && ev->size > 0) {
             obj->stream.bytes_queued += ev->size;
             qp__sim_notify(sim, fd);
         }
