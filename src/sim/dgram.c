@@ -292,7 +292,7 @@ static void arrive(qp_sim *sim, const qp_event *ev, size_t event_index, int fd, 
         }
         rec->level_after = d->count;
         if (d->count > rec->level_before)
-            qp__sim_notify(sim, fd);
+            qp__sim_notify_events(sim, fd, EPOLLIN); /* sock_def_readable's key */
     }
     if (left > n)
         qp__sim_schedule(sim, &(qp_internal_event){.at_ns = rec->t_enter_ns + ev->period_ns,

@@ -66,7 +66,8 @@ int64_t qp__eventfd_write(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const v
     obj->eventfd_count += value;
     rec->level_after = obj->eventfd_count;
     rec->arg[3] = QP_REC_EVENTFD_VALUE;
-    /* Linux wakes the eventfd's waiters on every write, even of 0 */
-    qp__sim_notify(sim, fd);
+    /* Linux wakes the eventfd's waiters on every write, even of 0, keyed
+       EPOLLIN: an entry for EPOLLOUT alone is not re-armed */
+    qp__sim_notify_events(sim, fd, EPOLLIN);
     return qp__sim_exit(sim, rec, sizeof value, 0);
 }

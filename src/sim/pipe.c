@@ -285,7 +285,7 @@ int64_t qp__pipe_read(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *buf, 
     if (c.slots_before == QP_PIPE_SLOTS && c.slots_after < c.slots_before) {
         int peer = qp__pipe_peer_fd(sim, obj);
         if (peer >= 0)
-            qp__sim_notify(sim, peer);
+            qp__sim_notify_events(sim, peer, EPOLLOUT);
     }
     int64_t ret = qp__sim_exit(sim, rec, (int64_t)done, 0);
     after_read(sim, p, &c);
@@ -331,7 +331,7 @@ static size_t put_and_wake(qp_sim *sim, qp_pipe *p, const qp_obj *obj, size_t co
     qp_pipe_change c = change_from(p, slots_before, bytes_before);
     int peer = qp__pipe_peer_fd(sim, obj);
     if (peer >= 0)
-        qp__sim_notify(sim, peer);
+        qp__sim_notify_events(sim, peer, EPOLLIN); /* pipe_write's key */
     after_write(sim, p, &c);
     return done;
 }

@@ -208,7 +208,7 @@ static void apply_event(qp_sim *sim, const qp_event *ev, int fd)
         /* the peer's send of nothing transmits nothing: no arrival, no wakeup */
         if (is_stream && !obj->stream.eof && ev->size > 0) {
             obj->stream.bytes_queued += ev->size;
-            qp__sim_notify(sim, fd);
+            qp__sim_notify_events(sim, fd, EPOLLIN); /* sk_data_ready's key */
         }
         break;
     case QP_EV_EOF:
