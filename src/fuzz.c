@@ -77,6 +77,11 @@ void qp_fuzz_set_input_path(const char *path)
     target.input_path = path;
 }
 
+const char *qp_fuzz_input_path(void)
+{
+    return target.input_path;
+}
+
 int qp_fuzz_one(const uint8_t *data, size_t size)
 {
     if (target.run == NULL) {

@@ -106,6 +106,18 @@ static void encode_timeout_ns(qp_tape_writer *w, uint64_t timeout_ns)
     }
 }
 
+static const uint32_t hz_choices[QP_HZ_CHOICES_COUNT] = QP_HZ_CHOICES;
+
+uint32_t qp_schedule_hz(const qp_schedule *s)
+{
+    return s->hz != 0 ? s->hz : QP_HZ_DEFAULT;
+}
+
+uint64_t qp_schedule_tick_ns(const qp_schedule *s)
+{
+    return QP_NS_PER_S / qp_schedule_hz(s);
+}
+
 void qp_schedule_decode(qp_tape *tape, const qp_schedule_shape *shape, qp_schedule *out)
 {
     assert(shape->targets_count >= 1);
@@ -151,6 +163,9 @@ void qp_schedule_decode(qp_tape *tape, const qp_schedule_shape *shape, qp_schedu
             ev->period_ns = qp_tape_time_ns(tape, QP_GAP_NS_MAX, 0);
         }
     }
+    /* last, so that the tapes of before (which end here) keep every other
+       draw, and get the first choice */
+    out->hz = hz_choices[qp_tape_choice(tape, QP_HZ_CHOICES_COUNT)];
 }
 
 void qp_schedule_encode(qp_tape_writer *w, const qp_schedule_shape *shape, const qp_schedule *s)
@@ -192,6 +207,13 @@ void qp_schedule_encode(qp_tape_writer *w, const qp_schedule_shape *shape, const
         }
     }
     qp_write_more(w, false);
+    /* the first choice is what reading past the end gives: not written */
+    unsigned hz_index = 0;
+    while (hz_index < QP_HZ_CHOICES_COUNT && hz_choices[hz_index] != s->hz)
+        hz_index++;
+    assert(hz_index < QP_HZ_CHOICES_COUNT && "hz is one of QP_HZ_CHOICES");
+    if (hz_index != 0)
+        qp_write_choice(w, hz_index, QP_HZ_CHOICES_COUNT);
 }
 
 const char *qp_fmt_clock(char *buf, uint64_t at_ns)
@@ -216,8 +238,9 @@ void qp_describe_timeout(FILE *out, uint64_t timeout_ns)
 void qp_schedule_describe(FILE *out, const qp_schedule_shape *shape, const qp_schedule *s)
 {
     char clock[32], ms[32], ms2[32];
-    fprintf(out, "  start %s, syscall cost %" PRIu64 " ns, timer slack %s\n",
-            qp_fmt_clock(clock, s->start_ns), s->cost_ns, qp_fmt_ms(ms, s->slack_ns));
+    fprintf(out, "  start %s, syscall cost %" PRIu64 " ns, timer slack %s, HZ=%" PRIu32 "\n",
+            qp_fmt_clock(clock, s->start_ns), s->cost_ns, qp_fmt_ms(ms, s->slack_ns),
+            qp_schedule_hz(s));
     if (s->ops_count == 0)
         fprintf(out, "  no %ss\n", shape->op_noun);
     for (size_t i = 0; i < s->ops_count; i++) {

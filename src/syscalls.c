@@ -58,3 +58,11 @@ bool qp_sys_is_receive(unsigned sys)
 {
     return sys < QP_SYS_COUNT && qp_sys_table[sys].sys_class == QP_CLASS_RECEIVE;
 }
+
+bool qp_sys_is_vdso(unsigned sys)
+{
+    if (sys >= QP_SYS_COUNT)
+        return false;
+    unsigned args = qp_sys_table[sys].args;
+    return args == QP_ARGS_CLOCK || args == QP_ARGS_CLOCK_RES;
+}

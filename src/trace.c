@@ -3,6 +3,7 @@
 
 #include <assert.h>
 #include <string.h>
+#include <time.h>
 
 qp_rec *qp_trace_push(qp_trace *trace)
 {
@@ -37,4 +38,29 @@ int qp_wait_reported_fd(const qp_rec *rec, int fd)
         if (reported[i].fd == fd)
             return reported[i].revents;
     return 0;
+}
+
+const char *qp_clock_name(int64_t clock_id)
+{
+    switch (clock_id) {
+    case CLOCK_REALTIME:
+        return "CLOCK_REALTIME";
+    case CLOCK_MONOTONIC:
+        return "CLOCK_MONOTONIC";
+    case CLOCK_PROCESS_CPUTIME_ID:
+        return "CLOCK_PROCESS_CPUTIME_ID";
+    case CLOCK_THREAD_CPUTIME_ID:
+        return "CLOCK_THREAD_CPUTIME_ID";
+    case CLOCK_MONOTONIC_RAW:
+        return "CLOCK_MONOTONIC_RAW";
+    case CLOCK_REALTIME_COARSE:
+        return "CLOCK_REALTIME_COARSE";
+    case CLOCK_MONOTONIC_COARSE:
+        return "CLOCK_MONOTONIC_COARSE";
+    case CLOCK_BOOTTIME:
+        return "CLOCK_BOOTTIME";
+    case CLOCK_TAI:
+        return "CLOCK_TAI";
+    }
+    return "CLOCK_?";
 }

@@ -263,8 +263,14 @@ static void put_args(line *l, const qp_rec *rec)
         put(l, ") = ");
         break;
     case QP_ARGS_CLOCK:
-        put(l, "%s(CLOCK_MONOTONIC, {tv_sec=%" PRIu64 ", tv_nsec=%" PRIu64 "}) = 0", name,
-            rec->t_enter_ns / QP_NS_PER_S, rec->t_enter_ns % QP_NS_PER_S);
+        if (call->ret != 0) {
+            put(l, "%s(%s, " QP_FAKE_BUF_ADDR ") = ", name, qp_clock_name(call->clock.clock_id));
+            put_errno(l, call->err);
+            break;
+        }
+        put(l, "%s(%s, {tv_sec=%" PRIu64 ", tv_nsec=%" PRIu64 "}) = 0", name,
+            qp_clock_name(call->clock.clock_id), call->clock.value_ns / QP_NS_PER_S,
+            call->clock.value_ns % QP_NS_PER_S);
         break;
     case QP_ARGS_FD:
         put(l, "%s(%" PRId32 ") = ", name, call->fd.fd);
@@ -559,9 +565,7 @@ void qp_trace_print(FILE *out, const qp_trace *trace, const qp_annotation *note)
         size_t i = order[k];
         const qp_rec *rec = &trace->recs[i];
         bool noted = note && note->rec_index == i;
-        bool vdso =
-            qp_rec_is_call(rec, QP_SYS_clock_gettime) || qp_rec_is_call(rec, QP_SYS_clock_getres);
-        if (vdso && !noted)
+        if (rec->type == QP_REC_SYSCALL && qp_sys_is_vdso(rec->call.sys) && !noted)
             continue;
         qp_trace_format_rec(buf, sizeof buf, rec);
         fprintf(out, "%s\n", buf);

@@ -26,6 +26,7 @@ size_t random_tape(uint64_t *rng, uint8_t *buf, size_t size_max)
 bool schedules_equal(const qp_schedule *a, const qp_schedule *b)
 {
     if (a->start_ns != b->start_ns || a->cost_ns != b->cost_ns || a->slack_ns != b->slack_ns ||
+        a->hz != b->hz ||
         a->ops_count != b->ops_count || a->events_count != b->events_count)
         return false;
     for (size_t i = 0; i < a->ops_count; i++)

@@ -130,5 +130,12 @@ check "the shrunk file fires the same property" 1 "$qp" replay timed_read --vari
 contains "same property after shrinking" "$work/out" "VIOLATION timeout-late"
 check "shrink refuses a passing input" 2 "$qp" shrink timed_read --variant floor-ms corpus/fuzz_timed_read/eof -o "$work/x"
 
+# conform: help, bad arguments, the divergence table, a corpus input's scenario
+check "conform --help" 0 "$qp" conform --help && contains "conform's help names --only" "$work/out" "--only PREFIX"
+check "conform refuses an unknown argument" 2 "$qp" conform --bogus
+check "conform --divergences" 0 "$qp" conform --divergences && contains "the table gives each reason" "$work/out" "why:"
+check "conform --input runs a drawn scenario" 0 "$qp" conform --input corpus/fuzz_conform/pipe
+contains "both runs side by side" "$work/out" "kernel"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -144,8 +144,8 @@ static void test_epoll_level_edge_oneshot_and_hup(void)
     CHECK_EQ_I(os->epoll_wait(os, ep, out, 8, 0), 2);
     /* EPOLLHUP and EPOLLERR are reported with an empty interest mask */
     int sock = qp_sim_add_stream(&sim);
-    sim.objs[sock].stream.eof = true;
-    sim.objs[sock].stream.reset_pending = true;
+    sim.objs[sock].stream.eof = sim.objs[sock].stream.closed = true;
+    sim.objs[sock].stream.error = ECONNRESET;
     ev = (struct epoll_event){.events = 0, .data.u64 = 9};
     CHECK_EQ_I(os->epoll_ctl(os, ep, EPOLL_CTL_ADD, sock, &ev), 0);
     CHECK_EQ_I(os->epoll_ctl(os, ep, EPOLL_CTL_DEL, lt, NULL), 0);
@@ -171,6 +171,33 @@ static void test_epoll_wait_times_out_like_poll(void)
     sched.slack_ns = 0;
 }
 
+static void test_coarse_clocks_advance_in_ticks(void)
+{
+    sched.hz = 250; /* a 4 ms tick */
+    qp_os *os = fresh();
+    SIM_GUARD(stopped);
+    struct timespec res, fine, coarse;
+    CHECK_EQ_I(os->clock_getres(os, CLOCK_MONOTONIC_COARSE, &res), 0);
+    CHECK_EQ_I(res.tv_nsec, 4 * QP_NS_PER_MS);
+    CHECK_EQ_I(os->clock_getres(os, CLOCK_MONOTONIC, &res), 0);
+    CHECK_EQ_I(res.tv_nsec, 1);
+    CHECK_EQ_I(os->clock_getres(os, 64, &res), -1);
+    CHECK_EQ_I(errno, EINVAL);
+    struct pollfd none[1];
+    for (int i = 0; i < 5; i++) {
+        os->poll(os, none, 0, 3); /* 3 ms later: sometimes a tick, sometimes none */
+        CHECK_EQ_I(os->clock_gettime(os, CLOCK_MONOTONIC, &fine), 0);
+        CHECK_EQ_I(os->clock_gettime(os, CLOCK_MONOTONIC_COARSE, &coarse), 0);
+        uint64_t fine_ns = (uint64_t)fine.tv_sec * QP_NS_PER_S + (uint64_t)fine.tv_nsec;
+        uint64_t coarse_ns = (uint64_t)coarse.tv_sec * QP_NS_PER_S + (uint64_t)coarse.tv_nsec;
+        CHECK_EQ_U(coarse_ns % (4 * QP_NS_PER_MS), 0);
+        CHECK(coarse_ns <= fine_ns && fine_ns - coarse_ns < 4 * QP_NS_PER_MS);
+        CHECK_EQ_I(os->clock_gettime(os, CLOCK_REALTIME_COARSE, &coarse), 0);
+        CHECK_EQ_I(coarse.tv_sec - fine.tv_sec, QP_SIM_REALTIME_OFFSET_NS / QP_NS_PER_S);
+    }
+    sched.hz = 0;
+}
+
 int main(void)
 {
     static const test_case tests[] = {
@@ -179,6 +206,7 @@ int main(void)
         TEST(test_pipe_small_writes_merge_into_the_newest_page),
         TEST(test_epoll_level_edge_oneshot_and_hup),
         TEST(test_epoll_wait_times_out_like_poll),
+        TEST(test_coarse_clocks_advance_in_ticks),
     };
     return check_run(tests, sizeof tests / sizeof tests[0]);
 }

@@ -30,5 +30,6 @@ int qp_fuzz_one(const uint8_t *data, size_t size);
 /* The standalone replayer names the file it is replaying, so the report can
  * print the exact command; NULL under a fuzzing engine. */
 void qp_fuzz_set_input_path(const char *path);
+const char *qp_fuzz_input_path(void);
 
 #endif

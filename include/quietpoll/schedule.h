@@ -35,6 +35,10 @@
    (a later event gets what is left, maybe 0), as QP_READ_REPEAT_MAX does */
 #define QP_DGRAM_ARRIVALS_MAX 512
 #define QP_REPLY_KINDS 12                       /* QP_EV_REPLY sizes: which reply */
+/* CONFIG_HZ of the kernels quietpoll models; the first draw is 0, the default */
+#define QP_HZ_DEFAULT 100
+#define QP_HZ_CHOICES {0, 250, 1000}
+#define QP_HZ_CHOICES_COUNT 3
 
 enum qp_event_kind {
     QP_EV_DATA,     /* size bytes arrive on the target */
@@ -76,6 +80,8 @@ typedef struct qp_schedule {
     uint64_t start_ns;
     uint64_t cost_ns;  /* every syscall advances the clock this much; never 0 */
     uint64_t slack_ns; /* how late a timed-out wait returns */
+    uint32_t hz;       /* the kernel's tick rate, one of QP_HZ_CHOICES (0: QP_HZ_DEFAULT):
+                          CLOCK_*_COARSE advance a tick, 1 s / hz, at a time */
     qp_op ops[QP_OPS_MAX];
     size_t ops_count;
     qp_event events[QP_EVENTS_MAX]; /* sorted by at_ns; ties keep this order */
@@ -102,6 +108,10 @@ void qp_schedule_encode(qp_tape_writer *w, const qp_schedule_shape *shape, const
 void qp_schedule_describe(FILE *out, const qp_schedule_shape *shape, const qp_schedule *s);
 
 const char *qp_event_kind_name(unsigned kind);
+
+/* The schedule's tick rate (QP_HZ_DEFAULT for 0), and its tick in ns. */
+uint32_t qp_schedule_hz(const qp_schedule *s);
+uint64_t qp_schedule_tick_ns(const qp_schedule *s);
 
 /* An operation's timeout in words: "non-blocking", "no timeout", or
  * "timeout 2.000000 ms (2000000 ns)". */

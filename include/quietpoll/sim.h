@@ -53,6 +53,10 @@
  * repeated read (one chain per schedule event) */
 #define QP_SIM_INTERNAL_MAX (QP_EVENTS_MAX + QP_SIM_TASKS_MAX + QP_SIM_TIMERFDS_MAX)
 #define QP_NO_TASK 0xff
+/* CLOCK_REALTIME - CLOCK_MONOTONIC: 0, so that the wall clock a library
+ * reads (time(), gettimeofday()) is the virtual time, a time of day on day
+ * 0, as every trace prints it */
+#define QP_SIM_REALTIME_OFFSET_NS UINT64_C(0)
 
 enum qp_obj_type {
     QP_OBJ_NONE,
@@ -66,11 +70,15 @@ enum qp_obj_type {
     QP_OBJ_UNIX /* an end of a socketpair */
 };
 
-/* A connected stream socket, seen from our end. */
+/* A connected stream socket, seen from our end (Linux TCP: tcp_poll,
+ * tcp_recvmsg, tcp_reset). */
 typedef struct qp_stream {
     uint64_t bytes_queued;
-    bool eof;           /* the peer closed; reads return 0 once bytes_queued is 0 */
-    bool reset_pending; /* the next read fails with ECONNRESET, then EOF */
+    bool eof;    /* the peer's FIN or RST came: reads return 0 once bytes_queued is 0 */
+    bool fin;    /* it was a FIN (the peer closed): reads return 0 before a pending error */
+    bool closed; /* a RST ended the connection: POLLHUP; sends fail with EPIPE */
+    int16_t error; /* the RST's pending error (ECONNRESET, or EPIPE for a RST that answered
+                      a send after the FIN): POLLERR; the next read or send takes it */
 } qp_stream;
 
 /* A pipe: a ring of page-sized slots. A slot is freed only when its buffer
@@ -208,6 +216,7 @@ typedef struct qp_obj {
     bool blocking; /* opened without O_NONBLOCK (pipes; others never block) */
     qp_stream stream;
     uint64_t eventfd_count;
+    bool eventfd_semaphore; /* EFD_SEMAPHORE: a read takes 1 */
 } qp_obj;
 
 /* How a run stopped, when it stopped early. */

@@ -20,7 +20,7 @@
 
 /* Bump when the bytes-to-schedule mapping changes; reproducers/MANIFEST.tsv
  * records the version its files were written for, and a test compares. */
-#define QP_TAPE_VERSION 2
+#define QP_TAPE_VERSION 3
 
 #define QP_TAPE_MAX_BYTES 4096
 

@@ -114,6 +114,7 @@ typedef struct qp_rec_call {
         } pipe;
         struct {
             int32_t clock_id;
+            uint64_t value_ns; /* clock_gettime: the time read; clock_getres: the resolution */
         } clock;
         struct {
             int32_t fd;
@@ -291,7 +292,12 @@ void qp_trace_print(FILE *out, const qp_trace *trace, const qp_annotation *note)
 void qp_trace_format_rec(char *buf, size_t buf_size, const qp_rec *rec);
 
 const char *qp_sys_name(unsigned sys);
+/* "CLOCK_MONOTONIC", ..., "CLOCK_?" for a clock id Linux does not know. */
+const char *qp_clock_name(int64_t clock_id);
 bool qp_sys_is_wait(unsigned sys);
+/* Served by the vDSO (clock_gettime, clock_getres): traced, costs no time,
+ * never counted as a syscall, not printed (strace does not see it). */
+bool qp_sys_is_vdso(unsigned sys);
 bool qp_sys_is_receive(unsigned sys);
 
 #endif

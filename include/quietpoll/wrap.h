@@ -40,8 +40,11 @@
  * world. Configure it so it needs no file (udns: dns_reset and
  * dns_add_serv instead of dns_init's resolv.conf).
  *
- * Time: time(), gettimeofday() and clock_gettime() of any clock read the
- * simulator's one virtual clock, which starts at a time of day on day 0.
+ * Time: clock_gettime() of each clock reads the simulator's clock of that
+ * id (src/sim/sim.c: CLOCK_MONOTONIC is the virtual time, which starts at a
+ * time of day on day 0; CLOCK_REALTIME is it plus a fixed offset; the
+ * _COARSE clocks advance in ticks of the schedule's HZ); time() and
+ * gettimeofday() read its CLOCK_REALTIME.
  * The routing state is per thread (the one piece of process-wide state
  * besides a fuzz target's), so runs on different threads do not mix. */
 #ifndef QUIETPOLL_WRAP_H

@@ -52,5 +52,6 @@ int cmd_live(int argc, char **argv);
 int cmd_check_strace(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
 int cmd_finding(int argc, char **argv);
+int cmd_conform(int argc, char **argv);
 
 #endif

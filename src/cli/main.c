@@ -16,6 +16,7 @@ static const struct {
     {"shrink", cmd_shrink, "shrink a failing input (a crash file from any engine)"},
     {"prop", cmd_prop, "run the property engine: random trials, shrink the first failure"},
     {"live", cmd_live, "run a seed's experiment on this machine's kernel against the model"},
+    {"conform", cmd_conform, "hold the sim to this machine's kernel: the conformance suite"},
     {"check-strace", cmd_check_strace, "check a real program's strace log for the properties"},
     {"finding", cmd_finding, "name the finding a failing input shows (id, property, signature)"},
     {"audit", cmd_audit, "count a resolver's readiness events and recvfrom calls (udns, dgram)"},

@@ -151,7 +151,7 @@ static bool note(qp_oracle *oracle, const qp_rec *rec)
         count_event(oracle, rec);
         return true;
     case QP_REC_SYSCALL: {
-        if (rec->call.sys == QP_SYS_clock_gettime)
+        if (qp_sys_is_vdso(rec->call.sys))
             return false; /* the vDSO: no syscall */
         qp_op_stats *op = qp__open_op(oracle, rec);
         if (op != NULL)

@@ -184,6 +184,9 @@ int64_t qp__dgram_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const void
     }
     if (sim->dgram_peer != NULL && sim->dgram_peer->sent != NULL)
         sim->dgram_peer->sent(sim->dgram_peer_ctx, fd, buf, len, ip, port);
+    /* the datagram leaves and its buffer space comes back: sock_wfree's
+       write-space wakeup (keyed EPOLLOUT) re-arms EPOLLET entries for it */
+    qp__sim_notify_events(sim, fd, EPOLLOUT);
     return qp__sim_exit(sim, rec, (int64_t)len, 0);
 }
 
@@ -204,7 +207,7 @@ static ssize_t send_call(qp_os *os, unsigned sys, int fd, const void *buf, size_
     if (buf == NULL && len > 0)
         return (ssize_t)qp__sim_exit(sim, &rec, -1, EFAULT);
     if (obj->type == QP_OBJ_STREAM)
-        return (ssize_t)qp__stream_send(sim, &rec, obj, len); /* the address is ignored */
+        return (ssize_t)qp__stream_send(sim, &rec, obj, fd, len); /* the address is ignored */
     if (obj->type == QP_OBJ_UNIX)
         return dest_addr != NULL && addrlen != 0 /* Linux: a connected stream takes none */
                    ? (ssize_t)qp__sim_exit(sim, &rec, -1, EISCONN)
@@ -303,7 +306,7 @@ static void arrive(qp_sim *sim, const qp_event *ev, size_t event_index, int fd, 
         }
         rec->event.datagrams_after = d->count;
         if (d->count > rec->event.datagrams_before)
-            qp__sim_notify(sim, fd);
+            qp__sim_notify_events(sim, fd, EPOLLIN); /* sock_def_readable's key */
     }
     if (left > n)
         qp__sim_schedule(sim, &(qp_internal_event){.at_ns = rec->t_enter_ns + ev->period_ns,

@@ -1,7 +1,9 @@
-/* eventfd: a 64-bit counter. A read or write of fewer than 8 bytes fails
- * with EINVAL (Linux uses the first 8 bytes of a longer one); a read returns
- * the counter and zeroes it, EAGAIN at zero; a write adds its value, EAGAIN
- * if that would pass UINT64_MAX - 1, EINVAL for the value UINT64_MAX. */
+/* eventfd: a 64-bit counter. A read of fewer than 8 bytes fails with
+ * EINVAL (a longer one reads 8), and so does a write of any size but 8 (as
+ * the kernel quietpoll conform ran on, 6.18, has it); a read returns the
+ * counter and zeroes it (EFD_SEMAPHORE: returns 1 and takes 1), EAGAIN at
+ * zero; a write adds its value, EAGAIN if that would pass UINT64_MAX - 1,
+ * EINVAL for the value UINT64_MAX. */
 #include <errno.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -15,12 +17,13 @@ int qp__sim_eventfd(qp_os *os, unsigned int initval, int flags)
     qp__sim_enter(sim, &rec, QP_SYS_eventfd);
     rec.call.eventfd.initval = initval;
     rec.call.eventfd.flags = flags;
-    if (flags & ~(EFD_NONBLOCK | EFD_CLOEXEC | EFD_SEMAPHORE) || (flags & EFD_SEMAPHORE))
+    if (flags & ~(EFD_NONBLOCK | EFD_CLOEXEC | EFD_SEMAPHORE))
         return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
     int fd = qp__sim_alloc_fd(sim, QP_OBJ_EVENTFD);
     if (fd < 0)
         return (int)qp__sim_exit(sim, &rec, -1, EMFILE);
     sim->objs[fd].eventfd_count = initval;
+    sim->objs[fd].eventfd_semaphore = (flags & EFD_SEMAPHORE) != 0;
     return (int)qp__sim_exit(sim, &rec, fd, 0);
 }
 
@@ -34,13 +37,16 @@ int64_t qp__eventfd_read(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *bu
         return qp__sim_exit(sim, rec, -1, EINVAL);
     if (obj->eventfd_count == 0)
         return qp__sim_exit(sim, rec, -1, EAGAIN);
-    uint64_t value = obj->eventfd_count;
+    uint64_t value = obj->eventfd_semaphore ? 1 : obj->eventfd_count;
     memcpy(buf, &value, sizeof value);
     rec->call.io.value = value;
     rec->call.io.has_value = true;
-    obj->eventfd_count = 0;
-    rec->call.io.queued_after = 0;
-    qp__sim_notify(sim, fd); /* writers blocked at the maximum could go on */
+    obj->eventfd_count -= value;
+    rec->call.io.queued_after = obj->eventfd_count;
+    /* writers blocked at the maximum could go on: eventfd_read wakes with
+       EPOLLOUT, so an EPOLLIN entry is not re-armed (a semaphore's
+       counter may still be readable) */
+    qp__sim_notify_events(sim, fd, EPOLLOUT);
     return qp__sim_exit(sim, rec, sizeof value, 0);
 }
 
@@ -50,7 +56,7 @@ int64_t qp__eventfd_write(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const v
     rec->call.io.unit = QP_UNIT_COUNTER;
     rec->call.io.queued_before = obj->eventfd_count;
     rec->call.io.queued_after = obj->eventfd_count;
-    if (count < sizeof(uint64_t))
+    if (count != sizeof(uint64_t))
         return qp__sim_exit(sim, rec, -1, EINVAL);
     uint64_t value;
     memcpy(&value, buf, sizeof value);
@@ -62,7 +68,8 @@ int64_t qp__eventfd_write(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const v
     obj->eventfd_count += value;
     rec->call.io.queued_after = obj->eventfd_count;
     rec->call.io.has_value = true;
-    /* Linux wakes the eventfd's waiters on every write, even of 0 */
-    qp__sim_notify(sim, fd);
+    /* Linux wakes the eventfd's waiters on every write, even of 0, keyed
+       EPOLLIN: an entry for EPOLLOUT alone is not re-armed */
+    qp__sim_notify_events(sim, fd, EPOLLIN);
     return qp__sim_exit(sim, rec, sizeof value, 0);
 }

@@ -14,6 +14,10 @@ int64_t qp__io_receive(qp_sim *sim, qp_rec *rec, int fd, void *buf, size_t count
         return qp__sim_exit(sim, rec, -1, EBADF);
     if (buf == NULL && count > 0)
         return qp__sim_exit(sim, rec, -1, EFAULT);
+    /* sock_read_iter: a read of 0 bytes from a socket returns 0 at once (a
+       recv of 0 bytes goes to the protocol, which may fail it) */
+    if (!socket_call && count == 0 && (obj->type == QP_OBJ_STREAM || obj->type == QP_OBJ_DGRAM))
+        return qp__sim_exit(sim, rec, 0, 0);
     switch (obj->type) {
     case QP_OBJ_STREAM:
         /* a connected stream socket reports no source address */
@@ -84,7 +88,7 @@ int64_t qp__io_write(qp_sim *sim, qp_rec *rec, int fd, const void *buf, size_t c
         return qp__sim_exit(sim, rec, -1, EFAULT);
     switch (obj->type) {
     case QP_OBJ_STREAM:
-        return qp__stream_send(sim, rec, obj, count);
+        return qp__stream_send(sim, rec, obj, fd, count);
     case QP_OBJ_EVENTFD:
         return qp__eventfd_write(sim, rec, obj, fd, buf, count);
     case QP_OBJ_PIPE_WRITE:

@@ -318,10 +318,12 @@ int64_t qp__pipe_read(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *buf, 
         memset(buf, 0, done);
     rec->call.io.queued_after = p->bytes;
     qp_pipe_change c = change_from(p, slots_before, bytes_before);
-    if (c.slots_after < c.slots_before) {
+    /* pipe_read wakes the write queue (poll and epoll waiters on it too)
+       only when it frees a slot of a full ring */
+    if (c.slots_before == QP_PIPE_SLOTS && c.slots_after < c.slots_before) {
         int peer = qp__pipe_peer_fd(sim, obj);
         if (peer >= 0)
-            qp__sim_notify(sim, peer);
+            qp__sim_notify_events(sim, peer, EPOLLOUT);
     }
     int64_t ret = qp__sim_exit(sim, rec, (int64_t)done, 0);
     after_read(sim, p, &c);
@@ -368,24 +370,28 @@ static size_t put_and_wake(qp_sim *sim, qp_pipe *p, const qp_obj *obj, size_t co
     qp_pipe_change c = change_from(p, slots_before, bytes_before);
     int peer = qp__pipe_peer_fd(sim, obj);
     if (peer >= 0)
-        qp__sim_notify(sim, peer);
+        qp__sim_notify_events(sim, peer, EPOLLIN); /* pipe_write's key */
     after_write(sim, p, &c);
     return done;
 }
 
-/* Task 0 sleeps on the write queue until the policy lets it go on. */
-static void sleep_until_writable(qp_sim *sim, qp_pipe *p)
+/* Task 0 sleeps on the write queue until the policy lets it go on; false
+ * when a signal ended the sleep (pipe_write's signal_pending()). */
+static bool sleep_until_writable(qp_sim *sim, qp_pipe *p)
 {
     const qp_pipe_policy *policy = sim->pipe_policy;
     bool (*sees_room)(uint32_t, uint32_t, uint32_t) =
         policy && policy->writer_sees_room ? policy->writer_sees_room : ref_writer_sees_room;
     qp_pipe_wait *w = &sim->pipe_waits[0];
     park(sim, p, QUEUE_WRITE, 0);
+    bool room = false;
     for (;;) {
         sim->wait.type = QP_WAIT_PIPE;
-        qp__sim_block(sim, QP_NS_INFINITE); /* ends when a wakeup's resume comes due */
+        /* ends when a wakeup's resume comes due, or a signal comes */
+        if (qp__sim_block(sim, QP_NS_INFINITE) == QP_WAKE_SIGNAL)
+            break;
         w->pending = false;
-        bool room = !p->reader_open || sees_room(p->head, p->tail, w->tail_when_slept);
+        room = !p->reader_open || sees_room(p->head, p->tail, w->tail_when_slept);
         waitq_rec(sim, p, QP_WAITQ_RESUME, QUEUE_WRITE, 0, room);
         if (room)
             break;
@@ -393,6 +399,7 @@ static void sleep_until_writable(qp_sim *sim, qp_pipe *p)
         check_stranded(sim, p);
     }
     unpark(sim, p, QUEUE_WRITE, 0);
+    return room;
 }
 
 int64_t qp__pipe_write(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, size_t count)
@@ -400,19 +407,24 @@ int64_t qp__pipe_write(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, size_t cou
     (void)fd;
     qp_pipe *p = pipe_of(sim, obj);
     rec->call.io.queued_before = rec->call.io.queued_after = p->bytes;
+    if (count == 0)
+        return qp__sim_exit(sim, rec, 0, 0); /* pipe_write: before it looks at readers */
     if (!p->reader_open)
         return qp__sim_exit(sim, rec, -1, EPIPE);
-    if (count == 0)
-        return qp__sim_exit(sim, rec, 0, 0);
     bool may_sleep = obj->blocking && !sim->in_world;
     size_t done = put_and_wake(sim, p, obj, count);
+    bool interrupted = false;
     while (may_sleep && done < count && p->reader_open) {
-        sleep_until_writable(sim, p);
+        if (!sleep_until_writable(sim, p)) {
+            interrupted = true; /* the bytes written so far, or EINTR */
+            break;
+        }
         done += put_and_wake(sim, p, obj, count - done);
     }
     rec->call.io.queued_after = p->bytes;
     if (done == 0)
-        return qp__sim_exit(sim, rec, -1, p->reader_open ? EAGAIN : EPIPE);
+        return qp__sim_exit(sim, rec, -1,
+                            interrupted ? EINTR : p->reader_open ? EAGAIN : EPIPE);
     return qp__sim_exit(sim, rec, (int64_t)done, 0);
 }
 

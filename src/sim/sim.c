@@ -73,18 +73,22 @@ int qp__sim_alloc_fd(qp_sim *sim, unsigned type)
     return -1;
 }
 
+/* Linux's tcp_poll: POLLOUT while the connection is up and after it is
+ * shut down for sending too (never 0 in the sim: the peer takes
+ * everything); POLLIN and POLLRDHUP once the FIN or RST came; POLLHUP once
+ * a RST closed it; POLLERR while its error is pending. */
 static short stream_revents(const qp_stream *s, short events)
 {
-    short revents = 0;
-    if (s->bytes_queued > 0 || s->eof || s->reset_pending)
+    short revents = POLLOUT;
+    if (s->bytes_queued > 0 || s->eof)
         revents |= POLLIN;
-    if (!s->eof)
-        revents |= POLLOUT;
+    if (s->eof)
+        revents |= POLLRDHUP;
     revents &= events;
-    if (s->reset_pending)
-        revents |= POLLERR | POLLHUP; /* reported whatever was asked */
-    else if (s->eof)
-        revents |= (short)(events & POLLRDHUP);
+    if (s->closed)
+        revents |= POLLHUP; /* reported whatever was asked */
+    if (s->error != 0)
+        revents |= POLLERR;
     return revents;
 }
 
@@ -100,7 +104,7 @@ short qp__sim_revents(qp_sim *sim, int fd, short events)
         short revents = 0;
         if (obj->eventfd_count > 0)
             revents |= POLLIN;
-        if (obj->eventfd_count < QP_EVENTFD_MAX - 1)
+        if (obj->eventfd_count < QP_EVENTFD_MAX) /* eventfd_poll: a write of 1 fits */
             revents |= POLLOUT;
         return revents & events;
     }
@@ -139,16 +143,24 @@ static bool blocked(const qp_sim *sim)
     return sim->wait.active && sim->wait.wake == QP_WAKE_NONE;
 }
 
-void qp__sim_notify(qp_sim *sim, int fd)
+void qp__sim_notify_events(qp_sim *sim, int fd, uint32_t key)
 {
     for (unsigned e = 0; e < sim->epolls_count; e++)
         for (unsigned i = 0; i < QP_EPOLL_ENTRIES_MAX; i++) {
             qp_epoll_entry *entry = &sim->epolls[e].entries[i];
-            if (entry->used && entry->fd == fd)
+            /* ep_poll_callback: a keyed wakeup re-arms only the entries
+               interested in one of its events */
+            if (entry->used && entry->fd == fd &&
+                (key == 0 || ((entry->events | EPOLLERR | EPOLLHUP) & key)))
                 entry->pending = true;
         }
     if (blocked(sim) && qp__sim_wait_ready(sim))
         sim->wait.wake = QP_WAKE_READY;
+}
+
+void qp__sim_notify(qp_sim *sim, int fd)
+{
+    qp__sim_notify_events(sim, fd, 0);
 }
 
 /* Does the blocked poll watch fd for POLLIN? (epoll: a registered fd) */
@@ -197,21 +209,22 @@ static void apply_event(qp_sim *sim, const qp_event *ev, int fd)
         }
         break;
     case QP_EV_DATA:
-        if (is_stream && !obj->stream.eof) {
+        /* the peer's send of nothing transmits nothing: no arrival, no wakeup */
+        if (is_stream && !obj->stream.eof && ev->size > 0) {
             obj->stream.bytes_queued += ev->size;
-            qp__sim_notify(sim, fd);
+            qp__sim_notify_events(sim, fd, EPOLLIN); /* sk_data_ready's key */
         }
         break;
     case QP_EV_EOF:
         if (is_stream && !obj->stream.eof) {
-            obj->stream.eof = true;
+            obj->stream.eof = obj->stream.fin = true;
             qp__sim_notify(sim, fd);
         }
         break;
     case QP_EV_RESET:
         if (is_stream && !obj->stream.eof) {
-            obj->stream.eof = true;
-            obj->stream.reset_pending = true;
+            obj->stream.eof = obj->stream.closed = true;
+            obj->stream.error = ECONNRESET;
             qp__sim_notify(sim, fd);
         }
         break;
@@ -345,8 +358,7 @@ void qp__sim_enter(qp_sim *sim, qp_rec *rec, unsigned sys)
 
 int64_t qp__sim_exit(qp_sim *sim, qp_rec *rec, int64_t ret, int err)
 {
-    bool vdso = rec->call.sys == QP_SYS_clock_gettime || rec->call.sys == QP_SYS_clock_getres;
-    uint64_t cost_ns = vdso ? 0 : sim->sched->cost_ns;
+    uint64_t cost_ns = qp_sys_is_vdso(rec->call.sys) ? 0 : sim->sched->cost_ns;
     if (sim->in_world) {
         rec->t_exit_ns = rec->t_enter_ns + cost_ns;
     } else {
@@ -366,17 +378,50 @@ int64_t qp__sim_exit(qp_sim *sim, qp_rec *rec, int64_t ret, int err)
     return ret;
 }
 
+/* The clocks. CLOCK_MONOTONIC (and CLOCK_BOOTTIME, CLOCK_MONOTONIC_RAW:
+ * nothing suspends or slews) is the virtual time; CLOCK_REALTIME (and
+ * CLOCK_TAI) is it plus QP_SIM_REALTIME_OFFSET_NS. The coarse clocks are
+ * what the kernel stored at its last tick: they advance a tick (1 s / the
+ * schedule's HZ) at a time, ticks falling on whole multiples of the tick.
+ * clock_getres agrees: a tick for those, 1 ns for the others. */
+bool qp__sim_clock_read(const qp_sim *sim, clockid_t clock_id, uint64_t *value_ns,
+                        uint64_t *res_ns)
+{
+    uint64_t now_ns = task_now_ns(sim);
+    uint64_t tick_ns = qp_schedule_tick_ns(sim->sched);
+    *res_ns = 1;
+    switch (clock_id) {
+    case CLOCK_MONOTONIC:
+    case CLOCK_BOOTTIME:
+    case CLOCK_MONOTONIC_RAW:
+        *value_ns = now_ns;
+        return true;
+    case CLOCK_REALTIME:
+    case CLOCK_TAI:
+        *value_ns = QP_SIM_REALTIME_OFFSET_NS + now_ns;
+        return true;
+    case CLOCK_MONOTONIC_COARSE:
+    case CLOCK_REALTIME_COARSE:
+        *res_ns = tick_ns;
+        *value_ns = now_ns - now_ns % tick_ns +
+                    (clock_id == CLOCK_REALTIME_COARSE ? QP_SIM_REALTIME_OFFSET_NS : 0);
+        return true;
+    }
+    return false;
+}
+
 int qp__sim_clock_gettime(qp_os *os, clockid_t clock_id, struct timespec *ts)
 {
     qp_sim *sim = qp__sim_of(os);
     qp_rec rec;
     qp__sim_enter(sim, &rec, QP_SYS_clock_gettime);
     rec.call.clock.clock_id = (int32_t)clock_id;
-    if (clock_id != CLOCK_MONOTONIC || ts == NULL)
-        return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
-    uint64_t now_ns = task_now_ns(sim);
-    ts->tv_sec = (time_t)(now_ns / QP_NS_PER_S);
-    ts->tv_nsec = (long)(now_ns % QP_NS_PER_S);
+    uint64_t value_ns, res_ns;
+    if (ts == NULL || !qp__sim_clock_read(sim, clock_id, &value_ns, &res_ns))
+        return (int)qp__sim_exit(sim, &rec, -1, ts == NULL ? EFAULT : EINVAL);
+    rec.call.clock.value_ns = value_ns;
+    ts->tv_sec = (time_t)(value_ns / QP_NS_PER_S);
+    ts->tv_nsec = (long)(value_ns % QP_NS_PER_S);
     return (int)qp__sim_exit(sim, &rec, 0, 0);
 }
 

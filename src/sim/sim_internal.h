@@ -64,6 +64,11 @@ void qp__sim_world_end(qp_sim *sim, uint8_t saved_task);
 /* Stops the run (longjmp to the run's start). */
 _Noreturn void qp__sim_stop(qp_sim *sim, unsigned why);
 
+/* The value of clock_id now, and its resolution; false for a clock the sim
+ * does not know (sim.c). */
+bool qp__sim_clock_read(const qp_sim *sim, clockid_t clock_id, uint64_t *value_ns,
+                        uint64_t *res_ns);
+
 /* The object behind fd, or NULL. */
 qp_obj *qp__sim_obj(qp_sim *sim, int fd);
 
@@ -77,6 +82,9 @@ short qp__sim_revents(qp_sim *sim, int fd, short events);
  * EPOLLET entries watching it become pending, and a blocked wait that now
  * sees something ready is woken. */
 void qp__sim_notify(qp_sim *sim, int fd);
+/* A wakeup keyed with events (wake_up_poll): EPOLLET entries interested in
+ * none of them stay as they were. */
+void qp__sim_notify_events(qp_sim *sim, int fd, uint32_t key);
 
 /* Is the blocked wait ready now? (poll: a pollfd; epoll: a reportable entry) */
 bool qp__sim_wait_ready(qp_sim *sim);
@@ -84,7 +92,7 @@ bool qp__epoll_has_ready(qp_sim *sim, unsigned epoll_index);
 
 /* Object operations, called with a syscall in progress. */
 int64_t qp__stream_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *buf, size_t count);
-int64_t qp__stream_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, size_t count);
+int64_t qp__stream_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, size_t count);
 int64_t qp__eventfd_read(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *buf, size_t count);
 int64_t qp__eventfd_write(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const void *buf,
                           size_t count);

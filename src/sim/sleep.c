@@ -1,10 +1,9 @@
 /* Sleeping and the clock's resolution: nanosleep, clock_nanosleep,
  * clock_getres, sched_yield.
  *
- * Every clock of the sim is its one virtual clock (the wrappers read it for
- * every clock id), exact to the nanosecond, so clock_getres reports 1 ns
- * for every clock Linux knows (Linux: 1 ns for its high-resolution clocks,
- * a jiffy for the _COARSE ones, which the sim does not model).
+ * clock_getres reports the clocks' resolution as the sim keeps them
+ * (qp__sim_clock_read, sim.c): a tick of the schedule's HZ for the _COARSE
+ * clocks, 1 ns for the others, as Linux does.
  *
  * A sleep blocks task 0 for its time plus the schedule's slack (Linux
  * applies the task's timer slack to it). A signal ends it early: EINTR, and
@@ -15,12 +14,6 @@
 
 #include "quietpoll/units.h"
 #include "sim_internal.h"
-
-/* Is clock_id a clock Linux knows (clock_getres)? */
-static bool known_clock(clockid_t clock_id)
-{
-    return clock_id >= CLOCK_REALTIME && clock_id <= CLOCK_TAI && clock_id != 10;
-}
 
 /* clock_nanosleep's error for clock_id, or 0 when it can sleep on it. */
 static int sleep_clock_error(clockid_t clock_id)
@@ -103,12 +96,13 @@ int qp__sim_clock_getres(qp_os *os, clockid_t clock_id, struct timespec *res)
     qp_rec rec;
     qp__sim_enter(sim, &rec, QP_SYS_clock_getres);
     rec.call.clock.clock_id = (int32_t)clock_id;
-    if (!known_clock(clock_id))
+    uint64_t value_ns, res_ns;
+    if (!qp__sim_clock_read(sim, clock_id, &value_ns, &res_ns))
         return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
-    if (res != NULL) {
-        res->tv_sec = 0;
-        res->tv_nsec = 1;
-    }
+    rec.call.clock.value_ns = res_ns;
+    if (res != NULL)
+        *res = (struct timespec){.tv_sec = (time_t)(res_ns / QP_NS_PER_S),
+                                 .tv_nsec = (long)(res_ns % QP_NS_PER_S)};
     return (int)qp__sim_exit(sim, &rec, 0, 0);
 }
 

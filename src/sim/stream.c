@@ -1,6 +1,16 @@
 /* The stream socket: data arrives in chunks on the schedule, the peer may
- * close (EOF) or reset (one ECONNRESET, then EOF). Sockets are non-blocking:
- * a receive with nothing queued fails with EAGAIN. Bytes read are zeros. */
+ * close (a FIN) or reset (a RST). Sockets are non-blocking: a receive with
+ * nothing queued fails with EAGAIN. Bytes read are zeros.
+ *
+ * Linux's order (tcp_recvmsg, tcp_sendmsg, tcp_reset), as quietpoll
+ * conform checks it against the kernel:
+ * - a read takes queued bytes first; then 0 after a FIN (even with an error
+ *   pending); then a pending error (ECONNRESET after a RST), once; then 0;
+ *   a receive of 0 bytes follows the same order (EAGAIN with nothing queued);
+ * - a send takes a pending error first (ECONNRESET, once); fails with EPIPE
+ *   once a RST closed the connection; after the peer's FIN it succeeds, and
+ *   the closed peer answers it with a RST: the connection is closed, with
+ *   EPIPE pending for the next send. */
 #include <errno.h>
 #include <string.h>
 
@@ -20,21 +30,35 @@ int64_t qp__stream_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *
         rec->call.io.queued_after = s->bytes_queued;
         return qp__sim_exit(sim, rec, (int64_t)n, 0);
     }
-    if (count == 0)
+    if (s->fin)
         return qp__sim_exit(sim, rec, 0, 0);
-    if (s->reset_pending) {
-        s->reset_pending = false;
-        return qp__sim_exit(sim, rec, -1, ECONNRESET);
+    if (s->error != 0) {
+        int err = s->error;
+        s->error = 0;
+        return qp__sim_exit(sim, rec, -1, err);
     }
     if (s->eof)
         return qp__sim_exit(sim, rec, 0, 0);
     return qp__sim_exit(sim, rec, -1, EAGAIN);
 }
 
-int64_t qp__stream_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, size_t count)
+int64_t qp__stream_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, size_t count)
 {
-    if (obj->stream.eof)
+    qp_stream *s = &obj->stream;
+    if (s->error != 0) {
+        int err = s->error;
+        s->error = 0;
+        return qp__sim_exit(sim, rec, -1, err);
+    }
+    if (s->closed)
         return qp__sim_exit(sim, rec, -1, EPIPE);
+    if (s->fin && count > 0) {
+        /* the peer is gone: its RST answers these bytes (a send of none
+           sends nothing) */
+        s->closed = true;
+        s->error = EPIPE;
+        qp__sim_notify(sim, fd);
+    }
     /* the peer takes everything: no flow control on this socket */
     return qp__sim_exit(sim, rec, (int64_t)count, 0);
 }

@@ -163,7 +163,7 @@ static ssize_t send_vec(qp_os *os, unsigned sys, int fd, const struct iovec *iov
     rec.call.io.count = have;
     switch (obj->type) {
     case QP_OBJ_STREAM:
-        return (ssize_t)qp__stream_send(sim, &rec, obj, have);
+        return (ssize_t)qp__stream_send(sim, &rec, obj, fd, have);
     case QP_OBJ_UNIX:
         if (msg->msg_name != NULL && msg->msg_namelen != 0)
             return (ssize_t)qp__sim_exit(sim, &rec, -1, EISCONN);

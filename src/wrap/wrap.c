@@ -329,10 +329,12 @@ int __wrap_openat(int dirfd, const char *path, int flags, ...)
 }
 
 /* The simulator's one virtual clock, for every clock; 0 when detached. */
-static uint64_t virtual_now_ns(void)
+/* The simulator's clock_id now (its clocks: src/sim/sim.c); 0 when
+ * detached. */
+static uint64_t virtual_now_ns(clockid_t clock_id)
 {
     struct timespec ts;
-    if (route() != SIM || current.os->clock_gettime(current.os, CLOCK_MONOTONIC, &ts) != 0)
+    if (route() != SIM || current.os->clock_gettime(current.os, clock_id, &ts) != 0)
         return 0;
     return (uint64_t)ts.tv_sec * QP_NS_PER_S + (uint64_t)ts.tv_nsec;
 }
@@ -341,17 +343,20 @@ int __wrap_clock_gettime(clockid_t clock_id, struct timespec *ts)
 {
     if (route() == REAL)
         return __real_clock_gettime(clock_id, ts);
-    uint64_t now_ns = virtual_now_ns();
-    ts->tv_sec = (time_t)(now_ns / QP_NS_PER_S);
-    ts->tv_nsec = (long)(now_ns % QP_NS_PER_S);
+    if (route() == SIM)
+        return current.os->clock_gettime(current.os, clock_id, ts);
+    ts->tv_sec = 0;
+    ts->tv_nsec = 0;
     return 0;
 }
 
+/* gettimeofday and time read the simulator's CLOCK_REALTIME, as glibc's
+ * read the kernel's. */
 int __wrap_gettimeofday(struct timeval *tv, void *tz)
 {
     if (route() == REAL)
         return __real_gettimeofday(tv, tz);
-    uint64_t now_ns = virtual_now_ns();
+    uint64_t now_ns = virtual_now_ns(CLOCK_REALTIME);
     if (tv != NULL) {
         tv->tv_sec = (time_t)(now_ns / QP_NS_PER_S);
         tv->tv_usec = (suseconds_t)(now_ns % QP_NS_PER_S / QP_NS_PER_US);
@@ -363,7 +368,7 @@ time_t __wrap_time(time_t *t)
 {
     if (route() == REAL)
         return __real_time(t);
-    time_t now = (time_t)(virtual_now_ns() / QP_NS_PER_S);
+    time_t now = (time_t)(virtual_now_ns(CLOCK_REALTIME) / QP_NS_PER_S);
     if (t != NULL)
         *t = now;
     return now;

@@ -1,0 +1,233 @@
+/* Conformance: the sim held to Linux. A scenario is a short list of calls
+ * (through the os table) and world actions (through the objects' other
+ * ends) on a few objects. It runs on two backends, the sim and the host
+ * kernel, and every call's return value, errno, revents or epoll events and
+ * byte counts are compared. Timing is not. A difference is a bug in the sim
+ * unless the table of documented divergences (src/conform/divergences.c)
+ * names it, with the reason the model needs it.
+ *
+ * Scenarios are data (src/conform/scenarios.c), as Shadow registers each
+ * syscall test for Linux and for its simulator; fuzz_conform draws them from
+ * a tape (src/conform/draw.c). */
+#ifndef QUIETPOLL_CONFORM_H
+#define QUIETPOLL_CONFORM_H
+
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "quietpoll/os.h"
+#include "quietpoll/tape.h"
+
+#define QP_CF_OBJS_MAX 4   /* objects of a scenario */
+#define QP_CF_SLOTS_MAX 6  /* fds of a scenario: a pipe takes two */
+#define QP_CF_STEPS_MAX 48 /* calls and actions of a scenario */
+#define QP_CF_ACTIONS_MAX 24 /* of them, world actions (an ICMP error counts 2) */
+#define QP_CF_POLL_FDS_MAX 3
+#define QP_CF_EVENTS_MAX 6 /* epoll events a wait reports (maxevents) */
+#define QP_CF_IO_BYTES_MAX 69632 /* one call's or action's bytes: 17 pages */
+#define QP_CF_STREAM_BYTES_MAX 16384 /* one stream arrival: within a loopback window */
+#define QP_CF_DURING_TIMEOUT_MS 2000 /* a wait that a world action should end */
+#define QP_CF_NO_SLOT 0xff /* a pollfd of fd -1 */
+#define QP_CF_ATTEMPTS_MAX 3
+
+/* The objects. Slots are numbered in the order objects are listed; a pipe's
+ * read end comes first, then its write end. Pipes, eventfds and datagram
+ * sockets are non-blocking (a scenario may clear O_NONBLOCK on a pipe end);
+ * the stream's peer is a loopback TCP connection on the host. */
+enum qp_cf_obj_kind {
+    QP_CF_STREAM,      /* a connected stream socket */
+    QP_CF_PIPE,        /* pipe2(O_NONBLOCK): two slots */
+    QP_CF_EVENTFD,     /* eventfd(init, EFD_NONBLOCK | flags) */
+    QP_CF_EPOLL,       /* epoll_create1(0) */
+    QP_CF_UDP,         /* a UDP socket connected to its peer on 127.0.0.1 */
+    QP_CF_UDP_UNCONN,  /* a UDP socket bound on 127.0.0.1, not connected */
+    QP_CF_OBJ_KIND_COUNT
+};
+
+typedef struct qp_cf_obj {
+    uint8_t kind;     /* enum qp_cf_obj_kind */
+    uint32_t init;    /* eventfd: initval */
+    int32_t flags;    /* eventfd: EFD_SEMAPHORE */
+} qp_cf_obj;
+
+/* A step: a call through the os table, or a world action. */
+enum qp_cf_op {
+    /* calls */
+    QP_CF_READ,        /* read(slot, size) */
+    QP_CF_WRITE,       /* write(slot, size bytes) */
+    QP_CF_EFD_READ,    /* read(slot, size) of an eventfd: the value read is compared */
+    QP_CF_EFD_WRITE,   /* write(slot, &value, size) of an eventfd: value in `value` */
+    QP_CF_RECV,        /* recv(slot, size, flags) */
+    QP_CF_SEND,        /* sendto(slot, size, flags | MSG_NOSIGNAL, no address) */
+    QP_CF_SENDTO_PEER, /* sendto(slot, size, flags, the peer's address) */
+    QP_CF_POLL,        /* poll(pfds, timeout_ms) */
+    QP_CF_EPOLL_CTL,   /* epoll_ctl(slot, flags = op, slot2, events; data = slot2) */
+    QP_CF_EPOLL_WAIT,  /* epoll_wait(slot, size = maxevents, timeout_ms) */
+    QP_CF_CLOSE,       /* close(slot) */
+    QP_CF_SET_BLOCKING, /* fcntl(slot, F_SETFL, size ? 0 : O_NONBLOCK) */
+    QP_CF_CLOCK_GETRES, /* clock_getres(flags): the resolution is compared */
+    QP_CF_CLOCK_COARSE, /* clock_gettime(flags), then clock_gettime(size): the value compared
+                           is 1 when the first is at most the second and less than two
+                           resolutions of the first behind it */
+    /* world actions, on the object's other end */
+    QP_CF_W_DATA,      /* the stream's peer sends size bytes */
+    QP_CF_W_EOF,       /* the stream's peer closes (after reading what it got) */
+    QP_CF_W_RESET,     /* the stream's peer resets (SO_LINGER 0, close) */
+    QP_CF_W_DGRAM,     /* the UDP peer sends a datagram of size bytes */
+    QP_CF_W_ICMP,      /* an ICMP port unreachable for the socket (a send to a closed port) */
+    QP_CF_W_WRITE,     /* another thread writes size bytes (eventfd: the value `value`) */
+    QP_CF_W_READ,      /* another thread reads up to size bytes */
+    QP_CF_W_CLOSE,     /* another thread closes the slot */
+    QP_CF_W_SIGNAL,    /* a signal reaches the scenario's thread */
+    QP_CF_OP_COUNT
+};
+
+#define QP_CF_FIRST_ACTION QP_CF_W_DATA
+
+typedef struct qp_cf_step {
+    uint8_t op;    /* enum qp_cf_op */
+    uint8_t slot;
+    uint8_t slot2; /* QP_CF_EPOLL_CTL: the fd registered */
+    bool during;   /* a world action: while the next call blocks */
+    uint32_t size; /* bytes; maxevents; SET_BLOCKING: 1 blocking */
+    uint32_t events; /* QP_CF_EPOLL_CTL: the event mask */
+    int32_t flags;   /* recv/send flags; epoll_ctl op */
+    int32_t timeout_ms;
+    uint64_t value;  /* eventfd writes */
+    uint8_t pfds_count;
+    uint8_t pfd_slots[QP_CF_POLL_FDS_MAX];
+    int16_t pfd_events[QP_CF_POLL_FDS_MAX];
+} qp_cf_step;
+
+typedef struct qp_cf_scenario {
+    const char *name;      /* "stream/rst-then-eof" */
+    const char *behaviour; /* one line: what is held to Linux */
+    uint8_t objs_count;
+    qp_cf_obj objs[QP_CF_OBJS_MAX];
+    uint8_t steps_count;
+    qp_cf_step steps[QP_CF_STEPS_MAX];
+} qp_cf_scenario;
+
+/* What one step gave. */
+enum qp_cf_res_kind {
+    QP_CF_RES_NONE,    /* a world action, or a step after the run stopped */
+    QP_CF_RES_CALL,    /* a call returned */
+    QP_CF_RES_BLOCKED, /* the call never returned: the sim found it blocked forever,
+                          the host's watchdog interrupted it */
+    QP_CF_RES_SETUP_FAILED /* an object could not be made (the host forbids a call) */
+};
+
+typedef struct qp_cf_event {
+    uint8_t slot; /* poll: the pollfd's slot; epoll: the data registered */
+    uint32_t events;
+} qp_cf_event;
+
+typedef struct qp_cf_result {
+    uint8_t kind; /* enum qp_cf_res_kind */
+    int64_t ret;
+    int err;
+    uint64_t value; /* QP_CF_EFD_READ: the counter read */
+    uint8_t events_count;
+    qp_cf_event events[QP_CF_EVENTS_MAX];
+} qp_cf_result;
+
+typedef struct qp_cf_outcome {
+    qp_cf_result results[QP_CF_STEPS_MAX];
+    bool setup_failed;
+    bool inconclusive; /* QP_CF_ATTEMPTS_MAX runs, none conclusive */
+    char forbidden[96]; /* the call the host refused, when setup failed */
+} qp_cf_outcome;
+
+/* A backend: the os table, and how it makes objects and enacts the world. */
+typedef struct qp_cf_backend qp_cf_backend;
+struct qp_cf_backend {
+    const char *name; /* "sim", "kernel" */
+    qp_os *os;
+    /* before a scenario: false (and *forbidden filled) if an object cannot be
+       made; fds gets each slot's fd */
+    bool (*open)(qp_cf_backend *b, const qp_cf_scenario *sc, int *fds, char *forbidden,
+                 size_t forbidden_size);
+    /* a world action on slot's fd now, or (step->during) while the next call
+       blocks */
+    void (*act)(qp_cf_backend *b, const qp_cf_step *step, int fd);
+    /* the call after a `during` action returned with res (or blocked): the
+       action is done by now; *blocked: the call never returned by itself */
+    void (*call_done)(qp_cf_backend *b, const qp_cf_result *res, bool *blocked);
+    /* after the scenario: closes everything it opened */
+    void (*close_all)(qp_cf_backend *b);
+    /* the address QP_CF_SENDTO_PEER sends to, for the UDP socket in slot */
+    void (*peer_addr)(qp_cf_backend *b, unsigned slot, struct sockaddr_storage *addr,
+                      socklen_t *addrlen);
+    void (*free)(qp_cf_backend *b);
+    jmp_buf *stop_jmp; /* the sim stops a run here (a call blocked forever) */
+    bool inconclusive; /* the host's action missed the wait it was for: run again */
+    void *ctx;
+};
+
+/* The backends. Each is made once and reused for every scenario. */
+qp_cf_backend *qp_cf_sim_backend_new(void);
+qp_cf_backend *qp_cf_host_backend_new(void);
+void qp_cf_backend_free(qp_cf_backend *b);
+
+/* Runs sc on b; every fd it opened is closed again when it returns. */
+void qp_cf_run(qp_cf_backend *b, const qp_cf_scenario *sc, qp_cf_outcome *out);
+
+/* The documented divergences: what may differ, and why the model needs it. */
+typedef struct qp_cf_divergence {
+    const char *id;
+    const char *what;
+    const char *why;
+    /* does this divergence explain the difference between sim and kernel
+       at step index of sc? */
+    bool (*explains)(const qp_cf_scenario *sc, size_t index, const qp_cf_result *sim,
+                     const qp_cf_result *kernel);
+} qp_cf_divergence;
+
+extern const qp_cf_divergence qp_cf_divergences[];
+extern const size_t qp_cf_divergences_count;
+
+/* The comparison of two outcomes. */
+typedef struct qp_cf_verdict {
+    bool setup_failed;   /* the kernel forbade a call (forbidden in its outcome) */
+    long first_diff;     /* the first undocumented difference, or -1 */
+    long first_documented; /* the first documented one, or -1 */
+    const qp_cf_divergence *documented;
+} qp_cf_verdict;
+
+void qp_cf_compare(const qp_cf_scenario *sc, const qp_cf_outcome *sim,
+                   const qp_cf_outcome *kernel, qp_cf_verdict *verdict);
+
+/* Prints both runs side by side, strace-style, marking the first difference. */
+void qp_cf_print_side_by_side(FILE *out, const qp_cf_scenario *sc, const qp_cf_outcome *sim,
+                              const qp_cf_outcome *kernel, const qp_cf_verdict *verdict);
+/* One step as a call ("poll([{fd=s0, events=POLLIN}], 1, 0)") and one result. */
+void qp_cf_format_step(char *buf, size_t size, const qp_cf_scenario *sc, size_t index);
+void qp_cf_format_result(char *buf, size_t size, const qp_cf_step *step,
+                         const qp_cf_result *res);
+
+/* The suite. */
+extern const qp_cf_scenario qp_cf_scenarios[];
+extern const size_t qp_cf_scenarios_count;
+
+const char *qp_cf_obj_kind_name(unsigned kind);
+
+/* A random scenario from tape, bounded in objects, steps, bytes and time. */
+void qp_cf_draw(qp_tape *tape, qp_cf_scenario *sc);
+
+/* fuzz_conform's one input: draws a scenario from data, runs it on both
+ * backends and compares. An undocumented divergence, or an fd left open,
+ * prints both runs side by side and the command that replays the input,
+ * and aborts. Returns the verdict's first undocumented difference (-1). */
+long qp_cf_fuzz_one(qp_cf_backend *sim, qp_cf_backend *kernel, const uint8_t *data, size_t size,
+                    const char *replay_cmd);
+
+/* Open fds below 64 and in the host's aux range, a bit each (fd leak checks). */
+uint64_t qp_cf_open_fds_mask(uint64_t *aux_mask);
+
+/* Checks a scenario is well formed (slots exist, bounds hold); NULL or why not. */
+const char *qp_cf_check(const qp_cf_scenario *sc);
+
+#endif

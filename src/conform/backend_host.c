@@ -1,0 +1,273 @@
+/* The host kernel as a conformance backend: the os table over libc
+ * (src/host/host.c), objects on real fds, world actions through their other
+ * ends (src/host/world.c), and actions during a blocked call by a helper
+ * thread (src/host/during.c). Every fd a scenario made is closed after it. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "quietpoll/conform.h"
+#include "quietpoll/host.h"
+
+/* a helper that acts this long after a wait began may have missed it */
+#define LATE_ACTION_NS UINT64_C(5000000)
+
+typedef struct host_backend {
+    qp_cf_backend base;
+    qp_os os;
+    int fds[QP_CF_SLOTS_MAX];
+    unsigned slots_count;
+    uint8_t slot_kind[QP_CF_SLOTS_MAX];
+    int8_t slot_peer[QP_CF_SLOTS_MAX]; /* peers[] index, or -1 */
+    qp_host_peer peers[QP_CF_OBJS_MAX];
+    unsigned peers_count;
+    qp_host_during *during;
+    const qp_cf_step *during_step;
+} host_backend;
+
+static uint8_t zeros[QP_CF_IO_BYTES_MAX];
+static uint8_t sink[QP_CF_IO_BYTES_MAX];
+
+static bool open_fd(int fd)
+{
+    return fd >= 0 && fcntl(fd, F_GETFD) >= 0;
+}
+
+static bool refused(char *forbidden, size_t size, const char *call)
+{
+    snprintf(forbidden, size, "%s: %s", call, strerror(errno));
+    return false;
+}
+
+static bool host_open(qp_cf_backend *b, const qp_cf_scenario *sc, int *fds, char *forbidden,
+                      size_t forbidden_size)
+{
+    host_backend *hb = b->ctx;
+    qp_host_signals_install();
+    qp_host_set_target_thread();
+    qp_host_signals_hold();
+    hb->slots_count = 0;
+    hb->peers_count = 0;
+    for (unsigned i = 0; i < sc->objs_count; i++) {
+        const qp_cf_obj *obj = &sc->objs[i];
+        int pair[2] = {-1, -1};
+        int peer = -1;
+        const char *call = NULL;
+        switch (obj->kind) {
+        case QP_CF_STREAM:
+        case QP_CF_UDP:
+        case QP_CF_UDP_UNCONN: {
+            qp_host_peer *p = &hb->peers[hb->peers_count];
+            int rc = obj->kind == QP_CF_STREAM
+                         ? qp_host_stream_open(p, &call)
+                         : qp_host_udp_open(p, obj->kind == QP_CF_UDP, &call);
+            if (rc < 0)
+                return refused(forbidden, forbidden_size, call);
+            peer = (int)hb->peers_count++;
+            pair[0] = p->fd;
+            break;
+        }
+        case QP_CF_PIPE:
+            if (pipe2(pair, O_NONBLOCK | O_CLOEXEC) < 0)
+                return refused(forbidden, forbidden_size, "pipe2");
+            break;
+        case QP_CF_EVENTFD:
+            pair[0] = eventfd(obj->init, EFD_NONBLOCK | EFD_CLOEXEC | obj->flags);
+            if (pair[0] < 0)
+                return refused(forbidden, forbidden_size, "eventfd2");
+            break;
+        case QP_CF_EPOLL:
+            pair[0] = epoll_create1(EPOLL_CLOEXEC);
+            if (pair[0] < 0)
+                return refused(forbidden, forbidden_size, "epoll_create1");
+            break;
+        }
+        for (unsigned k = 0; k < (obj->kind == QP_CF_PIPE ? 2u : 1u); k++) {
+            unsigned slot = hb->slots_count++;
+            hb->slot_kind[slot] = obj->kind;
+            hb->slot_peer[slot] = (int8_t)peer;
+            fds[slot] = hb->fds[slot] = pair[k];
+        }
+    }
+    return true;
+}
+
+/* Another thread's write or read: never blocking, whatever the fd's flags
+ * (RWF_NOWAIT on a pipe; an eventfd's flags set for the call). */
+static void thread_io(int fd, bool write_op, const void *buf, size_t len)
+{
+    struct iovec iov = {.iov_base = write_op ? (void *)buf : sink, .iov_len = len};
+    ssize_t n = write_op ? pwritev2(fd, &iov, 1, -1, RWF_NOWAIT)
+                         : preadv2(fd, &iov, 1, -1, RWF_NOWAIT);
+    if (n >= 0 || errno != EOPNOTSUPP)
+        return;
+    int flags = fcntl(fd, F_GETFL);
+    if (flags < 0)
+        return;
+    fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+    if (write_op)
+        (void)write(fd, buf, len);
+    else
+        (void)read(fd, sink, len);
+    fcntl(fd, F_SETFL, flags);
+}
+
+static void perform(host_backend *hb, const qp_cf_step *st)
+{
+    int fd = st->slot < hb->slots_count ? hb->fds[st->slot] : -1;
+    qp_host_peer *p = fd >= 0 && hb->slot_peer[st->slot] >= 0 ? &hb->peers[hb->slot_peer[st->slot]]
+                                                             : NULL;
+    bool stream = p != NULL && p->stream;
+    switch (st->op) {
+    case QP_CF_W_DATA:
+        if (stream)
+            qp_host_peer_send(p, st->size);
+        break;
+    case QP_CF_W_EOF:
+        if (stream)
+            qp_host_peer_eof(p);
+        break;
+    case QP_CF_W_RESET:
+        if (stream)
+            qp_host_peer_reset(p);
+        break;
+    case QP_CF_W_DGRAM:
+        if (p != NULL && !stream)
+            qp_host_peer_send(p, st->size);
+        break;
+    case QP_CF_W_ICMP:
+        if (p != NULL && !stream)
+            qp_host_peer_icmp(p);
+        break;
+    case QP_CF_W_SIGNAL:
+        qp_host_signal_thread();
+        break;
+    case QP_CF_W_WRITE:
+        if (!open_fd(fd))
+            break;
+        if (hb->slot_kind[st->slot] == QP_CF_EVENTFD)
+            thread_io(fd, true, &st->value, sizeof st->value);
+        else
+            thread_io(fd, true, zeros, st->size);
+        break;
+    case QP_CF_W_READ:
+        if (open_fd(fd))
+            thread_io(fd, false, NULL, st->size);
+        break;
+    case QP_CF_W_CLOSE:
+        if (open_fd(fd))
+            close(fd);
+        break;
+    }
+}
+
+
+static void perform_during(void *arg)
+{
+    host_backend *hb = arg;
+    perform(hb, hb->during_step);
+}
+
+static void host_act(qp_cf_backend *b, const qp_cf_step *st, int fd)
+{
+    (void)fd;
+    host_backend *hb = b->ctx;
+    if (!st->during) {
+        perform(hb, st);
+        return;
+    }
+    if (hb->during != NULL) {
+        /* two actions for the same wait: the earlier one goes now */
+        bool interrupted, acted;
+        uint64_t delay_ns;
+        qp_host_during_finish(hb->during, &interrupted, &acted, &delay_ns);
+    }
+    hb->during_step = st;
+    hb->during = qp_host_during_start(perform_during, hb);
+}
+
+static void host_call_done(qp_cf_backend *b, const qp_cf_result *res, bool *blocked)
+{
+    host_backend *hb = b->ctx;
+    *blocked = false;
+    if (hb->during == NULL)
+        return;
+    bool interrupted, acted_while_blocked;
+    uint64_t act_delay_ns;
+    qp_host_during_finish(hb->during, &interrupted, &acted_while_blocked, &act_delay_ns);
+    hb->during = NULL;
+    *blocked = interrupted;
+    /* a wait that timed out before the helper caught it asleep, or that the
+       helper acted in only late (the machine is loaded: the action may have
+       come after the timeout): too late to tell anything */
+    if (res->kind == QP_CF_RES_CALL && res->ret == 0 &&
+        (!acted_while_blocked || act_delay_ns > LATE_ACTION_NS))
+        b->inconclusive = true;
+}
+
+static void host_close_all(qp_cf_backend *b)
+{
+    host_backend *hb = b->ctx;
+    if (hb->during != NULL) {
+        bool interrupted, acted;
+        uint64_t delay_ns;
+        qp_host_during_finish(hb->during, &interrupted, &acted, &delay_ns);
+        hb->during = NULL;
+    }
+    for (unsigned i = 0; i < hb->slots_count; i++)
+        if (open_fd(hb->fds[i]))
+            close(hb->fds[i]);
+    for (unsigned i = 0; i < hb->peers_count; i++)
+        qp_host_peer_close(&hb->peers[i]);
+    hb->slots_count = hb->peers_count = 0;
+    qp_host_signals_release();
+}
+
+static void host_peer_addr(qp_cf_backend *b, unsigned slot, struct sockaddr_storage *addr,
+                           socklen_t *addrlen)
+{
+    host_backend *hb = b->ctx;
+    memset(addr, 0, sizeof *addr);
+    *addrlen = sizeof(struct sockaddr_in);
+    if (slot < hb->slots_count && hb->slot_peer[slot] >= 0)
+        memcpy(addr, &hb->peers[hb->slot_peer[slot]].peer_addr, sizeof(struct sockaddr_in));
+}
+
+static void host_free(qp_cf_backend *b)
+{
+    qp_host_release_target_thread();
+    free(b->ctx);
+}
+
+qp_cf_backend *qp_cf_host_backend_new(void)
+{
+    host_backend *hb = calloc(1, sizeof *hb);
+    if (hb == NULL)
+        abort();
+    qp_host_os_init(&hb->os);
+    /* the /proc files of the calling thread stay open while the backend
+       lives, so that a scenario's fd counts do not see them come and go */
+    qp_host_set_target_thread();
+    hb->base = (qp_cf_backend){.name = "kernel",
+                               .os = &hb->os,
+                               .open = host_open,
+                               .act = host_act,
+                               .call_done = host_call_done,
+                               .close_all = host_close_all,
+                               .peer_addr = host_peer_addr,
+                               .free = host_free,
+                               .ctx = hb};
+    return &hb->base;
+}
+
+void qp_cf_backend_free(qp_cf_backend *b)
+{
+    if (b != NULL)
+        b->free(b);
+}

@@ -1,0 +1,66 @@
+/* The documented divergences between the sim and Linux: each says what
+ * differs and why the model needs it, and recognises exactly that
+ * difference. Any other difference fails the scenario. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "quietpoll/conform.h"
+
+static int by_slot(const void *a, const void *b)
+{
+    const qp_cf_event *x = a, *y = b;
+    if (x->slot != y->slot)
+        return x->slot < y->slot ? -1 : 1;
+    return x->events < y->events ? -1 : x->events > y->events;
+}
+
+/* The same events in another order. */
+static bool epoll_order(const qp_cf_scenario *sc, size_t index, const qp_cf_result *sim,
+                        const qp_cf_result *kernel)
+{
+    if (sc->steps[index].op != QP_CF_EPOLL_WAIT || sim->kind != QP_CF_RES_CALL ||
+        kernel->kind != QP_CF_RES_CALL || sim->ret != kernel->ret ||
+        sim->events_count != kernel->events_count)
+        return false;
+    qp_cf_event a[QP_CF_EVENTS_MAX], b[QP_CF_EVENTS_MAX];
+    memcpy(a, sim->events, sizeof a);
+    memcpy(b, kernel->events, sizeof b);
+    qsort(a, sim->events_count, sizeof a[0], by_slot);
+    qsort(b, kernel->events_count, sizeof b[0], by_slot);
+    return memcmp(a, b, sim->events_count * sizeof a[0]) == 0;
+}
+
+/* A wait that another thread closed a watched fd during: its result. */
+static bool close_during_wait(const qp_cf_scenario *sc, size_t index, const qp_cf_result *sim,
+                              const qp_cf_result *kernel)
+{
+    const qp_cf_step *st = &sc->steps[index];
+    if ((st->op != QP_CF_POLL && st->op != QP_CF_EPOLL_WAIT) || sim->kind != QP_CF_RES_CALL ||
+        kernel->kind != QP_CF_RES_CALL)
+        return false;
+    for (size_t i = index; i-- > 0 && sc->steps[i].op >= QP_CF_FIRST_ACTION;)
+        if (sc->steps[i].op == QP_CF_W_CLOSE && sc->steps[i].during)
+            return true;
+    return false;
+}
+
+const qp_cf_divergence qp_cf_divergences[] = {
+    {"close-during-wait",
+     "another thread's close of an fd that a blocked poll or epoll_wait watches takes effect at "
+     "once in the sim; Linux keeps the file open until the wait returns (poll's wait-queue "
+     "entries hold a reference), so the other end sees the close (POLLHUP, EPOLLERR) only then",
+     "no machine closes an fd from another thread while a wait watches it, and modelling file "
+     "references for it would add state to every object; the results of the calls after the "
+     "wait agree again",
+     close_during_wait},
+
+    {"epoll-order",
+     "epoll_wait reports the same events in interest-list order, not in the order they became "
+     "ready",
+     "no machine or property depends on the order of one wait's events, and a ready list would "
+     "add state to every notify; with maxevents below the ready count the kernel's round robin "
+     "is not modelled, and the suite and fuzz_conform always ask for all",
+     epoll_order},
+};
+
+const size_t qp_cf_divergences_count = sizeof qp_cf_divergences / sizeof qp_cf_divergences[0];

@@ -1,0 +1,296 @@
+/* A random scenario from a tape (fuzz_conform): one to three objects, then
+ * [more][step]... Each draw is a choice among a few values where bugs live
+ * (page and PIPE_BUF edges, a full pipe, the eventfd maximum), bounded so
+ * that an input makes at most QP_CF_SLOTS_MAX fds, moves at most a few
+ * hundred KiB, and waits only when a world action is to end the wait
+ * (DRAWN_WAIT_MS at most, or the host's watchdog). Every scenario drawn
+ * passes qp_cf_check. */
+#include <assert.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+
+#include "quietpoll/conform.h"
+#include "quietpoll/sim.h"
+
+#define DRAWN_STEPS_MAX 24
+#define DRAWN_WAIT_MS 20
+#define STREAM_SENT_MAX 65536 /* bytes a drawn scenario sends on one stream */
+
+static const uint32_t pipe_sizes[] = {1, 10, 100, 3996, 4095, 4096, 4097, 5000, 61440, 65536};
+static const uint32_t stream_sizes[] = {0, 1, 10, 100, 4096, 16384};
+static const uint32_t dgram_sizes[] = {0, 1, 10, 100, 2000};
+static const uint64_t efd_values[] = {0, 1, 2, 3, UINT64_MAX - 3, UINT64_MAX - 2, UINT64_MAX - 1,
+                                      UINT64_MAX};
+static const uint32_t efd_lengths[] = {8, 4, 16};
+static const short poll_masks[] = {POLLIN, POLLOUT, POLLIN | POLLOUT, POLLIN | POLLRDHUP, 0,
+                                   POLLIN | POLLOUT | POLLRDHUP};
+static const uint32_t epoll_masks[] = {EPOLLIN,
+                                       EPOLLIN | EPOLLET,
+                                       EPOLLOUT | EPOLLET,
+                                       EPOLLIN | EPOLLONESHOT,
+                                       EPOLLIN | EPOLLRDHUP | EPOLLET,
+                                       EPOLLIN | EPOLLOUT,
+                                       0};
+
+#define PICK(tape, table) ((table)[qp_tape_choice((tape), sizeof(table) / sizeof((table)[0]))])
+
+enum draw_kind {
+    D_IO,     /* a read, write, recv or send on a slot */
+    D_POLL,   /* poll of one or two slots, non-blocking */
+    D_EPOLL,  /* epoll_ctl or a non-blocking epoll_wait */
+    D_ACTION, /* a world action now */
+    D_BLOCK,  /* a world action during a wait (or a blocked write) */
+    D_CLOSE,  /* close a slot */
+    D_KIND_COUNT
+};
+
+typedef struct drawer {
+    qp_cf_scenario *sc;
+    qp_tape *tape;
+    unsigned slots;
+    uint8_t kind[QP_CF_SLOTS_MAX];
+    bool write_end[QP_CF_SLOTS_MAX]; /* a pipe's write end */
+    bool blocking[QP_CF_SLOTS_MAX];
+    int epoll_slot;
+    uint32_t stream_sent[QP_CF_SLOTS_MAX];
+    unsigned actions;
+    unsigned pipes, udps; /* within the sim's QP_SIM_PIPES_MAX, QP_SIM_DGRAMS_MAX */
+} drawer;
+
+static bool room(const drawer *d, unsigned steps)
+{
+    return d->sc->steps_count + steps <= QP_CF_STEPS_MAX;
+}
+
+static qp_cf_step *push(drawer *d)
+{
+    assert(room(d, 1));
+    qp_cf_step *st = &d->sc->steps[d->sc->steps_count++];
+    memset(st, 0, sizeof *st);
+    return st;
+}
+
+static unsigned pick_slot(drawer *d)
+{
+    return qp_tape_choice(d->tape, d->slots);
+}
+
+static void draw_io(drawer *d)
+{
+    unsigned slot = pick_slot(d);
+    qp_cf_step *st = push(d);
+    st->slot = (uint8_t)slot;
+    bool write = qp_tape_choice(d->tape, 2);
+    switch (d->kind[slot]) {
+    case QP_CF_PIPE:
+        st->op = write ? QP_CF_WRITE : QP_CF_READ;
+        st->size = PICK(d->tape, pipe_sizes);
+        if (!write && d->blocking[slot])
+            st->op = QP_CF_WRITE; /* the sim's reads never block */
+        if (st->op == QP_CF_WRITE && d->blocking[slot])
+            st->op = QP_CF_READ, st->slot = (uint8_t)(slot - 1); /* writes block only with help */
+        break;
+    case QP_CF_EVENTFD:
+        st->op = write ? QP_CF_EFD_WRITE : QP_CF_EFD_READ;
+        st->size = PICK(d->tape, efd_lengths);
+        st->value = PICK(d->tape, efd_values);
+        break;
+    case QP_CF_STREAM: {
+        st->op = write ? QP_CF_SEND : qp_tape_choice(d->tape, 2) ? QP_CF_RECV : QP_CF_READ;
+        st->size = PICK(d->tape, stream_sizes);
+        if (write) {
+            if (d->stream_sent[slot] + st->size > STREAM_SENT_MAX)
+                st->size = 0;
+            d->stream_sent[slot] += st->size;
+        }
+        break;
+    }
+    case QP_CF_UDP:
+    case QP_CF_UDP_UNCONN:
+        if (write) {
+            st->op = qp_tape_choice(d->tape, 2) ? QP_CF_SENDTO_PEER : QP_CF_SEND;
+            st->size = PICK(d->tape, dgram_sizes);
+        } else {
+            st->op = QP_CF_RECV;
+            st->size = PICK(d->tape, dgram_sizes);
+            st->flags = qp_tape_choice(d->tape, 2) ? MSG_TRUNC : 0;
+        }
+        break;
+    case QP_CF_EPOLL:
+        st->op = QP_CF_EPOLL_WAIT;
+        st->size = QP_CF_EVENTS_MAX;
+        break;
+    }
+}
+
+static void draw_poll(drawer *d, qp_cf_step *st, int timeout_ms)
+{
+    st->op = QP_CF_POLL;
+    st->timeout_ms = timeout_ms;
+    st->pfds_count = (uint8_t)(1 + qp_tape_choice(d->tape, 2));
+    for (unsigned i = 0; i < st->pfds_count; i++) {
+        unsigned choice = qp_tape_choice(d->tape, d->slots + 1);
+        st->pfd_slots[i] = choice == d->slots ? QP_CF_NO_SLOT : (uint8_t)choice;
+        st->pfd_events[i] = PICK(d->tape, poll_masks);
+    }
+}
+
+static void draw_epoll(drawer *d, qp_cf_step *st, int timeout_ms)
+{
+    st->slot = (uint8_t)d->epoll_slot;
+    if (timeout_ms != 0 || qp_tape_choice(d->tape, 2) == 0) {
+        st->op = QP_CF_EPOLL_WAIT;
+        st->size = QP_CF_EVENTS_MAX;
+        st->timeout_ms = timeout_ms;
+        return;
+    }
+    static const int ops[] = {EPOLL_CTL_ADD, EPOLL_CTL_MOD, EPOLL_CTL_DEL};
+    st->op = QP_CF_EPOLL_CTL;
+    st->flags = PICK(d->tape, ops);
+    st->slot2 = (uint8_t)pick_slot(d);
+    st->events = PICK(d->tape, epoll_masks);
+}
+
+static void draw_action(drawer *d, qp_cf_step *st)
+{
+    static const uint8_t stream_ops[] = {QP_CF_W_DATA, QP_CF_W_EOF, QP_CF_W_RESET, QP_CF_W_SIGNAL};
+    static const uint8_t udp_ops[] = {QP_CF_W_DGRAM, QP_CF_W_ICMP, QP_CF_W_SIGNAL};
+    static const uint8_t thread_ops[] = {QP_CF_W_WRITE, QP_CF_W_READ, QP_CF_W_CLOSE,
+                                         QP_CF_W_SIGNAL};
+    unsigned slot = pick_slot(d);
+    st->slot = (uint8_t)slot;
+    switch (d->kind[slot]) {
+    case QP_CF_STREAM:
+        st->op = PICK(d->tape, stream_ops);
+        st->size = PICK(d->tape, stream_sizes);
+        if (d->stream_sent[slot] + st->size > STREAM_SENT_MAX)
+            st->size = 0;
+        break;
+    case QP_CF_UDP:
+    case QP_CF_UDP_UNCONN:
+        st->op = PICK(d->tape, udp_ops);
+        st->size = PICK(d->tape, dgram_sizes);
+        d->actions += st->op == QP_CF_W_ICMP; /* two sim events: a send, then the error */
+        break;
+    default:
+        st->op = PICK(d->tape, thread_ops);
+        st->size = PICK(d->tape, pipe_sizes);
+        if (d->kind[slot] == QP_CF_EVENTFD)
+            st->value = PICK(d->tape, efd_values);
+        if (st->op == QP_CF_W_WRITE && d->kind[slot] == QP_CF_PIPE && !d->write_end[slot])
+            st->op = QP_CF_W_READ;
+        if (st->op == QP_CF_W_READ && d->kind[slot] == QP_CF_PIPE && d->write_end[slot])
+            st->op = QP_CF_W_WRITE;
+        if (d->kind[slot] == QP_CF_EPOLL && st->op != QP_CF_W_CLOSE)
+            st->op = QP_CF_W_SIGNAL;
+        break;
+    }
+    d->actions++;
+}
+
+/* A world action while the next call blocks: a wait with a short timeout,
+ * or a write to a pipe's write end made blocking (ended by the action, or
+ * by the host's watchdog and the sim's "blocked forever" alike). */
+static void draw_block(drawer *d)
+{
+    if (!room(d, 3))
+        return;
+    unsigned which = qp_tape_choice(d->tape, 3);
+    int pipe_w = -1;
+    for (unsigned s = 0; s < d->slots; s++)
+        if (d->write_end[s])
+            pipe_w = (int)s;
+    if (which == 2 && pipe_w >= 0) {
+        if (!d->blocking[pipe_w]) {
+            qp_cf_step *b = push(d);
+            b->op = QP_CF_SET_BLOCKING;
+            b->slot = (uint8_t)pipe_w;
+            b->size = 1;
+            d->blocking[pipe_w] = true;
+        }
+        qp_cf_step *act = push(d);
+        draw_action(d, act);
+        act->during = true;
+        qp_cf_step *w = push(d);
+        w->op = QP_CF_WRITE;
+        w->slot = (uint8_t)pipe_w;
+        w->size = PICK(d->tape, pipe_sizes);
+        return;
+    }
+    qp_cf_step *act = push(d);
+    draw_action(d, act);
+    act->during = true;
+    qp_cf_step *w = push(d);
+    if (which == 1 && d->epoll_slot >= 0)
+        draw_epoll(d, w, DRAWN_WAIT_MS);
+    else
+        draw_poll(d, w, DRAWN_WAIT_MS);
+}
+
+void qp_cf_draw(qp_tape *tape, qp_cf_scenario *sc)
+{
+    memset(sc, 0, sizeof *sc);
+    sc->name = "fuzz_conform";
+    sc->behaviour = "a scenario drawn from the input";
+    drawer d = {.sc = sc, .tape = tape, .epoll_slot = -1};
+    unsigned objs = 1 + qp_tape_choice(tape, 3);
+    for (unsigned i = 0; i < objs; i++) {
+        unsigned kind = qp_tape_choice(tape, QP_CF_OBJ_KIND_COUNT);
+        unsigned need = kind == QP_CF_PIPE ? 2 : 1;
+        bool udp = kind == QP_CF_UDP || kind == QP_CF_UDP_UNCONN;
+        if (d.slots + need > QP_CF_SLOTS_MAX || (kind == QP_CF_EPOLL && d.epoll_slot >= 0) ||
+            (kind == QP_CF_PIPE && d.pipes == QP_SIM_PIPES_MAX) ||
+            (udp && d.udps == QP_SIM_DGRAMS_MAX))
+            continue;
+        d.pipes += kind == QP_CF_PIPE;
+        d.udps += udp;
+        qp_cf_obj *obj = &sc->objs[sc->objs_count++];
+        obj->kind = (uint8_t)kind;
+        if (kind == QP_CF_EVENTFD) {
+            obj->init = (uint32_t)qp_tape_choice(tape, 3);
+            obj->flags = qp_tape_choice(tape, 2) ? EFD_SEMAPHORE : 0;
+        }
+        for (unsigned k = 0; k < need; k++) {
+            d.kind[d.slots] = (uint8_t)kind;
+            d.write_end[d.slots] = kind == QP_CF_PIPE && k == 1;
+            d.slots++;
+        }
+        if (kind == QP_CF_EPOLL)
+            d.epoll_slot = (int)d.slots - 1;
+    }
+    unsigned drawn = 0;
+    while (drawn++ < DRAWN_STEPS_MAX && room(&d, 1) && d.actions < QP_CF_ACTIONS_MAX - 1 &&
+           qp_tape_more(tape)) {
+        switch (qp_tape_choice(tape, D_KIND_COUNT)) {
+        case D_IO:
+            draw_io(&d);
+            break;
+        case D_POLL:
+            draw_poll(&d, push(&d), 0);
+            break;
+        case D_EPOLL:
+            if (d.epoll_slot >= 0)
+                draw_epoll(&d, push(&d), 0);
+            else
+                draw_poll(&d, push(&d), 0);
+            break;
+        case D_ACTION:
+            draw_action(&d, push(&d));
+            break;
+        case D_BLOCK:
+            draw_block(&d);
+            break;
+        case D_CLOSE: {
+            qp_cf_step *st = push(&d);
+            st->op = QP_CF_CLOSE;
+            st->slot = (uint8_t)pick_slot(&d);
+            break;
+        }
+        }
+    }
+    assert(qp_cf_check(sc) == NULL && "a drawn scenario keeps the bounds");
+}

@@ -1,0 +1,209 @@
+/* Runs one scenario on one backend: makes its objects, then each step in
+ * order, a call through the backend's os table (recording what it gave) or
+ * a world action handed to the backend. */
+#include <assert.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "quietpoll/conform.h"
+
+static uint8_t io_buf[QP_CF_IO_BYTES_MAX]; /* zeros written, whatever read */
+
+static int slot_fd(const int *fds, unsigned slot)
+{
+    return slot < QP_CF_SLOTS_MAX ? fds[slot] : -1;
+}
+
+static void record(qp_cf_result *res, int64_t ret)
+{
+    res->kind = QP_CF_RES_CALL;
+    res->ret = ret;
+    res->err = ret < 0 ? errno : 0;
+}
+
+/* epoll's data is the slot registered; events sorted by slot (see the
+   divergence "epoll-order"), the kernel's order kept in order_slots */
+static void record_epoll(qp_cf_result *res, const struct epoll_event *events, int n)
+{
+    res->events_count = 0;
+    for (int i = 0; i < n && i < QP_CF_EVENTS_MAX; i++) {
+        res->events[i].slot = (uint8_t)events[i].data.u64;
+        res->events[i].events = events[i].events;
+        res->events_count++;
+    }
+}
+
+static void do_call(qp_cf_backend *b, const qp_cf_step *st, const int *fds, qp_cf_result *res)
+{
+    qp_os *os = b->os;
+    int fd = slot_fd(fds, st->slot);
+    errno = 0;
+    switch (st->op) {
+    case QP_CF_READ:
+        record(res, os->read(os, fd, io_buf, st->size));
+        break;
+    case QP_CF_WRITE:
+        memset(io_buf, 0, st->size);
+        record(res, os->write(os, fd, io_buf, st->size));
+        break;
+    case QP_CF_EFD_READ: {
+        uint8_t buf[16] = {0};
+        size_t n = st->size < sizeof buf ? st->size : sizeof buf;
+        record(res, os->read(os, fd, buf, n));
+        if (res->ret >= 8)
+            memcpy(&res->value, buf, sizeof res->value);
+        break;
+    }
+    case QP_CF_EFD_WRITE: {
+        uint8_t buf[16] = {0};
+        memcpy(buf, &st->value, sizeof st->value);
+        size_t n = st->size < sizeof buf ? st->size : sizeof buf;
+        record(res, os->write(os, fd, buf, n));
+        break;
+    }
+    case QP_CF_RECV:
+        record(res, os->recv(os, fd, io_buf, st->size, st->flags));
+        break;
+    case QP_CF_SEND:
+        memset(io_buf, 0, st->size);
+        record(res, os->sendto(os, fd, io_buf, st->size, st->flags | MSG_NOSIGNAL, NULL, 0));
+        break;
+    case QP_CF_SENDTO_PEER: {
+        struct sockaddr_storage addr;
+        socklen_t addrlen = 0;
+        b->peer_addr(b, st->slot, &addr, &addrlen);
+        memset(io_buf, 0, st->size);
+        record(res, os->sendto(os, fd, io_buf, st->size, st->flags | MSG_NOSIGNAL,
+                               (struct sockaddr *)&addr, addrlen));
+        break;
+    }
+    case QP_CF_POLL: {
+        struct pollfd pfds[QP_CF_POLL_FDS_MAX];
+        assert(st->pfds_count <= QP_CF_POLL_FDS_MAX);
+        for (unsigned i = 0; i < st->pfds_count; i++)
+            pfds[i] = (struct pollfd){.fd = st->pfd_slots[i] == QP_CF_NO_SLOT
+                                                ? -1
+                                                : slot_fd(fds, st->pfd_slots[i]),
+                                      .events = st->pfd_events[i]};
+        record(res, os->poll(os, pfds, st->pfds_count, st->timeout_ms));
+        res->events_count = st->pfds_count;
+        for (unsigned i = 0; i < st->pfds_count; i++) {
+            res->events[i].slot = st->pfd_slots[i];
+            res->events[i].events = res->ret >= 0 ? (uint16_t)pfds[i].revents : 0;
+        }
+        break;
+    }
+    case QP_CF_EPOLL_CTL: {
+        struct epoll_event ev = {.events = st->events, .data.u64 = st->slot2};
+        record(res, os->epoll_ctl(os, fd, st->flags, slot_fd(fds, st->slot2), &ev));
+        break;
+    }
+    case QP_CF_EPOLL_WAIT: {
+        struct epoll_event events[QP_CF_EVENTS_MAX];
+        int maxevents = st->size > QP_CF_EVENTS_MAX ? QP_CF_EVENTS_MAX : (int)st->size;
+        record(res, os->epoll_wait(os, fd, events, maxevents, st->timeout_ms));
+        if (res->ret > 0)
+            record_epoll(res, events, (int)res->ret);
+        break;
+    }
+    case QP_CF_CLOSE:
+        record(res, os->close(os, fd));
+        break;
+    case QP_CF_SET_BLOCKING: {
+        long flags = os->fcntl(os, fd, F_GETFL, 0);
+        if (flags < 0) {
+            record(res, -1);
+            break;
+        }
+        long want = st->size ? flags & ~(long)O_NONBLOCK : flags | O_NONBLOCK;
+        record(res, os->fcntl(os, fd, F_SETFL, want) < 0 ? -1 : 0);
+        break;
+    }
+    case QP_CF_CLOCK_GETRES: {
+        struct timespec ts = {0, 0};
+        record(res, os->clock_getres(os, st->flags, &ts));
+        res->value = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+        break;
+    }
+    case QP_CF_CLOCK_COARSE: {
+        struct timespec coarse, fine, tick = {0, 0};
+        int rc = os->clock_gettime(os, st->flags, &coarse);
+        int rc2 = rc == 0 ? os->clock_gettime(os, (clockid_t)st->size, &fine) : rc;
+        record(res, rc2 == 0 && os->clock_getres(os, st->flags, &tick) == 0 ? 0 : -1);
+        if (res->ret == 0) {
+            int64_t behind_ns = (fine.tv_sec - coarse.tv_sec) * 1000000000ll +
+                                (fine.tv_nsec - coarse.tv_nsec);
+            int64_t tick_ns = tick.tv_sec * 1000000000ll + tick.tv_nsec;
+            res->value = behind_ns >= 0 && behind_ns < 2 * tick_ns;
+        }
+        break;
+    }
+    default:
+        assert(!"not a call");
+    }
+}
+
+static void run_once(qp_cf_backend *b, const qp_cf_scenario *sc, qp_cf_outcome *out)
+{
+    memset(out, 0, sizeof *out);
+    int fds[QP_CF_SLOTS_MAX];
+    for (unsigned i = 0; i < QP_CF_SLOTS_MAX; i++)
+        fds[i] = -1;
+    jmp_buf stop;
+    volatile size_t index = 0;
+    b->stop_jmp = &stop;
+    b->inconclusive = false;
+    if (!b->open(b, sc, fds, out->forbidden, sizeof out->forbidden)) {
+        out->setup_failed = true;
+        for (unsigned i = 0; i < sc->steps_count; i++)
+            out->results[i].kind = QP_CF_RES_SETUP_FAILED;
+        b->close_all(b);
+        b->stop_jmp = NULL;
+        return;
+    }
+    bool during = false;
+    if (setjmp(stop) == 0) {
+        for (; index < sc->steps_count; index++) {
+            const qp_cf_step *st = &sc->steps[index];
+            qp_cf_result *res = &out->results[index];
+            if (st->op >= QP_CF_FIRST_ACTION) {
+                b->act(b, st, slot_fd(fds, st->slot));
+                during = during || st->during;
+                continue;
+            }
+            do_call(b, st, fds, res);
+            if (during) {
+                bool blocked = false;
+                b->call_done(b, res, &blocked);
+                if (blocked)
+                    res->kind = QP_CF_RES_BLOCKED;
+                during = false;
+            }
+            if (res->kind == QP_CF_RES_BLOCKED)
+                break; /* as the sim stops */
+        }
+    } else {
+        /* the sim stopped: the call in progress never returned */
+        out->results[index].kind = QP_CF_RES_BLOCKED;
+    }
+    b->stop_jmp = NULL;
+    b->close_all(b);
+}
+
+void qp_cf_run(qp_cf_backend *b, const qp_cf_scenario *sc, qp_cf_outcome *out)
+{
+    const char *why = qp_cf_check(sc);
+    assert(why == NULL && "a well-formed scenario");
+    (void)why;
+    /* a host whose helper thread missed the wait it was to act in (a loaded
+       machine) runs the scenario again */
+    for (unsigned attempt = 0; attempt < QP_CF_ATTEMPTS_MAX; attempt++) {
+        run_once(b, sc, out);
+        if (!b->inconclusive)
+            return;
+    }
+    out->inconclusive = true;
+}

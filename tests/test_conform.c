@@ -1,0 +1,130 @@
+/* The conformance machinery itself: scenarios keep their bounds, the
+ * comparison fails on a difference and accepts only the documented ones,
+ * the sim backend reports a call blocked for good, draws from any bytes
+ * are well formed, and the host backend leaves no fd open. (The suite's
+ * verdicts are `quietpoll conform`'s test.) */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+
+#include "../src/conform/scenarios.h"
+#include "check.h"
+#include "quietpoll/conform.h"
+#include "quietpoll/rng.h"
+
+static long open_fds(void)
+{
+    DIR *dir = opendir("/proc/self/fd");
+    if (dir == NULL)
+        return -1;
+    long n = 0;
+    while (readdir(dir) != NULL)
+        n++;
+    closedir(dir);
+    return n;
+}
+
+static void test_every_scenario_keeps_its_bounds(void)
+{
+    for (size_t i = 0; i < qp_cf_scenarios_count; i++) {
+        const char *why = qp_cf_check(&qp_cf_scenarios[i]);
+        if (why != NULL)
+            fprintf(stderr, "%s: %s\n", qp_cf_scenarios[i].name, why);
+        CHECK(why == NULL);
+    }
+}
+
+static const qp_cf_scenario two_events = CF_SCENARIO(
+    "test/two-events", "", CF_OBJS(O_STREAM, O_PIPE, O_EPOLL), EP_ADD(3, 0, EPOLLIN),
+    EP_ADD(3, 2, EPOLLOUT), W_DATA(0, 1), EP_WAIT(3, 0), READ(0, 1));
+
+static void test_compare_fails_on_a_difference_and_names_documented_ones(void)
+{
+    static qp_cf_outcome a, b;
+    memset(&a, 0, sizeof a);
+    a.results[3] = (qp_cf_result){.kind = QP_CF_RES_CALL, .ret = 2, .events_count = 2,
+                                  .events = {{0, EPOLLIN}, {2, EPOLLOUT}}};
+    a.results[4] = (qp_cf_result){.kind = QP_CF_RES_CALL, .ret = 1};
+    b = a;
+    qp_cf_verdict v;
+    qp_cf_compare(&two_events, &a, &b, &v);
+    CHECK_EQ_I(v.first_diff, -1);
+    CHECK(v.documented == NULL);
+    /* the same events in another order: the documented epoll-order */
+    b.results[3].events[0] = a.results[3].events[1];
+    b.results[3].events[1] = a.results[3].events[0];
+    qp_cf_compare(&two_events, &a, &b, &v);
+    CHECK_EQ_I(v.first_diff, -1);
+    CHECK(v.documented != NULL && strcmp(v.documented->id, "epoll-order") == 0);
+    /* other events: undocumented */
+    b.results[3].events[0].events = EPOLLIN | EPOLLHUP;
+    qp_cf_compare(&two_events, &a, &b, &v);
+    CHECK_EQ_I(v.first_diff, 3);
+    /* an errno alone */
+    b = a;
+    b.results[4] = (qp_cf_result){.kind = QP_CF_RES_CALL, .ret = -1, .err = EAGAIN};
+    qp_cf_compare(&two_events, &a, &b, &v);
+    CHECK_EQ_I(v.first_diff, 4);
+}
+
+static const qp_cf_scenario blocked_writer =
+    CF_SCENARIO("test/blocked-writer", "", CF_OBJS(O_PIPE), WRITE(1, 65536), BLOCKING(1),
+                W_READ(0, 1, DURING), WRITE(1, 1), READ(0, 1));
+
+static void test_sim_reports_a_call_blocked_for_good(void)
+{
+    qp_cf_backend *sim = qp_cf_sim_backend_new();
+    static qp_cf_outcome out;
+    qp_cf_run(sim, &blocked_writer, &out);
+    CHECK_EQ_U(out.results[0].kind, QP_CF_RES_CALL);
+    CHECK_EQ_I(out.results[0].ret, 65536);
+    /* reading one byte frees no slot: the writer sleeps on */
+    CHECK_EQ_U(out.results[3].kind, QP_CF_RES_BLOCKED);
+    CHECK_EQ_U(out.results[4].kind, QP_CF_RES_NONE);
+    qp_cf_backend_free(sim);
+}
+
+static void test_draws_from_any_bytes_are_well_formed(void)
+{
+    uint64_t state = 13;
+    static qp_cf_scenario sc;
+    uint8_t bytes[256];
+    for (unsigned trial = 0; trial < 2000; trial++) {
+        size_t size = qp_splitmix64(&state) % sizeof bytes;
+        qp_random_bytes(&state, bytes, size);
+        qp_tape tape;
+        qp_tape_init(&tape, bytes, size);
+        qp_cf_draw(&tape, &sc); /* asserts qp_cf_check */
+        CHECK(sc.objs_count >= 1);
+    }
+}
+
+static void test_kernel_runs_leave_no_fd_open(void)
+{
+    long before = open_fds();
+    qp_cf_backend *kernel = qp_cf_host_backend_new();
+    static qp_cf_outcome out;
+    for (size_t i = 0; i < qp_cf_scenarios_count; i++) {
+        long at_start = open_fds();
+        qp_cf_run(kernel, &qp_cf_scenarios[i], &out);
+        long at_end = open_fds();
+        if (at_end != at_start)
+            fprintf(stderr, "%s: %ld fds before, %ld after\n", qp_cf_scenarios[i].name, at_start,
+                    at_end);
+        CHECK_EQ_I(at_end, at_start);
+    }
+    qp_cf_backend_free(kernel);
+    CHECK_EQ_I(open_fds(), before);
+}
+
+int main(void)
+{
+    static const test_case tests[] = {
+        TEST(test_every_scenario_keeps_its_bounds),
+        TEST(test_compare_fails_on_a_difference_and_names_documented_ones),
+        TEST(test_sim_reports_a_call_blocked_for_good),
+        TEST(test_draws_from_any_bytes_are_well_formed),
+        TEST(test_kernel_runs_leave_no_fd_open),
+    };
+    return check_run(tests, sizeof tests / sizeof tests[0]);
+}
