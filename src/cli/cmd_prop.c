@@ -268,8 +268,9 @@ static bool matrix_rows_set(const prop_args *a, const qp_machine *m, size_t vari
                single ? v->expect : qp_property_name(q), set.trials_run, verdict, first, shrunk,
                ok ? "" : (want & bit) ? "  MISMATCH" : "  UNEXPECTED");
         if (set.found & bit) {
-            char suffix[40];
-            snprintf(suffix, sizeof suffix, single ? "" : "-%s", qp_property_name(q));
+            char suffix[40] = "";
+            if (!single)
+                snprintf(suffix, sizeof suffix, "-%s", qp_property_name(q));
             keep_failure(a, run, m, variant, r, suffix);
         }
     }
