@@ -85,7 +85,13 @@ for exe in "$build"/fuzz_*; do
     # one binary per reference variant: the target takes the variant from the
     # suffix of its name (fuzz_selector-ref-pipe fuzzes selector/ref-pipe)
     mapfile -t refs < <(qp_default_variants "$build" "$target")
-    [ ${#refs[@]} -gt 0 ] && [ "${refs[0]}" != - ] || { echo "build.sh: $target lists no reference variant" >&2; exit 1; }
+    if [ ${#refs[@]} -eq 0 ] || [ -z "${refs[0]}" ]; then
+        # a real library whose every configuration has known findings: its
+        # target would stop at them at once (docs/CATALOG.md)
+        echo "build.sh: $target has no variant expected to pass: not fuzzed here" >&2
+        continue
+    fi
+    [ "${refs[0]}" != - ] || { echo "build.sh: $target lists no reference variant" >&2; exit 1; }
     for v in "${refs[@]}"; do
         out_target "$target-$v" "$exe" "$machine"
     done
