@@ -31,7 +31,10 @@ static void fail(props *p, const char *variant, const char *fmt, ...)
     p->failures++;
 }
 
-static void search(props *p, size_t variant, bool with_seeds, qp_prop_result *r)
+/* The engine's search of a variant for the properties it expects (none:
+ * a reference, whose first failure ends the search), with or without the
+ * always-seeds. */
+static void search(props *p, size_t variant, bool with_seeds, qp_prop_set_result *set)
 {
     qp_machine_check mc = {p->run, p->machine, variant};
     qp_prop_config config = p->config;
@@ -40,20 +43,21 @@ static void search(props *p, size_t variant, bool with_seeds, qp_prop_result *r)
         qp_always_seeds(p->root, p->machine, &seeds);
     config.always = (const char *const *)seeds.paths;
     config.always_count = seeds.count;
-    qp_prop_run(&config, qp_machine_check_fn, &mc, r);
+    qp_prop_run_set(&config, qp_variant_expected(&p->machine->variants[variant]),
+                    qp_machine_check_fn, &mc, set);
     qp_path_list_free(&seeds);
 }
 
 static void ref_passes_every_property(props *p, size_t variant)
 {
     const char *name = p->machine->variants[variant].name;
-    static qp_prop_result r;
-    search(p, variant, true, &r);
-    if (r.failed)
-        fail(p, name, "the reference fired %s", qp_property_name((unsigned)r.property));
+    static qp_prop_set_result set;
+    search(p, variant, true, &set);
+    if (set.unexpected >= 0)
+        fail(p, name, "the reference fired %s", qp_property_name((unsigned)set.unexpected));
     else
         printf("ok   %s/%s passes every property over %lu trials and the always-seeds\n",
-               p->machine->name, name, r.trials_run);
+               p->machine->name, name, set.trials_run);
 }
 
 /* The set of property names, comma-separated, into buf. */
@@ -93,16 +97,8 @@ static void fires_its_expected_properties(props *p, size_t variant, bool with_se
 {
     const qp_variant *v = &p->machine->variants[variant];
     uint32_t want = qp_variant_expected(v);
-    qp_machine_check mc = {p->run, p->machine, variant};
-    qp_prop_config config = p->config;
-    qp_path_list seeds = {0};
-    if (with_seeds)
-        qp_always_seeds(p->root, p->machine, &seeds);
-    config.always = (const char *const *)seeds.paths;
-    config.always_count = seeds.count;
     static qp_prop_set_result set;
-    qp_prop_run_set(&config, want, qp_machine_check_fn, &mc, &set);
-    qp_path_list_free(&seeds);
+    search(p, variant, with_seeds, &set);
     const char *how = with_seeds ? "with always-seeds" : "by random trials alone";
     char names[256];
     if (set.unexpected >= 0) {
