@@ -69,7 +69,7 @@ bool qp_run_bytes(qp_run *run, const qp_machine *machine, size_t variant, const 
     run->ctx = (qp_machine_ctx){&run->world, &run->sched, variant, run->state};
     machine->setup(&run->sim, &run->world);
     if (machine->world != NULL)
-        qp_sim_set_world_hook(&run->sim, world_action, run);
+        qp_sim_set_world_hook(&run->sim, world_action, run, machine->world_at_waits);
     if (machine->pipe_policy != NULL)
         qp_sim_set_pipe_policy(&run->sim, machine->pipe_policy(variant));
     if (machine->dgram_peer != NULL)

@@ -51,6 +51,11 @@ typedef struct qp_machine {
      * QP_EV_REGISTER), run as that thread at the event's time; NULL if the
      * machine has none. */
     void (*world)(qp_os *os, const qp_machine_ctx *ctx, const qp_event *ev);
+    /* world's actions wait until run() blocks in a wait, and the world's
+     * later events with them: for a library whose loop holds a lock outside
+     * its waits (libevent's base lock), which another thread calling into
+     * it would wait for */
+    bool world_at_waits;
     /* For a machine whose code under test is the kernel's pipe: the wakeup
      * policy of the variant; NULL for the others. */
     const qp_pipe_policy *(*pipe_policy)(size_t variant);

@@ -278,6 +278,10 @@ typedef struct qp_sim {
 
     qp_world_hook world_hook;
     void *world_ctx;
+    /* Another thread's action waits until task 0 blocks in a wait: the
+     * thread calls into a library whose loop holds a lock everywhere but in
+     * its waits, so the thread runs when the loop lets go of it. */
+    bool world_at_waits;
     bool in_world; /* a world task is acting: its syscalls neither run events nor move the clock */
     uint64_t world_now_ns;
 
@@ -298,8 +302,10 @@ void qp_sim_init(qp_sim *sim, const qp_schedule *sched, qp_trace *trace, qp_orac
  * on. Returns its fd. */
 int qp_sim_add_stream(qp_sim *sim);
 
-/* Hands world events the sim does not handle to hook (see qp_world_hook). */
-void qp_sim_set_world_hook(qp_sim *sim, qp_world_hook hook, void *ctx);
+/* Hands world events the sim does not handle to hook (see qp_world_hook);
+ * with at_waits, each waits until task 0 blocks in a wait, and the events
+ * after it wait with it (sim->world_at_waits). */
+void qp_sim_set_world_hook(qp_sim *sim, qp_world_hook hook, void *ctx, bool at_waits);
 
 /* Puts a wakeup policy on the sim's pipes (NULL: Linux >= 6.14). */
 void qp_sim_set_pipe_policy(qp_sim *sim, const qp_pipe_policy *policy);

@@ -85,7 +85,7 @@ static bool sim_open(qp_cf_backend *b, const qp_cf_scenario *sc, int *fds, char 
     sb->sc = sc;
     sb->thread_actions_count = 0;
     qp_sim_init(&sb->sim, &sb->sched, &sb->trace, NULL, b->stop_jmp);
-    qp_sim_set_world_hook(&sb->sim, world_hook, sb);
+    qp_sim_set_world_hook(&sb->sim, world_hook, sb, false);
     qp_os *os = &sb->sim.os;
     b->os = os;
     unsigned slot = 0;

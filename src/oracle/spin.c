@@ -11,7 +11,7 @@
  *   its nearest pending timer's deadline (timers.c).
  * - A wait that reports an fd ready when the previous wait already reported
  *   it and the waiting task has not received from, written to, deregistered
- *   or closed it since (an epoll fd's readiness is consumed by an
+ *   closed or re-armed (timerfd_settime) it since (an epoll fd's readiness is consumed by an
  *   epoll_wait on it, as a loop embedded in another one does): readiness left unconsumed is waited on again and
  *   returns at once, forever. Only task 0 waits; other tasks' calls do not
  *   consume its readiness. */
@@ -84,6 +84,8 @@ static int consumed_fd(const qp_rec *rec)
         return call->fd.fd;
     if (call->sys == QP_SYS_epoll_ctl)
         return call->epoll_ctl.fd;
+    if (call->sys == QP_SYS_timerfd_settime)
+        return call->timerfd.fd; /* do_timerfd_settime: the expiries counted are reset */
     if (qp_sys_is_wait(call->sys) && call->wait.epfd >= 0)
         return call->wait.epfd; /* an epoll_wait collects what made its epoll fd readable */
     return -1;

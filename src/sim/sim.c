@@ -187,7 +187,9 @@ static void run_world_action(qp_sim *sim, const qp_event *ev, uint8_t task)
     if (sim->world_hook == NULL)
         return;
     uint8_t saved_task;
-    qp__sim_world_begin(sim, task, ev->at_ns, &saved_task);
+    /* a thread that waited for the loop acts when it got in */
+    uint64_t at_ns = sim->world_at_waits && sim->now_ns > ev->at_ns ? sim->now_ns : ev->at_ns;
+    qp__sim_world_begin(sim, task, at_ns, &saved_task);
     sim->world_hook(sim->world_ctx, &sim->os, ev);
     qp__sim_world_end(sim, saved_task);
 }
@@ -281,10 +283,13 @@ bool qp__sim_step(qp_sim *sim, uint64_t until_ns)
         return step_internal(sim, internal);
     if (ev == NULL || ev->at_ns > until_ns)
         return false;
+    bool world_action = ev->kind == QP_EV_WAKEUP || ev->kind == QP_EV_REGISTER;
+    /* the thread waits for the loop's lock, and the world's order with it */
+    if (world_action && sim->world_at_waits && !blocked(sim))
+        return false;
     sim->next_event++;
     if (ev->at_ns > sim->now_ns)
         sim->now_ns = ev->at_ns;
-    bool world_action = ev->kind == QP_EV_WAKEUP || ev->kind == QP_EV_REGISTER;
     int fd = ev->target < sim->targets_count ? sim->targets[ev->target] : -1;
     bool was_blocked = blocked(sim);
     qp_rec *rec = qp__sim_push(sim, QP_REC_EVENT);
@@ -489,10 +494,11 @@ int qp_sim_add_stream(qp_sim *sim)
     return fd;
 }
 
-void qp_sim_set_world_hook(qp_sim *sim, qp_world_hook hook, void *ctx)
+void qp_sim_set_world_hook(qp_sim *sim, qp_world_hook hook, void *ctx, bool at_waits)
 {
     sim->world_hook = hook;
     sim->world_ctx = ctx;
+    sim->world_at_waits = at_waits;
 }
 
 void qp_sim_set_pipe_policy(qp_sim *sim, const qp_pipe_policy *policy)
