@@ -64,7 +64,7 @@ qp_ninja_fuzz() {
     fi
 }
 
-# The fuzz targets a build made (every targets/fuzz_<name>.c is one):
+# The fuzz targets a build made (fuzz_<machine> for each machine, from targets/fuzz_machine.c, and the other targets/fuzz_<name>.c):
 # qp_targets BUILD_DIR
 qp_targets() {
     local exe
@@ -87,7 +87,8 @@ qp_variants() {
     rm -f "$empty"
 }
 
-# The variants to fuzz by default: the references (expectation "pass"), or
+# The variants to fuzz by default: the references (expectation "pass") or, a
+# target with no reference, all of its variants; or
 # "-" for a target without variants: qp_default_variants BUILD_DIR TARGET
 qp_default_variants() {
     local list
@@ -95,7 +96,11 @@ qp_default_variants() {
     if [ -z "$list" ]; then
         echo -
     else
-        printf '%s\n' "$list" | awk '$2 == "pass" { print $1 }'
+        # the references; a target with none (a real library with known
+        # findings in every configuration): every variant, whose expected
+        # findings the target takes for known (include/quietpoll/fuzz.h)
+        printf '%s\n' "$list" | awk '{ all[NR] = $1 } $2 == "pass" { print $1; refs++ }
+            END { if (!refs) for (i = 1; i <= NR; i++) print all[i] }'
     fi
 }
 

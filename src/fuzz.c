@@ -69,6 +69,18 @@ int qp_fuzz_init(const qp_machine *machine, int argc, char **argv)
         fprintf(stderr, "quietpoll: fuzzing %s/%s (the variant from the program's name)\n",
                 machine->name, name);
     target.run = qp_run_new();
+    const char *known = getenv("QP_FUZZ_KNOWN");
+    if (known == NULL || *known == '\0' || strcmp(known, "expected") == 0)
+        target.run->oracle.known = qp_variant_expected(&machine->variants[target.variant]);
+    else if (strcmp(known, "none") != 0) {
+        fprintf(stderr, "quietpoll: QP_FUZZ_KNOWN is 'expected' (the default) or 'none', not '%s'\n",
+                known);
+        exit(2);
+    }
+    if (target.run->oracle.known != 0)
+        fprintf(stderr, "quietpoll: %s/%s: its expected findings (%s) are known, not crashes "
+                        "(QP_FUZZ_KNOWN=none makes them crash)\n",
+                machine->name, name, machine->variants[target.variant].expect);
     return 0;
 }
 

@@ -6,6 +6,7 @@
 
 #include "check.h"
 #include "helpers.h"
+#include "../src/machines/builtin.h"
 
 static const char *root;
 static qp_run *run;
@@ -114,6 +115,7 @@ static void test_manifest(void)
 
 int main(int argc, char **argv)
 {
+    qp_registry_use(&qp_builtin_registry);
     if (argc != 2) {
         fprintf(stderr, "usage: test_reproducers ROOT\n");
         return 2;

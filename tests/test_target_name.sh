@@ -15,8 +15,8 @@ result() { # NAME OK
 reproducer=$root/reproducers/selector/jdk-8253478-no-coalesce
 
 cp "$exe" "$work/fuzz_selector-no-coalesce"
-(unset QP_VARIANT; "$work/fuzz_selector-no-coalesce" "$reproducer") >/dev/null 2>"$work/err"
-result "fuzz_selector-no-coalesce fails the no-coalesce reproducer" $(($? == 0))
+(unset QP_VARIANT; QP_FUZZ_KNOWN=none "$work/fuzz_selector-no-coalesce" "$reproducer") >/dev/null 2>"$work/err"
+result "fuzz_selector-no-coalesce fails the no-coalesce reproducer (QP_FUZZ_KNOWN=none)" $(($? == 0))
 grep -q "VIOLATION redundant-wakeup in selector/no-coalesce" "$work/err"
 result "and says it fuzzes selector/no-coalesce" $?
 grep -q "quietpoll: fuzzing selector/no-coalesce (the variant from the program's name)" "$work/err"
@@ -28,7 +28,15 @@ result "fuzz_selector-ref-pipe passes it and the corpus" $?
 grep -q "quietpoll: fuzzing selector/ref-pipe" "$work/err"
 result "under selector/ref-pipe" $?
 
-QP_VARIANT=ref-eventfd "$work/fuzz_selector-no-coalesce" "$reproducer" >/dev/null 2>"$work/err"
+(unset QP_VARIANT; "$work/fuzz_selector-no-coalesce" "$reproducer") >/dev/null 2>"$work/err"
+result "by default its expected finding is known, not a crash" $?
+grep -q "selector/no-coalesce: its expected findings (redundant-wakeup) are known" "$work/err"
+result "and it says so" $?
+(unset QP_VARIANT; QP_FUZZ_KNOWN=bogus "$work/fuzz_selector-no-coalesce" "$reproducer") >/dev/null 2>"$work/err"
+[ $? -eq 2 ] && grep -q "QP_FUZZ_KNOWN is 'expected' (the default) or 'none'" "$work/err"
+result "a bad QP_FUZZ_KNOWN exits 2, saying the choices" $?
+
+QP_FUZZ_KNOWN=none QP_VARIANT=ref-eventfd "$work/fuzz_selector-no-coalesce" "$reproducer" >/dev/null 2>"$work/err"
 result "QP_VARIANT wins over the name" $?
 
 cp "$exe" "$work/fuzz_selector-nosuch"

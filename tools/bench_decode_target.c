@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../src/machines/builtin.h"
 #include "quietpoll/fuzz.h"
 #include "quietpoll/machine.h"
 #include "quietpoll/schedule.h"
@@ -23,7 +24,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argv;
     const char *name = getenv("QP_BENCH_MACHINE");
     if (name == NULL || *name == '\0') {
-        machine = qp_machines[0];
+        machine = qp_registry_get()->machines[0];
         return 0;
     }
     machine = qp_machine_find(name);

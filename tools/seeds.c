@@ -280,6 +280,8 @@ static const seed dgram_seeds[] = {
 };
 
 #ifdef QP_HAVE_UDNS
+extern const qp_machine qp_machine_udns; /* src/udns/ */
+
 /* udns: replies of a kind (enum qp_dns_reply: 0 an answer, 1 nxdomain, 2
    servfail, 3 nodata, 4 truncated, 5 formerr, 6 wrong id, 7 wrong name, 8
    duplicate, 9 short, 10 bad name, 11 other server), n every period */

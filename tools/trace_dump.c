@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../src/machines/builtin.h"
 #include "quietpoll/rng.h"
 #include "quietpoll/run.h"
 
@@ -30,6 +31,7 @@ static int usage(void)
 
 int main(int argc, char **argv)
 {
+    qp_registry_use(&qp_builtin_registry);
     const qp_machine *m = &qp_machine_timed_read;
     unsigned long random_count = 0;
     uint64_t seed = 1;

@@ -1,11 +1,17 @@
 /* The glue every fuzz target shares: the variant from QP_VARIANT, one run
- * per input, and on a violation the report and abort(). A target is:
+ * per input, and on a violation the report and abort(). A target is one
+ * line, QP_FUZZ_TARGET(qp_machine_X), which defines:
  *
  *   int LLVMFuzzerInitialize(int *argc, char ***argv)
  *   { return qp_fuzz_init(&qp_machine_X, *argc, *argv); }
  *   int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
  *   { return qp_fuzz_one(data, size); }
- */
+ *
+ * A variant's expected properties (qp_variant.expect) are its documented
+ * findings: a run that fires one of them goes on, and only a property
+ * outside the set is a crash, so that fuzzing a real library with known
+ * findings looks for new ones. QP_FUZZ_KNOWN=none makes every violation a
+ * crash (the detection benchmark hunting a mutant's bug). */
 #ifndef QUIETPOLL_FUZZ_H
 #define QUIETPOLL_FUZZ_H
 
@@ -16,6 +22,16 @@
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define QP_FUZZ_TARGET(machine_)                                                                   \
+    int LLVMFuzzerInitialize(int *argc, char ***argv)                                              \
+    {                                                                                              \
+        return qp_fuzz_init(&(machine_), *argc, *argv);                                            \
+    }                                                                                              \
+    int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)                                   \
+    {                                                                                              \
+        return qp_fuzz_one(data, size);                                                            \
+    }
 
 /* Selects the variant named by QP_VARIANT, else by the suffix of the
  * program's name (fuzz_selector-ref-pipe runs selector's ref-pipe: one

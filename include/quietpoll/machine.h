@@ -5,6 +5,8 @@
 #define QUIETPOLL_MACHINE_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 
 #include "quietpoll/os.h"
 #include "quietpoll/schedule.h"
@@ -36,6 +38,17 @@ typedef struct qp_machine_ctx {
     size_t variant;
     void *state; /* QP_MACHINE_STATE_BYTES, aligned for any type */
 } qp_machine_ctx;
+
+/* What `quietpoll audit` asks of a resolver machine (a DNS library under
+ * the simulator), besides its trace. */
+typedef struct qp_audit_hooks {
+    /* the name of a reply kind of its nameserver (enum qp_dns_reply) */
+    const char *(*reply_name)(unsigned kind);
+    /* its queries, from the run's state: submitted, sent, answered */
+    void (*print_queries)(FILE *out, const void *state, uint32_t datagrams_sent);
+    /* the library's call that handles one readiness event ("dns_ioevent()") */
+    const char *event_handler;
+} qp_audit_hooks;
 
 typedef struct qp_machine {
     const char *name;
@@ -72,26 +85,40 @@ typedef struct qp_machine {
      * every run (a lock pipe made under pthread_once) is made here; NULL if
      * there is none. */
     void (*init_once)(void);
+    /* A resolver's hooks for `quietpoll audit`, which then has a built-in
+     * schedule for it (seed 004's); NULL for the others. */
+    const qp_audit_hooks *audit;
 } qp_machine;
 
+/* The model machines, in libquietpoll.a. The real libraries' machines are
+ * each in a library of its own (src/<machine>/), registered with the rest
+ * by the program that runs them (qp_registry_use, or qp_cli_main). */
 extern const qp_machine qp_machine_timed_read;
 extern const qp_machine qp_machine_selector;
 extern const qp_machine qp_machine_pipe;
 extern const qp_machine qp_machine_timer_loop;
 extern const qp_machine qp_machine_dgram;
-#ifdef QP_HAVE_UDNS
-extern const qp_machine qp_machine_udns; /* built only where libudns.a was found */
-#endif
-#ifdef QP_HAVE_LIBUV
-extern const qp_machine qp_machine_libuv; /* built only where libuv_a.a was found */
-#endif
-#ifdef QP_HAVE_LIBEVENT
-extern const qp_machine qp_machine_libevent; /* built only where libevent_core.a was found */
-#endif
 
-/* Every machine, in a fixed order. */
-extern const qp_machine *const qp_machines[];
-extern const size_t qp_machines_count;
+/* A machine this build does not have, and why (its library was not found). */
+typedef struct qp_machine_absent {
+    const char *name;
+    const char *why;
+} qp_machine_absent;
+
+/* The machines a program runs, in a fixed order, and those it was built
+ * without. Set once at start-up, before any lookup; quietpoll's own
+ * programs use the one meson generates from the machines it built
+ * (qp_builtin_registry). */
+typedef struct qp_registry {
+    const qp_machine *const *machines;
+    size_t count;
+    const qp_machine_absent *absent;
+    size_t absent_count;
+} qp_registry;
+
+void qp_registry_use(const qp_registry *registry);
+/* The registry in use; a program that set none gets the model machines. */
+const qp_registry *qp_registry_get(void);
 
 const qp_machine *qp_machine_find(const char *name);
 

@@ -243,6 +243,10 @@ typedef struct qp_oracle {
     qp_loop_watch loop;
     qp_spin_watch spin;
     bool keep_going; /* count every violation instead of stopping at the first */
+    /* properties counted but not stopping the run, nor reported: a fuzz
+     * target's documented findings (bit p for enum qp_property p); kept
+     * across runs, as keep_going is */
+    uint32_t known;
     qp_violation violation;
 } qp_oracle;
 

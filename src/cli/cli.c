@@ -30,8 +30,8 @@ const qp_machine *cli_machine(const char *name)
         exit(CLI_EXIT_USAGE);
     }
     fprintf(stderr, "quietpoll: unknown machine '%s'; the machines are:", name);
-    for (size_t i = 0; i < qp_machines_count; i++)
-        fprintf(stderr, " %s", qp_machines[i]->name);
+    for (size_t i = 0; i < qp_registry_get()->count; i++)
+        fprintf(stderr, " %s", qp_registry_get()->machines[i]->name);
     fprintf(stderr, "\n");
     exit(CLI_EXIT_USAGE);
 }

@@ -9,9 +9,6 @@
 
 #include "cli.h"
 #include "quietpoll/units.h"
-#ifdef QP_HAVE_UDNS
-#include "../udns/udns_harness.h"
-#endif
 
 #define CLI_EXIT_SKIP 77
 #define K_MAX 8 /* events are tallied by replies received, k = 0 .. K_MAX (and more) */
@@ -95,7 +92,7 @@ static void audit_trace(const qp_trace *trace, tally *t)
         add_event(t, k, receives, eagains);
 }
 
-/* Seed 004's schedule for the udns harness: n queries, n single replies. */
+/* Seed 004's schedule for a resolver machine: n queries, n single replies. */
 static void seed004(qp_schedule *s, uint32_t n)
 {
     memset(s, 0, sizeof *s);
@@ -109,47 +106,35 @@ static void seed004(qp_schedule *s, uint32_t n)
     s->events_count = 1;
 }
 
-static void print_kinds(const tally *t, bool udns)
+static void print_kinds(const tally *t, const qp_audit_hooks *hooks)
 {
     const char *sep = " (";
     for (unsigned kind = 0; kind < QP_REPLY_KINDS; kind++) {
         if (t->kinds[kind] == 0)
             continue;
-#ifdef QP_HAVE_UDNS
-        if (udns) {
-            printf("%s%" PRIu32 " %s", sep, t->kinds[kind], qp_dns_reply_name(kind));
-            sep = ", ";
-            continue;
-        }
-#endif
-        (void)udns;
-        printf("%s%" PRIu32 " of kind %u", sep, t->kinds[kind], kind);
+        if (hooks != NULL)
+            printf("%s%" PRIu32 " %s", sep, t->kinds[kind], hooks->reply_name(kind));
+        else
+            printf("%s%" PRIu32 " of kind %u", sep, t->kinds[kind], kind);
         sep = ", ";
     }
     if (*sep == ',')
         printf(")");
 }
 
-static void print_audit(const qp_run *run, const tally *t, bool udns)
+static void print_audit(const qp_run *run, const tally *t, const qp_audit_hooks *hooks)
 {
     printf("replies: %" PRIu32 " reached the socket", t->arrivals - t->dropped);
-    print_kinds(t, udns);
+    print_kinds(t, hooks);
     if (t->dropped)
         printf(", %" PRIu32 " dropped (the queue was full)", t->dropped);
     printf("\n");
-#ifdef QP_HAVE_UDNS
-    if (udns) {
-        const qp_udns_harness *h = (const qp_udns_harness *)run->state;
-        printf("queries: %" PRIu32 " submitted, %" PRIu32 " datagrams sent by udns, %" PRIu32
-               " answered with an address\n",
-               h->submitted, t->sends, h->answered);
-    }
-#endif
-    (void)run;
+    if (hooks != NULL)
+        hooks->print_queries(stdout, run->state, t->sends);
     printf("waits: %" PRIu32 ", of which %" PRIu32 " reported the socket: %" PRIu32
-           " readiness event%s%s\n",
+           " readiness event%s%s%s\n",
            t->waits, t->events, t->events, t->events == 1 ? "" : "s",
-           udns ? ", each handled by one dns_ioevent()" : "");
+           hooks != NULL ? ", each handled by one " : "", hooks != NULL ? hooks->event_handler : "");
     printf("recvfrom calls: %" PRIu32 ", %" PRIu32 " returned EAGAIN (%" PRIu32
            " returned a datagram, %" PRIu32 " an error)\n",
            t->receives, t->eagains, t->datagrams, t->errors);
@@ -204,11 +189,11 @@ int cmd_audit(int argc, char **argv)
         return CLI_EXIT_SKIP;
     }
     const qp_machine *m = cli_machine(name);
-    bool udns = strcmp(m->name, "udns") == 0;
+    const qp_audit_hooks *hooks = m->audit;
     const char *file = argc - optind == 2 ? argv[optind + 1] : NULL;
     if (file != NULL && replies_given)
         return cli_usage_error("audit", "takes --replies or a FILE, not both");
-    if (file == NULL && !udns)
+    if (file == NULL && hooks == NULL)
         return cli_usage_error("audit", "%s has no built-in schedule: give a FILE", m->name);
     if (replies < 1 || replies > QP_DGRAM_REPEAT_MAX)
         return cli_usage_error("audit", "--replies wants 1 to %d", QP_DGRAM_REPEAT_MAX);
@@ -246,7 +231,7 @@ int cmd_audit(int argc, char **argv)
     tally t;
     memset(&t, 0, sizeof t);
     audit_trace(&run->trace, &t);
-    print_audit(run, &t, udns);
+    print_audit(run, &t, hooks);
     const qp_violation *viol = &run->oracle.violation;
     int rc = CLI_EXIT_OK;
     if (viol->property >= 0) {

@@ -13,14 +13,14 @@ int cmd_list(int argc, char **argv)
         return CLI_EXIT_OK;
     }
     if (argc == 2 && strcmp(argv[1], "--machines") == 0) {
-        for (size_t i = 0; i < qp_machines_count; i++)
-            printf("%s\n", qp_machines[i]->name);
+        for (size_t i = 0; i < qp_registry_get()->count; i++)
+            printf("%s\n", qp_registry_get()->machines[i]->name);
         return CLI_EXIT_OK;
     }
     if (argc > 1)
         return cli_usage_error("list", "takes no arguments but --machines");
-    for (size_t i = 0; i < qp_machines_count; i++) {
-        const qp_machine *m = qp_machines[i];
+    for (size_t i = 0; i < qp_registry_get()->count; i++) {
+        const qp_machine *m = qp_registry_get()->machines[i];
         printf("%s: %s\n", m->name, m->summary);
         for (size_t v = 0; v < m->variants_count; v++)
             printf("  %-18s %-15s %-32s %s\n", m->variants[v].name, m->variants[v].expect,

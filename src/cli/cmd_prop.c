@@ -306,8 +306,8 @@ static int matrix(const prop_args *a)
            "first failure", "shrunk");
     qp_run *run = qp_run_new();
     size_t mismatches = 0, rows = 0;
-    for (size_t i = 0; i < qp_machines_count; i++) {
-        const qp_machine *m = qp_machines[i];
+    for (size_t i = 0; i < qp_registry_get()->count; i++) {
+        const qp_machine *m = qp_registry_get()->machines[i];
         if (a->machine != NULL && a->machine != m)
             continue;
         for (size_t v = 0; v < m->variants_count; v++, rows++)

@@ -49,13 +49,13 @@
 enum variant { EV_DEFAULT, EV_POLL, EV_NO_CACHE, EV_PRECISE };
 
 static const qp_variant variants[] = {
-    [EV_DEFAULT] = {"libevent-2.1", "syscall-bound,timeout-early,timeout-late", "libevent 2.1.12 (docs/CATALOG.md)",
+    [EV_DEFAULT] = {"libevent-2.1", "syscall-bound,timeout-early,timeout-late", "libevent #958, #1286, evutil_time.c (docs/CATALOG.md)",
                     "Debian's libevent_core.a, event_base_new(): epoll"},
-    [EV_POLL] = {"libevent-2.1-poll", "syscall-bound,timeout-early,timeout-late", "libevent 2.1.12 (docs/CATALOG.md)",
+    [EV_POLL] = {"libevent-2.1-poll", "syscall-bound,timeout-early,timeout-late", "libevent #958, #1286, evutil_time.c (docs/CATALOG.md)",
                  "Debian's libevent_core.a, the poll backend"},
-    [EV_NO_CACHE] = {"libevent-2.1-no-cache", "syscall-bound,timeout-early,timeout-late", "libevent 2.1.12 (docs/CATALOG.md)",
+    [EV_NO_CACHE] = {"libevent-2.1-no-cache", "syscall-bound,timeout-early,timeout-late", "libevent #958, #1286, evutil_time.c (docs/CATALOG.md)",
                      "Debian's libevent_core.a, EVENT_BASE_FLAG_NO_CACHE_TIME"},
-    [EV_PRECISE] = {"libevent-2.1-precise", "timeout-early", "libevent 2.1.12 (docs/CATALOG.md)",
+    [EV_PRECISE] = {"libevent-2.1-precise", "timeout-early", "libevent 2.1.12 event.c event_add_nolock_ (docs/CATALOG.md)",
                     "Debian's libevent_core.a, EVENT_BASE_FLAG_PRECISE_TIMER"},
 };
 

@@ -1,4 +1,5 @@
-/* Every machine, and lookups by name. */
+/* The machines a program runs, and lookups by name. The registry is set
+ * once at start-up (qp_registry_use) and only read after that. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,29 +8,36 @@
 
 #include "quietpoll/machine.h"
 
-const qp_machine *const qp_machines[] = {
-    &qp_machine_timed_read,
-    &qp_machine_selector,
-    &qp_machine_pipe,
-    &qp_machine_timer_loop,
-    &qp_machine_dgram,
-#ifdef QP_HAVE_UDNS
-    &qp_machine_udns,
-#endif
-#ifdef QP_HAVE_LIBUV
-    &qp_machine_libuv,
-#endif
-#ifdef QP_HAVE_LIBEVENT
-    &qp_machine_libevent,
-#endif
+static const qp_machine *const models[] = {
+    &qp_machine_timed_read, &qp_machine_selector, &qp_machine_pipe,
+    &qp_machine_timer_loop, &qp_machine_dgram,
 };
-const size_t qp_machines_count = sizeof qp_machines / sizeof qp_machines[0];
+static const qp_registry models_only = {models, sizeof models / sizeof models[0], NULL, 0};
+static const qp_registry *registry = &models_only;
+
+void qp_registry_use(const qp_registry *r)
+{
+    registry = r;
+}
+
+const qp_registry *qp_registry_get(void)
+{
+    return registry;
+}
 
 const qp_machine *qp_machine_find(const char *name)
 {
-    for (size_t i = 0; i < qp_machines_count; i++)
-        if (strcmp(qp_machines[i]->name, name) == 0)
-            return qp_machines[i];
+    for (size_t i = 0; i < registry->count; i++)
+        if (strcmp(registry->machines[i]->name, name) == 0)
+            return registry->machines[i];
+    return NULL;
+}
+
+const char *qp_machine_missing(const char *name)
+{
+    for (size_t i = 0; i < registry->absent_count; i++)
+        if (strcmp(registry->absent[i].name, name) == 0)
+            return registry->absent[i].why;
     return NULL;
 }
 
@@ -64,26 +72,4 @@ long qp_variant_find(const qp_machine *machine, const char *name)
         if (strcmp(machine->variants[i].name, name) == 0)
             return (long)i;
     return -1;
-}
-
-const char *qp_machine_missing(const char *name)
-{
-#ifndef QP_HAVE_UDNS
-    if (strcmp(name, "udns") == 0)
-        return "this build has no udns machine: libudns.a (Debian: libudns-dev) was not found "
-               "when meson configured it (or -Dudns=disabled); install it and reconfigure";
-#endif
-#ifndef QP_HAVE_LIBEVENT
-    if (strcmp(name, "libevent") == 0)
-        return "this build has no libevent machine: libevent_core.a or libevent_pthreads.a "
-               "(Debian: libevent-dev) was not found when meson configured it (or "
-               "-Dlibevent=disabled); install it and reconfigure";
-#endif
-#ifndef QP_HAVE_LIBUV
-    if (strcmp(name, "libuv") == 0)
-        return "this build has no libuv machine: libuv_a.a (Debian: libuv1-dev) was not found "
-               "when meson configured it (or -Dlibuv=disabled); install it and reconfigure";
-#endif
-    (void)name;
-    return NULL;
 }

@@ -50,6 +50,8 @@ bool qp__fire(qp_oracle *oracle, unsigned property, size_t rec_index, const char
     assert((oracle->keep_going || oracle->violation.property < 0) &&
            "a run stops at its first violation");
     oracle->violation.counts[property]++;
+    if (!oracle->keep_going && (oracle->known >> property & 1))
+        return false; /* counted, and the run goes on */
     if (oracle->violation.property >= 0)
         return true; /* keeping going: the first one is the one reported */
     oracle->violation.property = (int)property;
@@ -63,9 +65,12 @@ bool qp__fire(qp_oracle *oracle, unsigned property, size_t rec_index, const char
 
 void qp_oracle_init(qp_oracle *oracle, const qp_schedule *sched)
 {
-    bool keep_going = oracle->keep_going; /* a setting of the caller's, kept across runs */
+    /* the caller's settings, kept across runs */
+    bool keep_going = oracle->keep_going;
+    uint32_t known = oracle->known;
     memset(oracle, 0, sizeof *oracle);
     oracle->keep_going = keep_going;
+    oracle->known = known;
     oracle->cost_ns = sched->cost_ns;
     oracle->slack_ns = sched->slack_ns;
     oracle->wakeup.fd = -1;

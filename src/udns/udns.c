@@ -204,6 +204,17 @@ static void describe_session(FILE *out, const qp_schedule *s, size_t index)
     qp_describe_timeout(out, op->timeout_ns);
 }
 
+static void print_queries(FILE *out, const void *state, uint32_t datagrams_sent)
+{
+    const qp_udns_harness *h = state;
+    fprintf(out,
+            "queries: %" PRIu32 " submitted, %" PRIu32 " datagrams sent by udns, %" PRIu32
+            " answered with an address\n",
+            h->submitted, datagrams_sent, h->answered);
+}
+
+static const qp_audit_hooks audit = {qp_dns_reply_name, print_queries, "dns_ioevent()"};
+
 const qp_machine qp_machine_udns = {
     .name = "udns",
     .summary = "the real udns 0.4 (libudns.a, linked with --wrap) and its dns_ioevent() "
@@ -225,4 +236,5 @@ const qp_machine qp_machine_udns = {
     .run = run,
     .dgram_peer = &qp_dns_server_peer,
     .teardown = teardown,
+    .audit = &audit,
 };

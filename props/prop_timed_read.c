@@ -1,7 +1,0 @@
-/* Properties of timed_read: ref passes them all, each mutant fails its own. */
-#include "props.h"
-
-int main(int argc, char **argv)
-{
-    return qp_props_main(&qp_machine_timed_read, argc, argv);
-}

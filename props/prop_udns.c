@@ -1,8 +1,0 @@
-/* Properties of udns: the real library passes them all under EPOLLET, and
- * fails syscall-bound under level-triggered poll(). */
-#include "props.h"
-
-int main(int argc, char **argv)
-{
-    return qp_props_main(&qp_machine_udns, argc, argv);
-}
