@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "quietpoll/oracle.h"
 #include "quietpoll/run.h"
 #include "quietpoll/sha1.h"
 
@@ -70,17 +71,28 @@ int qp_fuzz_init(const qp_machine *machine, int argc, char **argv)
                 machine->name, name);
     target.run = qp_run_new();
     const char *known = getenv("QP_FUZZ_KNOWN");
+    uint32_t known_set = 0;
+    size_t bad_len;
     if (known == NULL || *known == '\0' || strcmp(known, "expected") == 0)
-        target.run->oracle.known = qp_variant_expected(&machine->variants[target.variant]);
-    else if (strcmp(known, "none") != 0) {
-        fprintf(stderr, "quietpoll: QP_FUZZ_KNOWN is 'expected' (the default) or 'none', not '%s'\n",
+        known_set = qp_variant_expected(&machine->variants[target.variant]);
+    else if (strcmp(known, "none") != 0 && !qp_property_set_parse(known, &known_set, &bad_len)) {
+        fprintf(stderr,
+                "quietpoll: QP_FUZZ_KNOWN is 'expected' (the default), 'none' or a list of "
+                "properties, not '%s'\n",
                 known);
         exit(2);
     }
-    if (target.run->oracle.known != 0)
-        fprintf(stderr, "quietpoll: %s/%s: its expected findings (%s) are known, not crashes "
-                        "(QP_FUZZ_KNOWN=none makes them crash)\n",
-                machine->name, name, machine->variants[target.variant].expect);
+    target.run->oracle.known = known_set;
+    if (known_set != 0) {
+        fprintf(stderr, "quietpoll: %s/%s: known, not crashes:", machine->name, name);
+        for (unsigned p = 0; p < QP_PROP_COUNT; p++)
+            if (known_set >> p & 1)
+                fprintf(stderr, " %s", qp_property_name(p));
+        fprintf(stderr, " (%s; QP_FUZZ_KNOWN=none makes every property a crash)\n",
+                known == NULL || *known == '\0' || strcmp(known, "expected") == 0
+                    ? "the variant's expected findings"
+                    : "QP_FUZZ_KNOWN");
+    }
     return 0;
 }
 

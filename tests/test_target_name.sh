@@ -30,11 +30,13 @@ result "under selector/ref-pipe" $?
 
 (unset QP_VARIANT; "$work/fuzz_selector-no-coalesce" "$reproducer") >/dev/null 2>"$work/err"
 result "by default its expected finding is known, not a crash" $?
-grep -q "selector/no-coalesce: its expected findings (redundant-wakeup) are known" "$work/err"
+grep -q "selector/no-coalesce: known, not crashes: redundant-wakeup (the variant's expected findings" "$work/err"
 result "and it says so" $?
 (unset QP_VARIANT; QP_FUZZ_KNOWN=bogus "$work/fuzz_selector-no-coalesce" "$reproducer") >/dev/null 2>"$work/err"
-[ $? -eq 2 ] && grep -q "QP_FUZZ_KNOWN is 'expected' (the default) or 'none'" "$work/err"
+[ $? -eq 2 ] && grep -q "QP_FUZZ_KNOWN is 'expected' (the default), 'none' or a list of properties" "$work/err"
 result "a bad QP_FUZZ_KNOWN exits 2, saying the choices" $?
+(unset QP_VARIANT; QP_FUZZ_KNOWN=spin "$work/fuzz_selector-no-coalesce" "$reproducer") >/dev/null 2>"$work/err"
+result "QP_FUZZ_KNOWN=spin leaves redundant-wakeup a crash" $(($? == 0))
 
 QP_FUZZ_KNOWN=none QP_VARIANT=ref-eventfd "$work/fuzz_selector-no-coalesce" "$reproducer" >/dev/null 2>"$work/err"
 result "QP_VARIANT wins over the name" $?

@@ -11,7 +11,9 @@
  * findings: a run that fires one of them goes on, and only a property
  * outside the set is a crash, so that fuzzing a real library with known
  * findings looks for new ones. QP_FUZZ_KNOWN=none makes every violation a
- * crash (the detection benchmark hunting a mutant's bug). */
+ * crash (the detection benchmark hunting a mutant's bug); a list of
+ * properties makes those known and every other a crash (hunting one
+ * property of a set). */
 #ifndef QUIETPOLL_FUZZ_H
 #define QUIETPOLL_FUZZ_H
 

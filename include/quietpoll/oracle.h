@@ -89,6 +89,10 @@ const char *qp_property_name(unsigned property);
 const char *qp_property_summary(unsigned property);
 /* Returns the property with that name, or -1. */
 int qp_property_parse(const char *name);
+/* A comma-separated list of property names into a set (bit p for property
+ * p); false, with *bad_len the length of the first name that is none, on a
+ * name that is no property. "" is the empty set. */
+bool qp_property_set_parse(const char *list, uint32_t *set, size_t *bad_len);
 
 /* The oracle's limits; each matches its sim twin (static asserts in
  * src/oracle/oracle.c), so no record of a sim run falls outside them. */

@@ -13,7 +13,7 @@
 static const char help[] =
     "usage: quietpoll prop [--machine M] [--variant V] [--trials N] [--seed S]\n"
     "                      [--root DIR] [--no-seeds] [--no-db] [-o OUT]\n"
-    "                      [--fork] [--timeout-ms MS]\n\n"
+    "                      [--fork] [--timeout-ms MS] [--known P,...]\n\n"
     "Runs the property engine: first the failures of M/V kept in the failure database\n"
     "(QP_DB, default .quietpoll/; --no-db or QP_DB=none skips it), then the always-seeds\n"
     "(DIR/corpus/fuzz_M/ and DIR/reproducers/M/, DIR defaulting to .; --no-seeds skips\n"
@@ -25,7 +25,8 @@ static const char help[] =
     "With --variant: tests that variant of M. A failure prints its report (how it was found,\n"
     "new or known, the minimal tape in hex, the schedule, the annotated trace, the replay\n"
     "command). The tape is written to a file only with -o OUT. Exit 1 on a failure, 0 when\n"
-    "all trials pass.\n\n"
+    "all trials pass. --known P,...: those properties are counted, not failures, so that the\n"
+    "search hunts the others (one property of a variant's set: ci/detect).\n\n"
     "Without --variant: every variant of M (or of every machine), a line for each: variant,\n"
     "its expectation, trials run, verdict, where it first failed, shrunk size; a variant\n"
     "expected to fire a set of properties gets a line for each, and its search goes on until\n"
@@ -43,6 +44,7 @@ typedef struct prop_args {
     const char *root;
     const char *out;
     const char *db; /* NULL: no database */
+    uint32_t known; /* --known: properties that are not failures (with --variant) */
     bool seeds;
     qp_prop_config config;
 } prop_args;
@@ -182,6 +184,7 @@ static int one_variant(const prop_args *a)
     const qp_machine *m = a->machine;
     size_t variant = cli_variant(m, a->variant);
     qp_run *run = qp_run_new();
+    run->oracle.known = a->known;
     static qp_prop_result result;
     run_engine(a, m, variant, run, &result);
     if (!result.failed) {
@@ -327,6 +330,7 @@ int cmd_prop(int argc, char **argv)
         {"root", required_argument, NULL, 'r'},    {"no-seeds", no_argument, NULL, 'n'},
         {"output", required_argument, NULL, 'o'},  {"no-db", no_argument, NULL, 'd'},
         {"fork", no_argument, NULL, 'f'},          {"timeout-ms", required_argument, NULL, 'T'},
+        {"known", required_argument, NULL, 'k'},
         {"help", no_argument, NULL, 'h'},
         {0}};
     prop_args a = {.root = ".", .seeds = true, .db = qp_db_dir()};
@@ -369,6 +373,14 @@ int cmd_prop(int argc, char **argv)
             if (a.config.fork_timeout_ms == 0)
                 return cli_usage_error("prop", "--timeout-ms wants at least 1 ms");
             break;
+        case 'k': {
+            size_t bad_len;
+            if (!qp_property_set_parse(optarg, &a.known, &bad_len))
+                return cli_usage_error("prop", "--known wants property names, comma-separated "
+                                               "(quietpoll list), not '%s'",
+                                       optarg);
+            break;
+        }
         case 'h':
             fputs(help, stdout);
             return CLI_EXIT_OK;
@@ -380,6 +392,8 @@ int cmd_prop(int argc, char **argv)
         return cli_usage_error("prop", "unexpected argument '%s'", argv[optind]);
     if (a.variant != NULL && a.machine == NULL)
         return cli_usage_error("prop", "--variant needs --machine");
+    if (a.known != 0 && a.variant == NULL)
+        return cli_usage_error("prop", "--known needs --variant");
     cli_fork_timeout_ms = a.config.fork_timeout_ms;
     return a.variant != NULL ? one_variant(&a) : matrix(&a);
 }

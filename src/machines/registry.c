@@ -45,23 +45,12 @@ uint32_t qp_variant_expected(const qp_variant *v)
 {
     if (strcmp(v->expect, "pass") == 0)
         return 0;
-    uint32_t set = 0;
-    char name[64];
-    for (const char *p = v->expect; *p != '\0';) {
-        size_t len = strcspn(p, ",");
-        int property = -1;
-        if (len < sizeof name) {
-            memcpy(name, p, len);
-            name[len] = '\0';
-            property = qp_property_parse(name);
-        }
-        if (property < 0) {
-            fprintf(stderr, "quietpoll: variant %s expects '%s', which names no property\n",
-                    v->name, v->expect);
-            abort();
-        }
-        set |= UINT32_C(1) << property;
-        p += len + (p[len] == ',');
+    uint32_t set;
+    size_t bad_len;
+    if (!qp_property_set_parse(v->expect, &set, &bad_len) || set == 0) {
+        fprintf(stderr, "quietpoll: variant %s expects '%s', which names no property\n", v->name,
+                v->expect);
+        abort();
     }
     return set;
 }

@@ -45,6 +45,28 @@ int qp_property_parse(const char *name)
     return -1;
 }
 
+bool qp_property_set_parse(const char *list, uint32_t *set, size_t *bad_len)
+{
+    *set = 0;
+    char name[64];
+    for (const char *p = list; *p != '\0';) {
+        size_t len = strcspn(p, ",");
+        int property = -1;
+        if (len < sizeof name) {
+            memcpy(name, p, len);
+            name[len] = '\0';
+            property = qp_property_parse(name);
+        }
+        if (property < 0) {
+            *bad_len = len;
+            return false;
+        }
+        *set |= UINT32_C(1) << property;
+        p += len + (p[len] == ',');
+    }
+    return true;
+}
+
 bool qp__fire(qp_oracle *oracle, unsigned property, size_t rec_index, const char *fmt, ...)
 {
     assert((oracle->keep_going || oracle->violation.property < 0) &&

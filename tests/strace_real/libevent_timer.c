@@ -3,9 +3,15 @@
  * A persistent timer (EV_PERSIST, 3 ms) ticks fifteen times, and a one-shot
  * timer (1.5 ms) re-adds itself ten times. libevent's epoll backend waits for
  * the time to its nearest timer converted to milliseconds rounding up
- * (evutil_tv_to_msec_), so a wait never ends before its timer is due and no
- * zero-timeout wait is made for a timer. No fd is read, no thread wakes the
- * base (its notification fd is never written).
+ * (evutil_tv_to_msec_), but on its default CLOCK_MONOTONIC_COARSE, which
+ * advances once a jiffy: after a wait that ran out, the coarse "now" often
+ * has not moved, no timer is due, and the loop waits the same timeout again
+ * (epoll_wait(..., 2) four times in a row, then 1 four times, for a 3 ms
+ * timer: libevent #958, the simulator's libevent/libevent-958). A log does
+ * not show the timers, so check-strace cannot tell those waits from a loop
+ * whose timers are that far apart: syscall-bound=no is what the log can
+ * show. No fd is read, no thread wakes the base (its notification fd is
+ * never written).
  * expect: spin=no possible-spin=no syscall-bound=no redundant-wakeup=no */
 #include <event2/event.h>
 #include <stdio.h>
