@@ -58,15 +58,21 @@ enum variant { UV_DEFAULT, UV_ONCE, UV_METRICS };
  *                  loop->time, those its callbacks start with 0 ms too, so a
  *                  0 ms timer restarted from a callback runs again in the
  *                  same pass while ready I/O waits (libuv #4245, PR 4250)
- *   syscall-bound  with UV_METRICS_IDLE_TIME, uv__io_poll (src/unix/epoll.c)
- *                  first waits with a timeout of 0, then with the loop's:
- *                  one more epoll_wait every iteration that blocks */
+ *   syscall-bound  uv__io_poll (src/unix/epoll.c) takes the time spent in
+ *                  its waits off the timeout with real_timeout -= loop->time
+ *                  - base, base taken once at its entry: after a second
+ *                  EINTR the time before the first is taken off again, the
+ *                  wait ends before the nearest timer is due and the loop
+ *                  goes round with nothing to run; and with
+ *                  UV_METRICS_IDLE_TIME it first waits with a timeout of 0,
+ *                  then with the loop's: one more epoll_wait every iteration
+ *                  that blocks */
 static const qp_variant variants[] = {
-    [UV_DEFAULT] = {"libuv-1.44", "timeout-early,lost-wakeup",
-                    "libuv #4773, libuv #4245 (docs/CATALOG.md)",
+    [UV_DEFAULT] = {"libuv-1.44", "timeout-early,lost-wakeup,syscall-bound",
+                    "libuv #4773, #4245, src/unix/epoll.c (docs/CATALOG.md)",
                     "Debian's libuv_a.a, uv_run(UV_RUN_DEFAULT)"},
-    [UV_ONCE] = {"libuv-1.44-once", "timeout-early,lost-wakeup",
-                 "libuv #4773, libuv #4245 (docs/CATALOG.md)",
+    [UV_ONCE] = {"libuv-1.44-once", "timeout-early,lost-wakeup,syscall-bound",
+                 "libuv #4773, #4245, src/unix/epoll.c (docs/CATALOG.md)",
                  "Debian's libuv_a.a, uv_run(UV_RUN_ONCE) in a loop"},
     [UV_METRICS] = {"libuv-1.44-metrics", "timeout-early,lost-wakeup,syscall-bound",
                     "libuv #4773, #4245, src/unix/epoll.c (docs/CATALOG.md)",
