@@ -61,6 +61,10 @@ typedef struct qp_prop_config {
      * QP_PROP_CRASH. What the child wrote into shared memory (a qp_run's
      * trace) stays for the caller to report. */
     uint64_t fork_timeout_ms;
+    /* For a set search (qp_prop_run_set): tells the check which properties
+     * are found already, so that the trials after look past them (an
+     * oracle's `known`) for the rest of the set; NULL: the check cannot. */
+    void (*set_known)(void *ctx, uint32_t known);
 } qp_prop_config;
 
 #define QP_PROP_FORK_TIMEOUT_MS_DEFAULT 2000
@@ -96,7 +100,10 @@ void qp_prop_run(const qp_prop_config *config, qp_check_fn check, void *ctx,
 
 /* For a variant expected to fire a set of properties: always-seeds, then
  * random trials, until every property of want has fired, or one outside
- * it fires, or the trials run out. The first failure of each property is
+ * it fires, or the trials run out. Once a property is found, the trials
+ * after take it for known (config->set_known), so that one that fires
+ * early in most runs does not hide the others; each is shrunk with the
+ * ones found before it known, and the check is left with none known. The first failure of each property is
  * shrunk into by_property[p]; found says which fired; unexpected is the
  * first property outside want that fired (then the search stops), or -1. */
 typedef struct qp_prop_set_result {
@@ -124,6 +131,9 @@ typedef struct qp_machine_check {
 } qp_machine_check;
 
 int qp_machine_check_fn(void *ctx, const uint8_t *data, size_t size);
+/* A qp_prop_config.set_known for qp_machine_check_fn: its run's oracle
+ * takes those properties for known. */
+void qp_machine_check_set_known(void *ctx, uint32_t known);
 
 /* The always-seeds of a machine under root: the files of
  * corpus/fuzz_<machine>/ and reproducers/<machine>/, sorted by name. The

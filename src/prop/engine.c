@@ -134,6 +134,8 @@ static bool set_failure(engine_check *ec, uint32_t want, qp_prop_set_result *out
         out->unexpected = property;
         return false;
     }
+    if (ec->config->set_known != NULL)
+        ec->config->set_known(ec->ctx, out->found);
     return (out->found & want) != want;
 }
 
@@ -144,23 +146,32 @@ void qp_prop_run_set(const qp_prop_config *config, uint32_t want, qp_check_fn ch
     out->unexpected = -1;
     out->trials_run = 0;
     engine_check ec = {config, check, ctx, 0};
+    if (config->set_known != NULL)
+        config->set_known(ctx, 0);
     static qp_tape_buf tape;
-    for (size_t i = 0; i < config->always_count; i++) {
+    bool going = true;
+    for (size_t i = 0; going && i < config->always_count; i++) {
         if (!qp_tape_buf_read(&tape, config->always[i]))
             continue;
         int property = run_check(&ec, tape.data, tape.size);
-        if (property >= 0 && !set_failure(&ec, want, out, &tape, property, config->always[i], 0, 0))
-            return;
+        going = property < 0 || set_failure(&ec, want, out, &tape, property, config->always[i], 0, 0);
     }
     uint64_t state = config->seed;
-    for (unsigned long trial = 0; trial < config->trials; trial++) {
+    for (unsigned long trial = 0; going && trial < config->trials; trial++) {
         uint64_t trial_seed = qp_splitmix64(&state);
         trial_tape(trial_seed, config->tape_size_max, &tape);
         out->trials_run = trial + 1;
         int property = run_check(&ec, tape.data, tape.size);
-        if (property >= 0 && !set_failure(&ec, want, out, &tape, property, NULL, trial, trial_seed))
-            return;
+        going = property < 0 || set_failure(&ec, want, out, &tape, property, NULL, trial, trial_seed);
     }
+    if (config->set_known != NULL)
+        config->set_known(ctx, 0);
+}
+
+void qp_machine_check_set_known(void *ctx, uint32_t known)
+{
+    qp_machine_check *mc = ctx;
+    mc->run->oracle.known = known;
 }
 
 int qp_machine_check_fn(void *ctx, const uint8_t *data, size_t size)
