@@ -16,6 +16,8 @@ result() { # NAME STATUS
     if [ "$2" -eq 0 ]; then passed=$((passed + 1)); echo "ok   $1"; else failed=$((failed + 1)); echo "FAIL $1"; fi
 }
 export QP_DB=$work/db
+# the targets of a mutant crash on its expected property only with QP_FUZZ_KNOWN=none
+export QP_FUZZ_KNOWN=none
 qp_findings=$work/findings
 build=build
 mkdir -p "$qp_findings"

@@ -1,5 +1,6 @@
 /* Helpers shared by the subcommands (see cli.h). */
 #include "cli.h"
+#include "quietpoll/oracle.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -34,6 +35,23 @@ const qp_machine *cli_machine(const char *name)
         fprintf(stderr, " %s", qp_registry_get()->machines[i]->name);
     fprintf(stderr, "\n");
     exit(CLI_EXIT_USAGE);
+}
+
+uint32_t cli_known(const char *cmd, const char *arg, const qp_variant *v)
+{
+    if (arg == NULL)
+        return 0;
+    if (strcmp(arg, "expected") == 0)
+        return qp_variant_expected(v);
+    uint32_t set;
+    size_t bad_len;
+    if (!qp_property_set_parse(arg, &set, &bad_len)) {
+        cli_usage_error(cmd, "--known wants 'expected' or property names, comma-separated "
+                             "(quietpoll list), not '%s'",
+                        arg);
+        exit(CLI_EXIT_USAGE);
+    }
+    return set;
 }
 
 size_t cli_variant(const qp_machine *machine, const char *name)

@@ -22,6 +22,12 @@ size_t cli_variant(const qp_machine *machine, const char *name);
 void cli_read_tape(const char *path, qp_tape_buf *buf);
 uint64_t cli_number(const char *option, const char *text);
 
+/* The argument of --known: a comma-separated list of properties, or
+ * "expected" for v's expected set (as a fuzz target takes them by default);
+ * NULL: none. Those properties are counted, not violations: a run goes on
+ * past them (qp_oracle.known). Exits 2 on a name that is no property. */
+uint32_t cli_known(const char *cmd, const char *arg, const qp_variant *v);
+
 /* Prints the message and "see quietpoll CMD --help", returns 2. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -9,7 +9,8 @@
 #include "quietpoll/finding.h"
 
 static const char help[] =
-    "usage: quietpoll finding MACHINE [--variant V] [--store] [--signature] FILE...\n\n"
+    "usage: quietpoll finding MACHINE [--variant V] [--known P,...|expected] [--store]\n"
+    "                         [--signature] FILE...\n\n"
     "Names the finding each FILE shows under MACHINE's variant V (default: the first\n"
     "reference): its id, from machine/variant, the property that fires and the signature\n"
     "of its trace (the calls and marks up to the violation, with their times removed). Two\n"
@@ -18,7 +19,9 @@ static const char help[] =
     "and ID '-' and PROPERTY 'pass' for a FILE that fires nothing.\n\n"
     "  --store      keep FILE in the failure database (QP_DB, default .quietpoll/) as the\n"
     "               entry of its finding; the line says whether it was new or known\n"
-    "  --signature  print the signature after each line, indented\n\n"
+    "  --signature  print the signature after each line, indented\n"
+    "  --known      those properties (or the variant's expected ones) are counted, not\n"
+    "               violations, as a fuzz target takes them\n\n"
     "Exit status: 0 when every FILE fires a property, 1 when one fires nothing, 2 on bad\n"
     "input.\n";
 
@@ -27,9 +30,10 @@ int cmd_finding(int argc, char **argv)
     static const struct option options[] = {{"variant", required_argument, NULL, 'v'},
                                             {"store", no_argument, NULL, 's'},
                                             {"signature", no_argument, NULL, 'g'},
+                                            {"known", required_argument, NULL, 'k'},
                                             {"help", no_argument, NULL, 'h'},
                                             {0}};
-    const char *variant = NULL;
+    const char *variant = NULL, *known_arg = NULL;
     bool store = false, signature = false;
     optind = 1;
     for (int c; (c = getopt_long(argc, argv, "v:h", options, NULL)) != -1;) {
@@ -39,6 +43,8 @@ int cmd_finding(int argc, char **argv)
             store = true;
         else if (c == 'g')
             signature = true;
+        else if (c == 'k')
+            known_arg = optarg;
         else if (c == 'h') {
             fputs(help, stdout);
             return CLI_EXIT_OK;
@@ -53,6 +59,7 @@ int cmd_finding(int argc, char **argv)
     if (store && db == NULL)
         return cli_usage_error("finding", "--store with QP_DB=none: there is no database");
     qp_run *run = qp_run_new();
+    run->oracle.known = cli_known("finding", known_arg, &m->variants[v]);
     int rc = CLI_EXIT_OK;
     static qp_tape_buf tape;
     for (int i = optind + 1; i < argc; i++) {

@@ -13,7 +13,7 @@
 static const char help[] =
     "usage: quietpoll prop [--machine M] [--variant V] [--trials N] [--seed S]\n"
     "                      [--root DIR] [--no-seeds] [--no-db] [-o OUT]\n"
-    "                      [--fork] [--timeout-ms MS] [--known P,...]\n\n"
+    "                      [--fork] [--timeout-ms MS] [--known P,...|expected]\n\n"
     "Runs the property engine: first the failures of M/V kept in the failure database\n"
     "(QP_DB, default .quietpoll/; --no-db or QP_DB=none skips it), then the always-seeds\n"
     "(DIR/corpus/fuzz_M/ and DIR/reproducers/M/, DIR defaulting to .; --no-seeds skips\n"
@@ -338,6 +338,7 @@ int cmd_prop(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {0}};
     prop_args a = {.root = ".", .seeds = true, .db = qp_db_dir()};
+    const char *known_arg = NULL;
     qp_prop_config_defaults(&a.config);
     if (!qp_prop_config_from_env(&a.config))
         return CLI_EXIT_USAGE;
@@ -377,14 +378,9 @@ int cmd_prop(int argc, char **argv)
             if (a.config.fork_timeout_ms == 0)
                 return cli_usage_error("prop", "--timeout-ms wants at least 1 ms");
             break;
-        case 'k': {
-            size_t bad_len;
-            if (!qp_property_set_parse(optarg, &a.known, &bad_len))
-                return cli_usage_error("prop", "--known wants property names, comma-separated "
-                                               "(quietpoll list), not '%s'",
-                                       optarg);
+        case 'k':
+            known_arg = optarg;
             break;
-        }
         case 'h':
             fputs(help, stdout);
             return CLI_EXIT_OK;
@@ -396,8 +392,10 @@ int cmd_prop(int argc, char **argv)
         return cli_usage_error("prop", "unexpected argument '%s'", argv[optind]);
     if (a.variant != NULL && a.machine == NULL)
         return cli_usage_error("prop", "--variant needs --machine");
-    if (a.known != 0 && a.variant == NULL)
+    if (known_arg != NULL && a.variant == NULL)
         return cli_usage_error("prop", "--known needs --variant");
+    if (known_arg != NULL)
+        a.known = cli_known("prop", known_arg, &a.machine->variants[cli_variant(a.machine, a.variant)]);
     cli_fork_timeout_ms = a.config.fork_timeout_ms;
     return a.variant != NULL ? one_variant(&a) : matrix(&a);
 }

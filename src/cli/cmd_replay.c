@@ -10,6 +10,7 @@ typedef struct replay_args {
     const qp_machine *machine;
     size_t variant;
     bool refs; /* every reference variant instead of one */
+    const char *known; /* --known, or NULL */
     char **files;
     int files_count;
 } replay_args;
@@ -19,16 +20,20 @@ static int parse(const char *cmd, const char *help, int argc, char **argv, repla
 {
     static const struct option options[] = {{"variant", required_argument, NULL, 'v'},
                                             {"refs", no_argument, NULL, 'r'},
+                                            {"known", required_argument, NULL, 'k'},
                                             {"help", no_argument, NULL, 'h'},
                                             {0}};
     const char *variant = NULL;
     out->refs = false;
+    out->known = NULL;
     optind = 1;
     for (int c; (c = getopt_long(argc, argv, "v:rh", options, NULL)) != -1;) {
         if (c == 'v')
             variant = optarg;
         else if (c == 'r')
             out->refs = true;
+        else if (c == 'k')
+            out->known = optarg;
         else if (c == 'h') {
             fputs(help, stdout);
             return CLI_EXIT_OK;
@@ -47,10 +52,12 @@ static int parse(const char *cmd, const char *help, int argc, char **argv, repla
 }
 
 static const char replay_help[] =
-    "usage: quietpoll replay MACHINE [--variant V | --refs] FILE|DIR...\n\n"
+    "usage: quietpoll replay MACHINE [--variant V | --refs] [--known P,...|expected] FILE|DIR...\n\n"
     "Runs each file (a tape: a corpus input, a reproducer, a crash file from libFuzzer or\n"
     "AFL++; a directory stands for the files in it) through MACHINE's variant V (default:\n"
     "its first reference; --refs: every reference variant) and prints one verdict per run.\n"
+    "--known: those properties (or the variant's expected ones) are counted, not violations,\n"
+    "as a fuzz target takes them.\n"
     "Exit status: 0 when every run passes, 1 when a property fired, 2 on bad input.\n";
 
 typedef struct replay_tally {
@@ -107,6 +114,7 @@ int cmd_replay(int argc, char **argv)
     replay_tally tally = {0, 0};
     for (size_t v = 0; v < a.machine->variants_count; v++) {
         bool chosen = a.refs ? qp_variant_is_ref(&a.machine->variants[v]) : v == a.variant;
+        run->oracle.known = cli_known("replay", a.known, &a.machine->variants[v]);
         for (int i = 0; chosen && i < a.files_count; i++)
             replay_path(run, &a, v, a.files[i], &tally);
     }
@@ -116,12 +124,13 @@ int cmd_replay(int argc, char **argv)
 }
 
 static const char explain_help[] =
-    "usage: quietpoll explain MACHINE [--variant V] FILE\n\n"
-    "Prints the verdict of FILE under MACHINE's variant V (default: its first reference),\n"
-    "the schedule the\n"
-    "tape decodes to, in words, and the strace-style trace of the run, with the syscall that\n"
-    "breaks a property marked; then how many times each property fires when the run goes\n"
-    "on past the first violation. Exit status: 0 when explained, 2 on bad input.\n";
+    "usage: quietpoll explain MACHINE [--variant V] [--known P,...|expected] FILE\n\n"
+    "Prints the verdict of FILE under MACHINE's variant V (default: its first reference;\n"
+    "--known: those properties, or the variant's expected ones, counted, not violations, as\n"
+    "a fuzz target takes them), the schedule the tape decodes to, in words, and the\n"
+    "strace-style trace of the run, with the syscall that breaks a property marked; then how\n"
+    "many times each property fires when the run goes on past the first violation.\n"
+    "Exit status: 0 when explained, 2 on bad input.\n";
 
 int cmd_explain(int argc, char **argv)
 {
@@ -134,6 +143,7 @@ int cmd_explain(int argc, char **argv)
     qp_tape_buf tape;
     cli_read_tape(a.files[0], &tape);
     qp_run *run = qp_run_new();
+    run->oracle.known = cli_known("explain", a.known, &a.machine->variants[a.variant]);
     const char *variant = a.machine->variants[a.variant].name;
     if (qp_run_bytes(run, a.machine, a.variant, tape.data, tape.size)) {
         char cmd[4200];
