@@ -11,8 +11,10 @@
 # and its tape is stored in the failure database ($QP_DB, default .quietpoll/),
 # which the next run replays before fuzzing: a finding already there is
 # known. An input that fires no property (a sanitizer report, an assertion of
-# quietpoll's own) is named by its target and the kind and place of the crash
-# in the engine's log, and kept unshrunk in $qp_findings/crash-<id>/.
+# quietpoll's own) or that the engine timed out on (code under test that
+# loops in user space: libFuzzer's timeout-* files) is named by its target and
+# the kind and place of the crash in the engine's log, and kept unshrunk in
+# $qp_findings/crash-<id>/.
 # The fuzz targets take a variant's expected findings for known
 # (QP_FUZZ_KNOWN, default expected: include/quietpoll/fuzz.h), and so do the
 # shrink, the naming and the report here (quietpoll ... --known).
@@ -130,12 +132,15 @@ qp_finding_add() {
         # the same bytes again (two workers on one corpus): named already
         what=${qp_f_what[$id]}
         status=${qp_f_status[$id]}
-    elif [ -n "$machine" ] && [ "$v" != - ]; then
+    elif [ -n "$machine" ] && [ "$v" != - ] && [ "${crash##*/timeout-}" = "$crash" ] &&
+        [ "${crash##*-timeout-}" = "$crash" ]; then
+        # (an input the engine timed out on runs as long under quietpoll shrink:
+        # it is kept unshrunk, named by the engine's report, as a crash is)
         shrunk=$qp_findings/.shrunk-$$-$(sha1sum <"$crash" | cut -c1-16)
         local known=()
         mapfile -t known < <(qp_known_args)
-        if "$qp" shrink "$machine" --variant "$v" "${known[@]}" "$crash" -o "$shrunk" >/dev/null 2>&1 &&
-            line=$("$qp" finding "$machine" --variant "$v" "${known[@]}" "${store[@]}" "$shrunk"); then
+        if timeout 600 "$qp" shrink "$machine" --variant "$v" "${known[@]}" "$crash" -o "$shrunk" >/dev/null 2>&1 &&
+            line=$(timeout 60 "$qp" finding "$machine" --variant "$v" "${known[@]}" "${store[@]}" "$shrunk"); then
             id=$(printf '%s\n' "$line" | cut -f2)
             what="$(printf '%s\n' "$line" | cut -f3) $(printf '%s\n' "$line" | cut -f4)"
             case "$(printf '%s\n' "$line" | cut -f5)" in
