@@ -141,4 +141,5 @@ const qp_machine qp_machine_tinyloop = {
     .setup = setup,
     .run = run,
     .teardown = teardown,
+    .real_library = true,
 };

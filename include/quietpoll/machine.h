@@ -85,6 +85,10 @@ typedef struct qp_machine {
      * every run (a lock pipe made under pthread_once) is made here; NULL if
      * there is none. */
     void (*init_once)(void);
+    /* The code under test is a real library's, not a model: it can loop
+     * where no syscall budget sees it, so quietpoll's own tests search it
+     * in fork mode (prop --fork), each trial with a wall-clock limit. */
+    bool real_library;
     /* A resolver's hooks for `quietpoll audit`, which then has a built-in
      * schedule for it (seed 004's); NULL for the others. */
     const qp_audit_hooks *audit;

@@ -270,4 +270,5 @@ const qp_machine qp_machine_libevent = {
     .world_at_waits = true,
     .teardown = teardown,
     .init_once = init_once,
+    .real_library = true,
 };

@@ -308,4 +308,5 @@ const qp_machine qp_machine_libuv = {
     .world = world,
     .teardown = teardown,
     .init_once = init_once,
+    .real_library = true,
 };

@@ -237,4 +237,5 @@ const qp_machine qp_machine_udns = {
     .dgram_peer = &qp_dns_server_peer,
     .teardown = teardown,
     .audit = &audit,
+    .real_library = true,
 };
