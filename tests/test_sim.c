@@ -1,7 +1,9 @@
 /* The sim: poll never returns early and ends exactly at timeout + slack,
  * ties between events keep insertion order, EINTR and spurious readiness,
- * stream EOF and reset, the budget, and a wait that nothing will end. */
+ * stream EOF and reset, another thread's action that waits for the loop to
+ * block, the budget, and a wait that nothing will end. */
 #include <errno.h>
+#include <sys/eventfd.h>
 
 #include "check.h"
 #include "helpers.h"
@@ -59,6 +61,45 @@ static const qp_machine poll_then_reads = {
 };
 
 static qp_run *run;
+
+/* Another thread's action and the loop's lock: the loop reads its stream
+ * four times (20 us of syscall cost each), then polls an eventfd that the
+ * world's action writes. */
+typedef struct busy_state {
+    int efd;
+    uint64_t acted_at_ns; /* on the acting thread's clock */
+    uint64_t poll_entered_ns;
+} busy_state;
+
+static void run_busy_then_poll(qp_os *os, const qp_machine_ctx *ctx)
+{
+    busy_state *b = ctx->state;
+    b->efd = os->eventfd(os, 0, EFD_NONBLOCK);
+    char buf[16];
+    for (int i = 0; i < 4; i++)
+        os->read(os, ctx->world->fds[0], buf, sizeof buf);
+    b->poll_entered_ns = qp_os_now_ns(os);
+    struct pollfd pfd = {.fd = b->efd, .events = POLLIN};
+    int rc = os->poll(os, &pfd, 1, 10);
+    note(0, os, rc, pfd.revents);
+}
+
+static void world_write_efd(qp_os *os, const qp_machine_ctx *ctx, const qp_event *ev)
+{
+    (void)ev;
+    busy_state *b = ctx->state;
+    b->acted_at_ns = qp_os_now_ns(os);
+    uint64_t one = 1;
+    os->write(os, b->efd, &one, sizeof one);
+}
+
+#define BUSY_MACHINE(name_, at_waits_)                                                             \
+    {.name = name_, .variants = one_variant, .variants_count = 1,                                \
+     .shape = {.op_noun = "poll", .targets_count = 1, .event_kinds_mask = 1u << QP_EV_WAKEUP},  \
+     .setup = setup_stream, .run = run_busy_then_poll, .world = world_write_efd,                 \
+     .world_at_waits = (at_waits_)}
+static const qp_machine busy_any_syscall = BUSY_MACHINE("busy_any_syscall", false);
+static const qp_machine busy_at_waits = BUSY_MACHINE("busy_at_waits", true);
 
 static void test_poll_times_out_at_timeout_plus_slack_never_early(void)
 {
@@ -183,6 +224,25 @@ static const qp_machine read_forever = {
     .run = run_read_forever,
 };
 
+static void test_world_action_waits_for_the_loop_to_block(void)
+{
+    /* the action is due 50 us in, while the loop is in its reads */
+    const uint64_t cost_ns = 20000, due_ns = T0 + 50000;
+    qp_schedule s = {.start_ns = T0, .cost_ns = cost_ns, .events_count = 1,
+                     .events = {{due_ns, QP_EV_WAKEUP, 0, 1}}};
+    CHECK(!run_schedule(run, &busy_any_syscall, 0, &s));
+    const busy_state *b = (const busy_state *)run->state;
+    CHECK(b->acted_at_ns >= due_ns); /* at its instant, amid the reads */
+    CHECK(b->acted_at_ns < b->poll_entered_ns);
+    CHECK_EQ_I(seen.rc[0], 1); /* the poll finds the eventfd written */
+    CHECK_EQ_U(seen.at_ns[0], b->poll_entered_ns + cost_ns);
+    CHECK(!run_schedule(run, &busy_at_waits, 0, &s));
+    CHECK(b->acted_at_ns >= b->poll_entered_ns); /* it waited for the loop's poll */
+    CHECK_EQ_I(seen.rc[0], 1); /* which it wakes */
+    CHECK(seen.revents[0] & POLLIN);
+    CHECK(seen.at_ns[0] < b->poll_entered_ns + 10 * MS);
+}
+
 static void test_budget_ends_a_runaway_loop(void)
 {
     qp_schedule s = {.start_ns = T0, .cost_ns = 1};
@@ -234,6 +294,7 @@ int main(void)
         TEST(test_signal_interrupts_only_a_blocked_wait),
         TEST(test_spurious_readiness_then_eagain),
         TEST(test_eof_and_reset),
+        TEST(test_world_action_waits_for_the_loop_to_block),
         TEST(test_budget_ends_a_runaway_loop),
         TEST(test_infinite_wait_with_nothing_coming_ends_the_run),
         TEST(test_bad_fd_and_too_many_pollfds),
