@@ -13,7 +13,7 @@
 static const char help[] =
     "usage: quietpoll prop [--machine M] [--variant V] [--trials N] [--seed S]\n"
     "                      [--root DIR] [--no-seeds] [--no-db] [-o OUT]\n"
-    "                      [--fork] [--timeout-ms MS] [--known P,...|expected]\n\n"
+    "                      [--fork | --no-fork] [--timeout-ms MS] [--known P,...|expected]\n\n"
     "Runs the property engine: first the failures of M/V kept in the failure database\n"
     "(QP_DB, default .quietpoll/; --no-db or QP_DB=none skips it), then the always-seeds\n"
     "(DIR/corpus/fuzz_M/ and DIR/reproducers/M/, DIR defaulting to .; --no-seeds skips\n"
@@ -36,7 +36,8 @@ static const char help[] =
     "(--timeout-ms, default 2000, implies --fork): code under test that loops without calling\n"
     "into the kernel, where no syscall budget sees it, is reported as the property hang, with\n"
     "the trace up to where it was killed, and shrunk like any other failure; a child that\n"
-    "dies of a signal is reported as crash.\n";
+    "dies of a signal is reported as crash. A real library's machine (udns, libuv, ...) is\n"
+    "searched in fork mode unless --no-fork.\n";
 
 typedef struct prop_args {
     const qp_machine *machine;
@@ -45,6 +46,7 @@ typedef struct prop_args {
     const char *out;
     const char *db; /* NULL: no database */
     uint32_t known; /* --known: properties that are not failures (with --variant) */
+    bool fork_set;  /* --fork, --timeout-ms or --no-fork: else a real library forks */
     bool seeds;
     qp_prop_config config;
 } prop_args;
@@ -180,8 +182,22 @@ static void describe_found(char *buf, size_t size, const prop_args *a,
                  a->config.trials, a->config.seed, r->trial_seed);
 }
 
-static int one_variant(const prop_args *a)
+/* The arguments for machine m: a real library's code is searched in fork
+ * mode unless the command line chose (it can loop where no syscall budget
+ * sees it). */
+static prop_args for_machine(const prop_args *a, const qp_machine *m)
 {
+    prop_args am = *a;
+    if (!a->fork_set && m->real_library)
+        am.config.fork_timeout_ms = QP_PROP_FORK_TIMEOUT_MS_DEFAULT;
+    cli_fork_timeout_ms = am.config.fork_timeout_ms;
+    return am;
+}
+
+static int one_variant(const prop_args *args)
+{
+    prop_args machine_args = for_machine(args, args->machine);
+    const prop_args *a = &machine_args;
     const qp_machine *m = a->machine;
     size_t variant = cli_variant(m, a->variant);
     qp_run *run = qp_run_new();
@@ -317,8 +333,9 @@ static int matrix(const prop_args *a)
         const qp_machine *m = qp_registry_get()->machines[i];
         if (a->machine != NULL && a->machine != m)
             continue;
+        prop_args am = for_machine(a, m);
         for (size_t v = 0; v < m->variants_count; v++, rows++)
-            mismatches += !matrix_row(a, m, v, run);
+            mismatches += !matrix_row(&am, m, v, run);
     }
     qp_run_free(run);
     printf("%zu variants: %zu as expected, %zu not (seed %" PRIu64 ", %lu trials each)\n", rows,
@@ -334,7 +351,7 @@ int cmd_prop(int argc, char **argv)
         {"root", required_argument, NULL, 'r'},    {"no-seeds", no_argument, NULL, 'n'},
         {"output", required_argument, NULL, 'o'},  {"no-db", no_argument, NULL, 'd'},
         {"fork", no_argument, NULL, 'f'},          {"timeout-ms", required_argument, NULL, 'T'},
-        {"known", required_argument, NULL, 'k'},
+        {"known", required_argument, NULL, 'k'},   {"no-fork", no_argument, NULL, 'F'},
         {"help", no_argument, NULL, 'h'},
         {0}};
     prop_args a = {.root = ".", .seeds = true, .db = qp_db_dir()};
@@ -372,9 +389,15 @@ int cmd_prop(int argc, char **argv)
         case 'f':
             if (a.config.fork_timeout_ms == 0)
                 a.config.fork_timeout_ms = QP_PROP_FORK_TIMEOUT_MS_DEFAULT;
+            a.fork_set = true;
+            break;
+        case 'F':
+            a.config.fork_timeout_ms = 0;
+            a.fork_set = true;
             break;
         case 'T':
             a.config.fork_timeout_ms = cli_number("--timeout-ms", optarg);
+            a.fork_set = true;
             if (a.config.fork_timeout_ms == 0)
                 return cli_usage_error("prop", "--timeout-ms wants at least 1 ms");
             break;
