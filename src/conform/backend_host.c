@@ -9,6 +9,8 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -87,8 +89,17 @@ static bool host_open(qp_cf_backend *b, const qp_cf_scenario *sc, int *fds, char
             if (pair[0] < 0)
                 return refused(forbidden, forbidden_size, "epoll_create1");
             break;
+        case QP_CF_SOCKETPAIR:
+            if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, pair) < 0)
+                return refused(forbidden, forbidden_size, "socketpair");
+            break;
+        case QP_CF_TIMERFD:
+            pair[0] = timerfd_create((int)obj->init, TFD_NONBLOCK | TFD_CLOEXEC);
+            if (pair[0] < 0)
+                return refused(forbidden, forbidden_size, "timerfd_create");
+            break;
         }
-        for (unsigned k = 0; k < (obj->kind == QP_CF_PIPE ? 2u : 1u); k++) {
+        for (unsigned k = 0; k < qp_cf_obj_slots(obj->kind); k++) {
             unsigned slot = hb->slots_count++;
             hb->slot_kind[slot] = obj->kind;
             hb->slot_peer[slot] = (int8_t)peer;

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
 
 #include "quietpoll/conform.h"
 #include "quietpoll/host.h"
@@ -110,10 +112,17 @@ static bool sim_open(qp_cf_backend *b, const qp_cf_scenario *sc, int *fds, char 
         case QP_CF_UDP_UNCONN:
             pair[0] = qp_sim_add_dgram(&sb->sim, obj->kind == QP_CF_UDP);
             break;
+        case QP_CF_SOCKETPAIR:
+            if (os->socketpair(os, AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, pair) < 0)
+                return false;
+            break;
+        case QP_CF_TIMERFD:
+            pair[0] = os->timerfd_create(os, (int)obj->init, TFD_NONBLOCK);
+            break;
         }
         if (pair[0] < 0)
             return false;
-        for (unsigned k = 0; k < (obj->kind == QP_CF_PIPE ? 2u : 1u); k++) {
+        for (unsigned k = 0; k < qp_cf_obj_slots(obj->kind); k++) {
             sb->slot_kind[slot] = obj->kind;
             sb->slot_target[slot] = (uint8_t)(sb->sim.targets_count - 1);
             fds[slot] = sb->fds[slot] = pair[k];

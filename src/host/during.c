@@ -145,7 +145,9 @@ static bool target_blocked(void)
        creation makes (mmap, futex: a signal there would come too early) */
     static const long blocking[] = {SYS_poll,        SYS_ppoll, SYS_epoll_wait, SYS_epoll_pwait,
                                     SYS_epoll_pwait2, SYS_read,  SYS_write,      SYS_readv,
-                                    SYS_writev,      SYS_recvfrom, SYS_sendto};
+                                    SYS_writev,      SYS_recvfrom, SYS_sendto,
+                                    SYS_recvmsg,     SYS_sendmsg, SYS_pselect6,
+                                    SYS_nanosleep,   SYS_clock_nanosleep};
     long nr = strtol(buf, NULL, 10);
     for (size_t i = 0; i < sizeof blocking / sizeof blocking[0]; i++)
         if (nr == blocking[i])
