@@ -87,7 +87,7 @@ enum qp_cf_make {
 enum qp_cf_time_class {
     QP_CF_TIME_UNMEASURED,
     QP_CF_TIME_ZERO,      /* a remaining time of 0 */
-    QP_CF_TIME_WITHIN,    /* in (expect - QP_CF_TIME_TOLERANCE_NS, expect] */
+    QP_CF_TIME_WITHIN,    /* in (expect - QP_CF_TIME_TOLERANCE_NS, expect + the timer slack] */
     QP_CF_TIME_BELOW,     /* less than that, not 0 */
     QP_CF_TIME_ABOVE,     /* more than expected */
     QP_CF_TIME_NOT_EARLY, /* a wait or a sleep that ran out lasted at least its time */

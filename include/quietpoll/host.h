@@ -22,6 +22,10 @@ void qp_host_os_init(qp_os *os);
  * when it cannot be read. */
 uint32_t qp_host_hz(void);
 
+/* This thread's timer slack (PR_GET_TIMERSLACK): what Linux adds to its
+ * sleeps and timed waits. */
+uint64_t qp_host_timer_slack_ns(void);
+
 /* Fds the world's side keeps for itself are moved at or above this number,
  * so that they never take the number of an fd a scenario closed. */
 #define QP_HOST_AUX_FD_MIN 512

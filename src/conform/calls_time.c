@@ -14,6 +14,7 @@
 #include <sys/timerfd.h>
 
 #include "calls.h"
+#include "quietpoll/host.h"
 #include "quietpoll/units.h"
 
 bool qp__cf_is_time_call(unsigned op)
@@ -23,13 +24,17 @@ bool qp__cf_is_time_call(unsigned op)
            op == QP_CF_CLOCK_NANOSLEEP || op == QP_CF_SCHED_YIELD;
 }
 
+/* The time left of a timer or a sleep: a sleep's counts to its hard expiry,
+ * its time plus the thread's timer slack (the sim's slack is the host's). */
 static uint8_t remaining_class(uint64_t left_ns, uint64_t expect_ns)
 {
     if (left_ns == 0)
         return QP_CF_TIME_ZERO;
-    if (left_ns > expect_ns)
+    if (left_ns > expect_ns + qp_host_timer_slack_ns())
         return QP_CF_TIME_ABOVE;
-    return expect_ns - left_ns < QP_CF_TIME_TOLERANCE_NS ? QP_CF_TIME_WITHIN : QP_CF_TIME_BELOW;
+    return left_ns >= expect_ns || expect_ns - left_ns < QP_CF_TIME_TOLERANCE_NS
+               ? QP_CF_TIME_WITHIN
+               : QP_CF_TIME_BELOW;
 }
 
 static uint64_t ts_ns(const struct timespec *ts)

@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/prctl.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/timerfd.h>
@@ -251,6 +252,12 @@ uint32_t qp_host_hz(void)
     if (clock_getres(CLOCK_MONOTONIC_COARSE, &res) != 0 || res.tv_sec != 0 || res.tv_nsec <= 0)
         return 0;
     return (uint32_t)(1000000000L / res.tv_nsec);
+}
+
+uint64_t qp_host_timer_slack_ns(void)
+{
+    int slack_ns = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+    return slack_ns > 0 ? (uint64_t)slack_ns : 0;
 }
 
 void qp_host_os_init(qp_os *os)
