@@ -9,7 +9,10 @@
  * applies the task's timer slack to it). A signal ends it early: EINTR, and
  * a relative sleep writes the time left to *remain. clock_nanosleep returns
  * the error number (0 on success) and leaves errno alone; nanosleep returns
- * -1 and sets errno. Other threads of the world never sleep (EINVAL). */
+ * -1 and sets errno. The clock is checked before the request (EINVAL for
+ * an unknown one, EOPNOTSUPP for one Linux cannot sleep on), as Linux
+ * does. Other threads of the
+ * world never sleep (EINVAL). */
 #include <errno.h>
 
 #include "quietpoll/units.h"
@@ -40,15 +43,17 @@ static int do_sleep(qp_sim *sim, qp_rec *rec, clockid_t clock_id, int flags,
     rec->call.sleep.clock_id = (int32_t)clock_id;
     rec->call.sleep.flags = flags;
     rec->call.sleep.has_remain = remain != NULL;
+    /* kernel/time/posix-timers.c, clock_nanosleep: the clock first, then
+       the request */
+    int err = sleep_clock_error(clock_id);
+    if (err != 0)
+        return err;
     if (request == NULL)
         return EFAULT;
     uint64_t request_ns;
     if (!qp__sim_timespec_ns(request, &request_ns))
         return EINVAL;
     rec->call.sleep.request_ns = request_ns;
-    int err = sleep_clock_error(clock_id);
-    if (err != 0)
-        return err;
     if (flags & ~TIMER_ABSTIME)
         return EINVAL;
     if (sim->in_world)
