@@ -64,7 +64,10 @@ static int do_sleep(qp_sim *sim, qp_rec *rec, clockid_t clock_id, int flags,
     if (rec->call.wake != QP_WAKE_SIGNAL)
         return 0;
     if (!absolute && remain != NULL) {
-        uint64_t left_ns = end_ns > sim->now_ns ? end_ns - sim->now_ns : 0;
+        /* to the hard expiry, its time plus the slack (kernel/time/hrtimer.c
+           do_nanosleep: hrtimer_expires_remaining) */
+        uint64_t hard_ns = qp_deadline_ns(end_ns, sim->sched->slack_ns);
+        uint64_t left_ns = hard_ns > sim->now_ns ? hard_ns - sim->now_ns : 0;
         qp__sim_ns_timespec(left_ns, remain);
         rec->call.sleep.remain_ns = left_ns;
     }
