@@ -213,7 +213,8 @@ typedef struct qp_obj {
     uint8_t type;  /* enum qp_obj_type */
     uint8_t index; /* pipes[], epolls[], dgrams[], timerfds[] or unix_pairs[] */
     uint8_t end;   /* a socketpair end: 0 or 1 */
-    bool blocking; /* opened without O_NONBLOCK (pipes; others never block) */
+    bool blocking; /* O_NONBLOCK clear, as F_GETFL reports it (only pipes, timerfds and
+                      socketpair ends then block) */
     qp_stream stream;
     uint64_t eventfd_count;
     bool eventfd_semaphore; /* EFD_SEMAPHORE: a read takes 1 */

@@ -96,6 +96,7 @@ int qp__sim_socket(qp_os *os, int domain, int type, int protocol)
     int fd = new_dgram(sim);
     if (fd < 0)
         return (int)qp__sim_exit(sim, &rec, -1, EMFILE);
+    sim->objs[fd].blocking = !(type & SOCK_NONBLOCK); /* its F_GETFL; it never blocks */
     return (int)qp__sim_exit(sim, &rec, fd, 0);
 }
 

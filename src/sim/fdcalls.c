@@ -2,9 +2,9 @@
  * ioctl (FIONBIO, FIONREAD), pipe, epoll_create, accept4.
  *
  * ioctl: FIONBIO (*arg: non-zero sets O_NONBLOCK, 0 clears it) applies to
- * every fd, as Linux's do_vfs_ioctl does; only pipes, timerfds and
- * socketpair ends block in the sim, others stay non-blocking whatever it
- * says (as with fcntl). FIONREAD (*arg gets the bytes a read would find):
+ * every fd, as Linux's do_vfs_ioctl does, and F_GETFL reports it; only
+ * pipes, timerfds and socketpair ends block in the sim, others act as
+ * non-blocking whatever it says. FIONREAD (*arg gets the bytes a read would find):
  * a stream socket's or a socketpair end's queued bytes, a pipe's bytes
  * (either end), a datagram socket's next datagram length (0 with none);
  * an eventfd, an epoll fd or a timerfd has no FIONREAD (ENOTTY). Any other
@@ -58,8 +58,7 @@ int qp__sim_ioctl(qp_os *os, int fd, unsigned long request, void *arg)
     int *value = arg;
     if (request == FIONBIO) {
         rec.call.ioctl.value = *value;
-        if (qp__sim_can_block(obj))
-            obj->blocking = *value == 0;
+        obj->blocking = *value == 0;
         return (int)qp__sim_exit(sim, &rec, 0, 0);
     }
     int64_t bytes = readable_bytes(sim, obj);
