@@ -356,7 +356,7 @@ const qp_cf_scenario qp_cf_scenarios[] = {
                 CREATE_SP(AF_UNIX, SOCK_STREAM, 0), CREATE_SP(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0),
                 CREATE_SP(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, PF_UNIX),
                 CREATE_SP(AF_INET, SOCK_STREAM, 0), CREATE_SP(AF_UNIX, SOCK_STREAM | 0x100, 0),
-                CREATE_SP(AF_UNIX, SOCK_STREAM, 2), CREATE_SP(AF_UNIX, SOCK_RAW, 0),
+                CREATE_SP(AF_UNIX, SOCK_STREAM, 2), CREATE_SP(AF_UNIX, SOCK_RDM, 0), CREATE_SP(AF_UNIX, 12, 0),
                 CREATE_SP(200, SOCK_STREAM, 0)),
     CF_SCENARIO("socketpair/accept4", "accept4 on what is not listening: EINVAL, EOPNOTSUPP, ENOTSOCK, EBADF",
                 CF_OBJS(O_SOCKETPAIR, O_STREAM, O_UDP, O_PIPE),

@@ -2,11 +2,14 @@
  * end writes the other reads, byte for byte, in order.
  *
  * Linux's rules (net/unix/af_unix.c), and the sim's bounds:
- * - only AF_UNIX (AF_LOCAL) SOCK_STREAM pairs are modelled: AF_INET and
- *   AF_INET6 have no socketpair (EOPNOTSUPP), other families are
- *   EAFNOSUPPORT, other types EPROTONOSUPPORT (the sim's limit: Linux also
- *   makes SOCK_DGRAM and SOCK_SEQPACKET pairs); a protocol other than 0 is
- *   EPROTONOSUPPORT; SOCK_NONBLOCK and SOCK_CLOEXEC are taken.
+ * - only AF_UNIX (AF_LOCAL) SOCK_STREAM pairs are modelled: flags other
+ *   than SOCK_NONBLOCK and SOCK_CLOEXEC in the type, or a type past
+ *   SOCK_PACKET, are EINVAL; AF_INET and AF_INET6 have no socketpair
+ *   (EOPNOTSUPP), other families are EAFNOSUPPORT; SOCK_DGRAM,
+ *   SOCK_SEQPACKET and SOCK_RAW (a datagram pair) are EPROTONOSUPPORT (the
+ *   sim's limit: Linux makes those pairs too), other types
+ *   ESOCKTNOSUPPORT; a protocol other than 0 or PF_UNIX is
+ *   EPROTONOSUPPORT.
  * - each end holds up to QP_UNIX_BUF bytes for its reader (Linux bounds it
  *   by the socket buffers, with skb overhead, near 200 KiB): a write takes
  *   what fits; with no room it fails with EAGAIN when non-blocking and
@@ -28,6 +31,9 @@
 
 #include "quietpoll/units.h"
 #include "sim_internal.h"
+
+#define SOCK_TYPE_MASK 0xf /* include/linux/net.h */
+#define SOCK_MAX_TYPES (SOCK_PACKET + 1) /* SOCK_MAX */
 
 static qp_unix_pair *pair_of(qp_sim *sim, const qp_obj *obj)
 {
@@ -65,6 +71,15 @@ int qp__sim_socketpair(qp_os *os, int domain, int type, int protocol, int sv[2])
     rec.call.socketpair.domain = domain;
     rec.call.socketpair.type = type;
     rec.call.socketpair.protocol = protocol;
+    /* net/socket.c __sys_socketpair and __sock_create: flags, then the
+       family's and the type's range */
+    int kind = type & SOCK_TYPE_MASK;
+    if ((type & ~SOCK_TYPE_MASK) & ~(SOCK_NONBLOCK | SOCK_CLOEXEC))
+        return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
+    if (domain < 0 || domain >= AF_MAX)
+        return (int)qp__sim_exit(sim, &rec, -1, EAFNOSUPPORT);
+    if (kind >= SOCK_MAX_TYPES)
+        return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
     if (domain == AF_INET || domain == AF_INET6)
         return (int)qp__sim_exit(sim, &rec, -1, EOPNOTSUPP);
     if (domain != AF_UNIX)
