@@ -84,8 +84,13 @@ int qp__sim_socketpair(qp_os *os, int domain, int type, int protocol, int sv[2])
         return (int)qp__sim_exit(sim, &rec, -1, EOPNOTSUPP);
     if (domain != AF_UNIX)
         return (int)qp__sim_exit(sim, &rec, -1, EAFNOSUPPORT);
-    if ((type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC)) != SOCK_STREAM || protocol != 0)
+    /* net/unix/af_unix.c unix_create: the protocol, then the type */
+    if (protocol != 0 && protocol != PF_UNIX)
         return (int)qp__sim_exit(sim, &rec, -1, EPROTONOSUPPORT);
+    if (kind == SOCK_DGRAM || kind == SOCK_SEQPACKET || kind == SOCK_RAW)
+        return (int)qp__sim_exit(sim, &rec, -1, EPROTONOSUPPORT); /* not modelled */
+    if (kind != SOCK_STREAM)
+        return (int)qp__sim_exit(sim, &rec, -1, ESOCKTNOSUPPORT);
     if (sv == NULL)
         return (int)qp__sim_exit(sim, &rec, -1, EFAULT);
     /* a pair whose ends were both closed is free again */
