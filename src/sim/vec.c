@@ -4,7 +4,8 @@
  *
  * Linux's rules: iovcnt < 0 or > IOV_MAX (1024) is EINVAL, and so is a
  * total length past SSIZE_MAX; an iovec array missing while iovcnt > 0 is
- * EFAULT. recvmsg and sendmsg are socket calls (ENOTSOCK on a pipe or an
+ * EFAULT. A msghdr's msg_iovlen past IOV_MAX is EMSGSIZE instead
+ * (net/socket.c __copy_msghdr). recvmsg and sendmsg are socket calls (ENOTSOCK on a pipe or an
  * eventfd). recvmsg writes the source address to msg_name (msg_namelen is
  * its length: 0 for a stream), no ancillary data (msg_controllen 0), and
  * msg_flags: MSG_TRUNC when a datagram was longer than the buffers (the
@@ -111,6 +112,8 @@ ssize_t qp__sim_recvmsg(qp_os *os, int fd, struct msghdr *msg, int flags)
     rec.call.io.addr = QP_REC_INET_NONE;
     if (msg == NULL)
         return (ssize_t)qp__sim_exit(sim, &rec, -1, EFAULT);
+    if (msg->msg_iovlen > QP_IOV_MAX)
+        return (ssize_t)qp__sim_exit(sim, &rec, -1, EMSGSIZE);
     size_t total = 0;
     int err = check_iov(&rec, msg->msg_iov, (int)msg->msg_iovlen, &total);
     if (err != 0)
@@ -151,6 +154,8 @@ static ssize_t send_vec(qp_os *os, unsigned sys, int fd, const struct iovec *iov
     rec.call.io.addr = QP_REC_INET_NONE;
     if (msg == NULL && sys == QP_SYS_sendmsg)
         return (ssize_t)qp__sim_exit(sim, &rec, -1, EFAULT);
+    if (msg != NULL && msg->msg_iovlen > QP_IOV_MAX)
+        return (ssize_t)qp__sim_exit(sim, &rec, -1, EMSGSIZE);
     size_t total = 0;
     int err = check_iov(&rec, iov, iovcnt, &total);
     if (err != 0)
