@@ -23,7 +23,8 @@
  *   reports it POLLIN | POLLOUT | POLLHUP (and POLLRDHUP when asked).
  * - poll: POLLIN while bytes are queued, POLLOUT while the other end has
  *   room. Neither end has an address: recvfrom reports an address length 0.
- * MSG_DONTWAIT makes one call non-blocking; other flags are ignored. Other
+ * MSG_DONTWAIT makes one call non-blocking; MSG_PEEK reads without taking
+ * (unix_stream_read_generic); other flags are ignored. Other
  * threads of the world never block: to them every end is non-blocking. */
 #include <errno.h>
 #include <string.h>
@@ -156,6 +157,8 @@ int64_t qp__unix_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *bu
     uint8_t *out = buf;
     for (size_t i = 0; i < n; i++)
         out[i] = p->buf[self][(p->head[self] + i) % QP_UNIX_BUF];
+    if (rec->call.io.flags & MSG_PEEK)
+        return qp__sim_exit(sim, rec, (int64_t)n, 0); /* the bytes stay queued */
     p->head[self] = (uint32_t)((p->head[self] + n) % QP_UNIX_BUF);
     p->len[self] -= (uint32_t)n;
     rec->call.io.queued_after = p->len[self];
