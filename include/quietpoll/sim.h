@@ -154,12 +154,14 @@ typedef struct qp_timerfd {
 } qp_timerfd;
 
 /* A socketpair (src/sim/unix_stream.c): the bytes queued for each end to
- * read, in a ring of QP_UNIX_BUF, and which ends are open. */
+ * read, in a ring of QP_UNIX_BUF, which ends are open, and their errors. */
 typedef struct qp_unix_pair {
     uint8_t buf[2][QP_UNIX_BUF];
     uint32_t head[2];
     uint32_t len[2];
     bool open[2];
+    int16_t error[2]; /* each end's pending error: ECONNRESET when the other end was
+                         closed with bytes unread */
 } qp_unix_pair;
 
 /* A UDP socket (src/sim/dgram.c): datagrams queue in arrival order, each

@@ -20,7 +20,10 @@
  *   when non-blocking and blocks until data or EOF otherwise.
  * - closing an end: the other reads what is left, then EOF; its writes fail
  *   with EPIPE (no SIGPIPE is raised: the sim has no process signals); poll
- *   reports it POLLIN | POLLOUT | POLLHUP (and POLLRDHUP when asked).
+ *   reports it POLLIN | POLLOUT | POLLHUP (and POLLRDHUP when asked). An end
+ *   closed with bytes queued for it unread resets the other
+ *   (unix_release_sock): POLLERR, and its next read with nothing queued
+ *   fails with ECONNRESET, once, before EOF.
  * - poll: POLLIN while bytes are queued, POLLOUT while the other end has
  *   room. Neither end has an address: recvfrom reports an address length 0.
  * MSG_DONTWAIT makes one call non-blocking; MSG_PEEK reads without taking
@@ -55,7 +58,8 @@ short qp__unix_revents(qp_sim *sim, const qp_obj *obj, short events)
     const qp_unix_pair *p = pair_of(sim, obj);
     unsigned self = obj->end, peer = 1 - obj->end;
     if (!p->open[peer])
-        return (short)((events & (POLLIN | POLLOUT | POLLRDHUP)) | POLLHUP);
+        return (short)((events & (POLLIN | POLLOUT | POLLRDHUP)) | POLLHUP |
+                       (p->error[self] ? POLLERR : 0));
     short revents = 0;
     if (p->len[self] > 0)
         revents |= POLLIN;
@@ -146,6 +150,11 @@ int64_t qp__unix_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *bu
     if (count == 0)
         return qp__sim_exit(sim, rec, 0, 0);
     while (p->len[self] == 0) {
+        if (p->error[self] != 0) {
+            int err = p->error[self];
+            p->error[self] = 0; /* sock_error: reported once */
+            return qp__sim_exit(sim, rec, -1, err);
+        }
         if (!p->open[peer])
             return qp__sim_exit(sim, rec, 0, 0);
         if (!may_block(sim, rec, obj))
@@ -215,6 +224,8 @@ void qp__unix_close(qp_sim *sim, qp_obj *obj)
 {
     qp_unix_pair *p = pair_of(sim, obj);
     p->open[obj->end] = false;
+    if (p->len[obj->end] > 0)
+        p->error[1 - obj->end] = ECONNRESET; /* unix_release_sock: bytes it never read */
     p->len[obj->end] = 0; /* what was queued for it is gone with it */
     int peer_fd = end_fd(sim, obj->index, 1 - obj->end);
     if (peer_fd >= 0)
