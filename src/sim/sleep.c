@@ -3,7 +3,8 @@
  *
  * clock_getres reports the clocks' resolution as the sim keeps them
  * (qp__sim_clock_read, sim.c): a tick of the schedule's HZ for the _COARSE
- * clocks, 1 ns for the others, as Linux does.
+ * clocks, 1 ns for the others and for this process's and thread's CPU-time
+ * clocks (which clock_gettime does not read), as Linux does.
  *
  * A sleep blocks task 0 for its time plus the schedule's slack (Linux
  * applies the task's timer slack to it). A signal ends it early: EINTR, and
@@ -103,7 +104,12 @@ int qp__sim_clock_getres(qp_os *os, clockid_t clock_id, struct timespec *res)
     qp__sim_enter(sim, &rec, QP_SYS_clock_getres);
     rec.call.clock.clock_id = (int32_t)clock_id;
     uint64_t value_ns, res_ns;
-    if (!qp__sim_clock_read(sim, clock_id, &value_ns, &res_ns))
+    /* the CPU-time clocks, which the sim does not read, count in 1 ns
+       (posix_cpu_clock_getres, kernel/time/posix-cpu-timers.c) */
+    bool cpu_clock = clock_id == CLOCK_PROCESS_CPUTIME_ID || clock_id == CLOCK_THREAD_CPUTIME_ID;
+    if (cpu_clock)
+        res_ns = 1;
+    else if (!qp__sim_clock_read(sim, clock_id, &value_ns, &res_ns))
         return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
     rec.call.clock.value_ns = res_ns;
     if (res != NULL)
