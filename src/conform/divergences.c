@@ -1,6 +1,7 @@
 /* The documented divergences between the sim and Linux: each says what
  * differs and why the model needs it, and recognises exactly that
  * difference. Any other difference fails the scenario. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +45,16 @@ static bool close_during_wait(const qp_cf_scenario *sc, size_t index, const qp_c
     return false;
 }
 
+/* An ioctl of an epoll fd that a kernel before 6.9 fails with ENOTTY. */
+static bool epoll_ioctl(const qp_cf_scenario *sc, size_t index, const qp_cf_result *sim,
+                        const qp_cf_result *kernel)
+{
+    const qp_cf_step *st = &sc->steps[index];
+    return st->op == QP_CF_IOCTL && qp_cf_slot_kind(sc, st->slot) == QP_CF_EPOLL &&
+           sim->kind == QP_CF_RES_CALL && kernel->kind == QP_CF_RES_CALL && sim->ret == -1 &&
+           sim->err == EINVAL && kernel->ret == -1 && kernel->err == ENOTTY;
+}
+
 const qp_cf_divergence qp_cf_divergences[] = {
     {"close-during-wait",
      "another thread's close of an fd that a blocked poll or epoll_wait watches takes effect at "
@@ -61,6 +72,13 @@ const qp_cf_divergence qp_cf_divergences[] = {
      "add state to every notify; with maxevents below the ready count the kernel's round robin "
      "is not modelled, and the suite and fuzz_conform always ask for all",
      epoll_order},
+
+    {"epoll-ioctl",
+     "an ioctl other than FIONBIO on an epoll fd fails with EINVAL in the sim, as Linux 6.9 and "
+     "later fail it (fs/eventpoll.c ep_eventpoll_ioctl); an older kernel has no epoll ioctl and "
+     "fails it with ENOTTY",
+     "the sim models one kernel, the newest; no machine makes an ioctl on an epoll fd",
+     epoll_ioctl},
 };
 
 const size_t qp_cf_divergences_count = sizeof qp_cf_divergences / sizeof qp_cf_divergences[0];
