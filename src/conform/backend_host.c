@@ -214,11 +214,12 @@ static void host_call_done(qp_cf_backend *b, const qp_cf_result *res, bool *bloc
     qp_host_during_finish(hb->during, &interrupted, &acted_while_blocked, &act_delay_ns);
     hb->during = NULL;
     *blocked = interrupted;
-    /* a wait that timed out before the helper caught it asleep, or that the
-       helper acted in only late (the machine is loaded: the action may have
-       come after the timeout): too late to tell anything */
-    if (res->kind == QP_CF_RES_CALL && res->ret == 0 &&
-        (!acted_while_blocked || act_delay_ns > LATE_ACTION_NS))
+    /* a wait that timed out before the helper caught it asleep, or any call
+       that the helper acted in only late (the machine is loaded: the action
+       may have come after the timeout, and the time a sleep or a select
+       had left is not the one the scenario expects): too late to tell */
+    if (res->kind == QP_CF_RES_CALL &&
+        ((res->ret == 0 && !acted_while_blocked) || act_delay_ns > LATE_ACTION_NS))
         b->inconclusive = true;
 }
 
