@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 
 #include "quietpoll/conform.h"
 
@@ -31,16 +32,36 @@ static bool epoll_order(const qp_cf_scenario *sc, size_t index, const qp_cf_resu
     return memcmp(a, b, sim->events_count * sizeof a[0]) == 0;
 }
 
+/* Does the wait at index watch slot: a pollfd of it, or (epoll) an entry
+ * added for it before? */
+static bool wait_watches(const qp_cf_scenario *sc, size_t index, unsigned slot)
+{
+    const qp_cf_step *st = &sc->steps[index];
+    if (st->op == QP_CF_POLL || st->op == QP_CF_PPOLL || st->op == QP_CF_SELECT) {
+        for (unsigned i = 0; i < st->pfds_count; i++)
+            if (st->pfd_slots[i] == slot)
+                return true;
+        return false;
+    }
+    for (size_t i = 0; i < index; i++)
+        if (sc->steps[i].op == QP_CF_EPOLL_CTL && sc->steps[i].flags == EPOLL_CTL_ADD &&
+            sc->steps[i].slot == st->slot && sc->steps[i].slot2 == slot)
+            return true;
+    return false;
+}
+
 /* A wait that another thread closed a watched fd during: its result. */
 static bool close_during_wait(const qp_cf_scenario *sc, size_t index, const qp_cf_result *sim,
                               const qp_cf_result *kernel)
 {
     const qp_cf_step *st = &sc->steps[index];
-    if ((st->op != QP_CF_POLL && st->op != QP_CF_EPOLL_WAIT) || sim->kind != QP_CF_RES_CALL ||
-        kernel->kind != QP_CF_RES_CALL)
+    bool wait = st->op == QP_CF_POLL || st->op == QP_CF_EPOLL_WAIT || st->op == QP_CF_PPOLL ||
+                st->op == QP_CF_SELECT || st->op == QP_CF_EPOLL_PWAIT;
+    if (!wait || sim->kind != QP_CF_RES_CALL || kernel->kind != QP_CF_RES_CALL)
         return false;
     for (size_t i = index; i-- > 0 && sc->steps[i].op >= QP_CF_FIRST_ACTION;)
-        if (sc->steps[i].op == QP_CF_W_CLOSE && sc->steps[i].during)
+        if (sc->steps[i].op == QP_CF_W_CLOSE && sc->steps[i].during &&
+            wait_watches(sc, index, sc->steps[i].slot))
             return true;
     return false;
 }
