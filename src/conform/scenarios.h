@@ -58,7 +58,7 @@
 #define IOCTL_NBIO(s, on) {.op = QP_CF_IOCTL, .slot = (s), .request = FIONBIO, .value = (on)}
 #define IOCTL_NREAD(s) {.op = QP_CF_IOCTL, .slot = (s), .request = FIONREAD}
 #define IOCTL_REQ(s, r) {.op = QP_CF_IOCTL, .slot = (s), .request = (r)}
-#define IOCTL_UNKNOWN _IO('Q', 0x7f) /* a request no fd knows */
+#define IOCTL_UNKNOWN QP_CF_IOCTL_UNKNOWN
 #define CREATE_PIPE {.op = QP_CF_CREATE, .make = QP_CF_MAKE_PIPE}
 #define CREATE_PIPE2(f) {.op = QP_CF_CREATE, .make = QP_CF_MAKE_PIPE2, .flags = (f)}
 #define CREATE_EPOLL(n) {.op = QP_CF_CREATE, .make = QP_CF_MAKE_EPOLL, .arg = (n)}
