@@ -361,7 +361,7 @@ const qp_cf_scenario qp_cf_scenarios[] = {
     CF_SCENARIO("socketpair/accept4", "accept4 on what is not listening: EINVAL, EOPNOTSUPP, ENOTSOCK, EBADF",
                 CF_OBJS(O_SOCKETPAIR, O_STREAM, O_UDP, O_PIPE),
                 ACCEPT4(0, 0), ACCEPT4(2, SOCK_NONBLOCK), ACCEPT4(3, 0), ACCEPT4(4, 0),
-                ACCEPT4(0, 1), CLOSE(5), ACCEPT4(5, 0)),
+                ACCEPT4(0, 1), ACCEPT4(4, 1), CLOSE(5), ACCEPT4(5, 0), ACCEPT4(5, 1)),
 
     /* --- ioctl, fcntl, the calls that make fds --- */
     CF_SCENARIO("ioctl/fionread", "FIONREAD: a pipe's bytes at either end, a datagram's length, a stream's bytes; ENOTTY elsewhere",

@@ -16,7 +16,7 @@
  * never accepts: a stream socket or a socketpair end is not listening
  * (EINVAL), a datagram socket cannot accept (EOPNOTSUPP), other fds are no
  * sockets (ENOTSOCK); flags other than SOCK_NONBLOCK | SOCK_CLOEXEC are
- * EINVAL. */
+ * EINVAL, checked after the fd (EBADF) and before the socket. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -104,11 +104,12 @@ int qp__sim_accept4(qp_os *os, int fd, struct sockaddr *addr, socklen_t *addrlen
     qp__sim_enter(sim, &rec, QP_SYS_accept4);
     rec.call.accept.fd = fd;
     rec.call.accept.flags = flags;
-    if (flags & ~(SOCK_NONBLOCK | SOCK_CLOEXEC))
-        return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
+    /* net/socket.c __sys_accept4: the fd, then the flags, then the socket */
     qp_obj *obj = qp__sim_obj(sim, fd);
     if (obj == NULL)
         return (int)qp__sim_exit(sim, &rec, -1, EBADF);
+    if (flags & ~(SOCK_NONBLOCK | SOCK_CLOEXEC))
+        return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
     switch (obj->type) {
     case QP_OBJ_STREAM:
     case QP_OBJ_UNIX:
