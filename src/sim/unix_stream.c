@@ -5,7 +5,10 @@
  * - only AF_UNIX (AF_LOCAL) SOCK_STREAM pairs are modelled: flags other
  *   than SOCK_NONBLOCK and SOCK_CLOEXEC in the type, or a type past
  *   SOCK_PACKET, are EINVAL; AF_INET and AF_INET6 have no socketpair
- *   (EOPNOTSUPP), other families are EAFNOSUPPORT; SOCK_DGRAM,
+ *   (EOPNOTSUPP, once the socket is made: ESOCKTNOSUPPORT for a type they
+ *   have not, EPROTONOSUPPORT for a protocol the type has not; a raw
+ *   socket is taken as made, as for a process with CAP_NET_RAW), other
+ *   families are EAFNOSUPPORT; SOCK_DGRAM,
  *   SOCK_SEQPACKET and SOCK_RAW (a datagram pair) are EPROTONOSUPPORT (the
  *   sim's limit: Linux makes those pairs too), other types
  *   ESOCKTNOSUPPORT; a protocol other than 0 or PF_UNIX is
@@ -30,6 +33,7 @@
  * (unix_stream_read_generic); other flags are ignored. Other
  * threads of the world never block: to them every end is non-blocking. */
 #include <errno.h>
+#include <netinet/in.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -85,8 +89,17 @@ int qp__sim_socketpair(qp_os *os, int domain, int type, int protocol, int sv[2])
         return (int)qp__sim_exit(sim, &rec, -1, EAFNOSUPPORT);
     if (kind >= SOCK_MAX_TYPES)
         return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
-    if (domain == AF_INET || domain == AF_INET6)
-        return (int)qp__sim_exit(sim, &rec, -1, EOPNOTSUPP);
+    if (domain == AF_INET || domain == AF_INET6) {
+        /* inet_create (net/ipv4/af_inet.c) makes the socket when the type
+           has the protocol, then it has no socketpair (sock_no_socketpair) */
+        bool tcp = kind == SOCK_STREAM &&
+                   (protocol == 0 || protocol == IPPROTO_TCP || protocol == IPPROTO_MPTCP);
+        bool udp = kind == SOCK_DGRAM && (protocol == 0 || protocol == IPPROTO_UDP);
+        if (kind != SOCK_STREAM && kind != SOCK_DGRAM && kind != SOCK_RAW)
+            return (int)qp__sim_exit(sim, &rec, -1, ESOCKTNOSUPPORT);
+        return (int)qp__sim_exit(sim, &rec, -1, tcp || udp || kind == SOCK_RAW ? EOPNOTSUPP
+                                                                              : EPROTONOSUPPORT);
+    }
     if (domain != AF_UNIX)
         return (int)qp__sim_exit(sim, &rec, -1, EAFNOSUPPORT);
     /* net/unix/af_unix.c unix_create: the protocol, then the type */
