@@ -49,6 +49,17 @@ static int check_iov(qp_rec *rec, const struct iovec *iov, int iovcnt, size_t *t
     return 0;
 }
 
+/* recvmsg's and sendmsg's fd: EBADF, ENOTSOCK or 0, before the msghdr is
+ * read (net/socket.c: sockfd_lookup_light, then copy_msghdr_from_user). */
+static int socket_error(qp_sim *sim, int fd)
+{
+    qp_obj *obj = qp__sim_obj(sim, fd);
+    if (obj == NULL)
+        return EBADF;
+    bool socket = obj->type == QP_OBJ_STREAM || obj->type == QP_OBJ_DGRAM || obj->type == QP_OBJ_UNIX;
+    return socket ? 0 : ENOTSOCK;
+}
+
 /* Copies n bytes of buf out to the iovecs, in order. */
 static void scatter(const struct iovec *iov, int iovcnt, const uint8_t *buf, size_t n)
 {
@@ -110,6 +121,9 @@ ssize_t qp__sim_recvmsg(qp_os *os, int fd, struct msghdr *msg, int flags)
     rec.call.io.fd = fd;
     rec.call.io.flags = flags;
     rec.call.io.addr = QP_REC_INET_NONE;
+    int fd_err = socket_error(sim, fd);
+    if (fd_err != 0)
+        return (ssize_t)qp__sim_exit(sim, &rec, -1, fd_err);
     if (msg == NULL)
         return (ssize_t)qp__sim_exit(sim, &rec, -1, EFAULT);
     if (msg->msg_iovlen > QP_IOV_MAX)
@@ -152,6 +166,9 @@ static ssize_t send_vec(qp_os *os, unsigned sys, int fd, const struct iovec *iov
     rec.call.io.fd = fd;
     rec.call.io.flags = flags;
     rec.call.io.addr = QP_REC_INET_NONE;
+    int fd_err = sys == QP_SYS_sendmsg ? socket_error(sim, fd) : 0;
+    if (fd_err != 0)
+        return (ssize_t)qp__sim_exit(sim, &rec, -1, fd_err);
     if (msg == NULL && sys == QP_SYS_sendmsg)
         return (ssize_t)qp__sim_exit(sim, &rec, -1, EFAULT);
     if (msg != NULL && msg->msg_iovlen > QP_IOV_MAX)
