@@ -309,7 +309,7 @@ const qp_cf_scenario qp_cf_scenarios[] = {
                 CF_OBJS(O_SOCKETPAIR),
                 WRITE(1, 100), IOCTL_NREAD(0), POLL1(0, P_ALL, 0), READ(0, 30), IOCTL_NREAD(0),
                 READ(0, 100), READ(0, 100), POLL1(0, P_ALL, 0), WRITE(0, 5), READ(1, 10),
-                READ(1, 0), IOCTL_NREAD(1)),
+                READ(1, 0), RECV(1, 0, 0), WRITE(0, 1), RECV(1, 0, 0), IOCTL_NREAD(1)),
     CF_SCENARIO("socketpair/peer-close", "after the peer closes: the bytes, then 0; POLLHUP; writes fail with EPIPE",
                 CF_OBJS(O_SOCKETPAIR),
                 WRITE(1, 10), CLOSE(1), POLL1(0, P_ALL, 0), READ(0, 4), READ(0, 100),

@@ -20,7 +20,10 @@
  *   once it wrote everything).
  * - a read takes what is queued, up to its count; with nothing queued it
  *   returns 0 (EOF) once the other end is closed, else fails with EAGAIN
- *   when non-blocking and blocks until data or EOF otherwise.
+ *   when non-blocking and blocks until data or EOF otherwise. A receive of
+ *   0 bytes does the same (unix_stream_read_generic's target is at least
+ *   one byte: sock_rcvlowat) and returns 0 when bytes are queued; a read()
+ *   of 0 bytes returns 0 at once (sock_read_iter).
  * - closing an end: the other reads what is left, then EOF; its writes fail
  *   with EPIPE (no SIGPIPE is raised: the sim has no process signals); poll
  *   reports it POLLIN | POLLOUT | POLLHUP (and POLLRDHUP when asked). An end
@@ -160,8 +163,8 @@ int64_t qp__unix_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *bu
     unsigned self = obj->end, peer = 1 - obj->end;
     rec->call.io.unit = QP_UNIT_BYTES;
     rec->call.io.queued_before = rec->call.io.queued_after = p->len[self];
-    if (count == 0)
-        return qp__sim_exit(sim, rec, 0, 0);
+    /* a receive of 0 bytes still wants one (sock_rcvlowat: at least 1): with
+       nothing queued it fails, waits or finds EOF as any other */
     while (p->len[self] == 0) {
         if (p->error[self] != 0) {
             int err = p->error[self];
@@ -185,7 +188,7 @@ int64_t qp__unix_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *bu
     p->len[self] -= (uint32_t)n;
     rec->call.io.queued_after = p->len[self];
     int peer_fd = end_fd(sim, obj->index, peer);
-    if (peer_fd >= 0)
+    if (peer_fd >= 0 && n > 0)
         qp__sim_notify(sim, peer_fd); /* it has room again */
     return qp__sim_exit(sim, rec, (int64_t)n, 0);
 }
