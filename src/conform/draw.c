@@ -81,11 +81,20 @@ static void draw_io(drawer *d)
         st->size = PICK(d->tape, efd_lengths);
         st->value = PICK(d->tape, efd_values);
         break;
-    case QP_CF_STREAM: {
-        st->op = write ? QP_CF_SEND : qp_tape_choice(d->tape, 2) ? QP_CF_RECV : QP_CF_READ;
+    case QP_CF_STREAM:
+    case QP_CF_SOCKETPAIR: {
+        /* MSG_PEEK: modelled on socketpair ends only */
+        static const int32_t pair_recv_flags[] = {0, MSG_PEEK, MSG_DONTWAIT};
+        bool pair = d->kind[slot] == QP_CF_SOCKETPAIR;
+        uint32_t sent_max = pair ? PAIR_SENT_MAX : STREAM_SENT_MAX;
+        st->op = write  ? (pair ? QP_CF_WRITE : QP_CF_SEND)
+                 : qp_tape_choice(d->tape, 2) ? QP_CF_RECV
+                                              : QP_CF_READ;
         st->size = PICK(d->tape, stream_sizes);
+        if (pair && st->op == QP_CF_RECV)
+            st->flags = PICK(d->tape, pair_recv_flags);
         if (write) {
-            if (d->stream_sent[slot] + st->size > STREAM_SENT_MAX)
+            if (d->stream_sent[slot] + st->size > sent_max)
                 st->size = 0;
             d->stream_sent[slot] += st->size;
         }
@@ -106,19 +115,6 @@ static void draw_io(drawer *d)
         st->op = QP_CF_EPOLL_WAIT;
         st->size = QP_CF_EVENTS_MAX;
         break;
-    case QP_CF_SOCKETPAIR: {
-        static const int32_t recv_flags[] = {0, MSG_PEEK, MSG_DONTWAIT};
-        st->op = write ? QP_CF_WRITE : qp_tape_choice(d->tape, 2) ? QP_CF_RECV : QP_CF_READ;
-        st->size = PICK(d->tape, stream_sizes);
-        if (st->op == QP_CF_RECV)
-            st->flags = PICK(d->tape, recv_flags);
-        if (write) {
-            if (d->stream_sent[slot] + st->size > PAIR_SENT_MAX)
-                st->size = 0;
-            d->stream_sent[slot] += st->size;
-        }
-        break;
-    }
     case QP_CF_TIMERFD:
         st->op = write ? QP_CF_EFD_WRITE : QP_CF_EFD_READ;
         st->size = PICK(d->tape, efd_lengths);
