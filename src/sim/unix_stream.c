@@ -2,17 +2,16 @@
  * end writes the other reads, byte for byte, in order.
  *
  * Linux's rules (net/unix/af_unix.c), and the sim's bounds:
- * - only AF_UNIX (AF_LOCAL) SOCK_STREAM pairs are modelled: flags other
- *   than SOCK_NONBLOCK and SOCK_CLOEXEC in the type, or a type past
- *   SOCK_PACKET, are EINVAL; AF_INET and AF_INET6 have no socketpair
- *   (EOPNOTSUPP, once the socket is made: ESOCKTNOSUPPORT for a type they
- *   have not, EPROTONOSUPPORT for a protocol the type has not; a raw
- *   socket is taken as made, as for a process with CAP_NET_RAW), other
- *   families are EAFNOSUPPORT; SOCK_DGRAM,
- *   SOCK_SEQPACKET and SOCK_RAW (a datagram pair) are EPROTONOSUPPORT (the
- *   sim's limit: Linux makes those pairs too), other types
- *   ESOCKTNOSUPPORT; a protocol other than 0 or PF_UNIX is
- *   EPROTONOSUPPORT.
+ * - socketpair: flags other than SOCK_NONBLOCK and SOCK_CLOEXEC in the
+ *   type, or a type past SOCK_PACKET, are EINVAL; a family Linux has not is
+ *   EAFNOSUPPORT; AF_INET and AF_INET6 make the socket (ESOCKTNOSUPPORT for
+ *   a type they have not, EPROTONOSUPPORT for a protocol the type has not;
+ *   a raw one is taken as made, as for a process with CAP_NET_RAW) and have
+ *   no socketpair (EOPNOTSUPP); AF_UNIX takes protocol 0 or PF_UNIX (else
+ *   EPROTONOSUPPORT), and of its types only SOCK_STREAM is modelled:
+ *   SOCK_DGRAM, SOCK_SEQPACKET and SOCK_RAW (a datagram pair) are
+ *   EPROTONOSUPPORT (the sim's limit: Linux makes those pairs), others
+ *   ESOCKTNOSUPPORT.
  * - each end holds up to QP_UNIX_BUF bytes for its reader (Linux bounds it
  *   by the socket buffers, with skb overhead, near 200 KiB): a write takes
  *   what fits; with no room it fails with EAGAIN when non-blocking and
