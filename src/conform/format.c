@@ -379,9 +379,12 @@ void qp_cf_format_result(char *buf, size_t size, const qp_cf_step *st, const qp_
         put(buf, size, &len, " (%s)", res->value ? "O_NONBLOCK" : "blocking");
     if (st->op == QP_CF_IOCTL)
         put(buf, size, &len, " ([%lld])", (long long)res->value);
-    if (st->op == QP_CF_RECVMSG)
-        put(buf, size, &len, " (msg_flags %#llx, msg_namelen %lld)", (unsigned long long)res->value,
-            (long long)res->aux);
+    if (st->op == QP_CF_RECVMSG) {
+        put(buf, size, &len, " (msg_flags ");
+        put_flags(buf, size, &len, msg_bits, sizeof msg_bits / sizeof msg_bits[0],
+                  (unsigned)res->value);
+        put(buf, size, &len, ", msg_namelen %lld)", (long long)res->aux);
+    }
     if (st->op == QP_CF_TFD_SET || st->op == QP_CF_TFD_GET) {
         put(buf, size, &len, " ({interval ");
         put_ns(buf, size, &len, (int64_t)res->value);
