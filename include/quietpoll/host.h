@@ -63,9 +63,10 @@ typedef struct qp_host_during qp_host_during;
 qp_host_during *qp_host_during_start(void (*fn)(void *arg), void *arg);
 /* After the call returned: joins the thread. *interrupted: the watchdog
  * ended the call; *acted_while_blocked: fn ran while the call slept;
- * *act_delay_ns: how long after the start fn had run (wall clock). */
+ * *act_delay_ns: how long after the start fn had run; *returned_ns: how
+ * long after fn had run the call returned (0: before) (wall clock). */
 void qp_host_during_finish(qp_host_during *d, bool *interrupted, bool *acted_while_blocked,
-                           uint64_t *act_delay_ns);
+                           uint64_t *act_delay_ns, uint64_t *returned_ns);
 
 /* A signal for the scenario's thread: its handler does nothing, and a
  * blocked call fails with EINTR (installed without SA_RESTART). */

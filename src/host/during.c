@@ -211,12 +211,15 @@ qp_host_during *qp_host_during_start(void (*fn)(void *arg), void *arg)
 }
 
 void qp_host_during_finish(qp_host_during *d, bool *interrupted, bool *acted_while_blocked,
-                           uint64_t *act_delay_ns)
+                           uint64_t *act_delay_ns, uint64_t *returned_ns)
 {
+    uint64_t returned_at_ns = monotonic_ns();
     atomic_store(&d->call_returned, true);
     pthread_join(d->thread, NULL);
     *interrupted = atomic_load(&d->interrupted);
     *acted_while_blocked = atomic_load(&d->acted_while_blocked);
-    *act_delay_ns = atomic_load(&d->acted_ns) - d->started_ns;
+    uint64_t acted_ns = atomic_load(&d->acted_ns);
+    *act_delay_ns = acted_ns - d->started_ns;
+    *returned_ns = returned_at_ns > acted_ns ? returned_at_ns - acted_ns : 0;
     free(d);
 }
