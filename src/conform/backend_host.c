@@ -221,9 +221,9 @@ static void host_call_done(qp_cf_backend *b, const qp_cf_result *res, bool *bloc
        had left is not the one the scenario expects): too late to tell. So
        is a call the action ended (EINTR, or a time left that depends on
        when it woke) that ran only late after it, its thread kept waiting */
-    bool woken_late = (res->err == EINTR || res->time_class == QP_CF_TIME_WITHIN ||
-                       res->time_class == QP_CF_TIME_BELOW || res->time_class == QP_CF_TIME_ABOVE) &&
-                      returned_ns > LATE_ACTION_NS;
+    bool time_left = res->time_class == QP_CF_TIME_WITHIN ||
+                     res->time_class == QP_CF_TIME_BELOW || res->time_class == QP_CF_TIME_ABOVE;
+    bool woken_late = (res->err == EINTR || time_left) && returned_ns > LATE_ACTION_NS;
     if (res->kind == QP_CF_RES_CALL &&
         ((res->ret == 0 && !acted_while_blocked) || act_delay_ns > LATE_ACTION_NS || woken_late))
         b->inconclusive = true;

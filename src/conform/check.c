@@ -191,7 +191,8 @@ const char *qp_cf_check(const qp_cf_scenario *sc)
         bool dontwait = (st->op == QP_CF_RECV || st->op == QP_CF_RECVMSG) &&
                         (st->flags & MSG_DONTWAIT);
         if (reads && blocking[st->slot] && !reads_block)
-            return "a read of a blocking fd (the sim's reads block only on a socketpair end or a timerfd)";
+            return "a read of a blocking fd (the sim's reads block only on a socketpair end or a "
+                   "timerfd)";
         if (((reads && !dontwait) || writes) && blocking[st->slot] && !during)
             return "a read or write of a blocking fd without a world action during it";
         bool waits_for_good = st->op == QP_CF_PPOLL || st->op == QP_CF_SELECT

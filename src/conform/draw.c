@@ -275,7 +275,8 @@ void qp_cf_draw(qp_tape *tape, qp_cf_scenario *sc)
         }
     }
     unsigned drawn = 0;
-    while (drawn++ < DRAWN_STEPS_MAX && qp__cf_draw_room(&d, 1) && d.actions < QP_CF_ACTIONS_MAX - 1 &&
+    while (drawn++ < DRAWN_STEPS_MAX && qp__cf_draw_room(&d, 1) &&
+           d.actions < QP_CF_ACTIONS_MAX - 1 &&
            qp_tape_more(tape)) {
         switch (qp_tape_choice(tape, D_KIND_COUNT)) {
         case D_IO:
