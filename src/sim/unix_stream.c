@@ -31,6 +31,10 @@
  *   fails with ECONNRESET, once, before EOF.
  * - poll: POLLIN while bytes are queued, POLLOUT while the other end has
  *   room. Neither end has an address: recvfrom reports an address length 0.
+ * - wakeups: an arrival wakes the reader's waiters keyed with EPOLLIN
+ *   (sock_def_readable), a read the writer's keyed with EPOLLOUT
+ *   (unix_write_space): an EPOLLET entry re-arms only on its own kind; a
+ *   close wakes all (sock_def_wakeup).
  * MSG_DONTWAIT makes one call non-blocking; MSG_PEEK reads without taking
  * (unix_stream_read_generic); other flags are ignored. Other
  * threads of the world never block: to them every end is non-blocking. */
@@ -187,8 +191,8 @@ int64_t qp__unix_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *bu
     p->len[self] -= (uint32_t)n;
     rec->call.io.queued_after = p->len[self];
     int peer_fd = end_fd(sim, obj->index, peer);
-    if (peer_fd >= 0 && n > 0)
-        qp__sim_notify(sim, peer_fd); /* it has room again */
+    if (peer_fd >= 0 && n > 0) /* it has room again: unix_write_space's keyed wakeup */
+        qp__sim_notify_events(sim, peer_fd, EPOLLOUT);
     return qp__sim_exit(sim, rec, (int64_t)n, 0);
 }
 
@@ -218,8 +222,8 @@ int64_t qp__unix_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const void 
     for (;;) {
         size_t n = put(p, peer, (const uint8_t *)buf + done, count - done);
         done += n;
-        if (n > 0 && peer_fd >= 0)
-            qp__sim_notify(sim, peer_fd);
+        if (n > 0 && peer_fd >= 0) /* sk_data_ready: sock_def_readable's keyed wakeup */
+            qp__sim_notify_events(sim, peer_fd, EPOLLIN);
         if (done == count || !may_block(sim, rec, obj))
             break;
         if (!block_until(sim, rec, fd, POLLOUT))
