@@ -67,6 +67,90 @@ static void test_compare_fails_on_a_difference_and_names_documented_ones(void)
     CHECK_EQ_I(v.first_diff, 4);
 }
 
+static void test_compare_holds_time_classes_and_values(void)
+{
+    static qp_cf_outcome a, b;
+    memset(&a, 0, sizeof a);
+    a.results[3] = (qp_cf_result){.kind = QP_CF_RES_CALL, .ret = 2, .events_count = 2,
+                                  .events = {{0, EPOLLIN}, {2, EPOLLOUT}}};
+    a.results[4] = (qp_cf_result){.kind = QP_CF_RES_CALL, .ret = 1, .value = 2, .aux = 16,
+                                  .time_class = QP_CF_TIME_WITHIN, .time_ns = 9000000};
+    b = a;
+    b.results[4].time_ns = 8000000; /* the time itself is not compared */
+    qp_cf_verdict v;
+    qp_cf_compare(&two_events, &a, &b, &v);
+    CHECK_EQ_I(v.first_diff, -1);
+    b.results[4].time_class = QP_CF_TIME_BELOW;
+    qp_cf_compare(&two_events, &a, &b, &v);
+    CHECK_EQ_I(v.first_diff, 4);
+    b = a;
+    b.results[4].aux = 0;
+    qp_cf_compare(&two_events, &a, &b, &v);
+    CHECK_EQ_I(v.first_diff, 4);
+}
+
+static const qp_cf_scenario pair_write =
+    CF_SCENARIO("test/pair-write", "", CF_OBJS(O_SOCKETPAIR, O_EPOLL), WRITE(1, 5000),
+                IOCTL_NREAD(2), READ(0, 1));
+
+static void test_documented_divergences_explain_only_their_difference(void)
+{
+    static qp_cf_outcome a, b;
+    memset(&a, 0, sizeof a);
+    for (unsigned i = 0; i < 3; i++)
+        a.results[i].kind = QP_CF_RES_CALL;
+    a.results[0].ret = 4096;
+    a.results[1] = (qp_cf_result){.kind = QP_CF_RES_CALL, .ret = -1, .err = EINVAL};
+    b = a;
+    b.results[0].ret = 5000;
+    b.results[1].err = ENOTTY;
+    qp_cf_verdict v;
+    qp_cf_compare(&pair_write, &a, &b, &v);
+    CHECK_EQ_I(v.first_diff, -1);
+    CHECK(v.documented != NULL && strcmp(v.documented->id, "socketpair-capacity") == 0);
+    /* the sim writing more than the kernel is no capacity of its own */
+    b = a;
+    b.results[0].ret = 10;
+    qp_cf_compare(&pair_write, &a, &b, &v);
+    CHECK_EQ_I(v.first_diff, 0);
+    /* EINVAL against ENOTTY only for an ioctl of an epoll fd */
+    b = a;
+    b.results[2] = (qp_cf_result){.kind = QP_CF_RES_CALL, .ret = -1, .err = ENOTTY};
+    a.results[2] = (qp_cf_result){.kind = QP_CF_RES_CALL, .ret = -1, .err = EINVAL};
+    qp_cf_compare(&pair_write, &a, &b, &v);
+    CHECK_EQ_I(v.first_diff, 2);
+}
+
+static const qp_cf_scenario unended_read =
+    CF_SCENARIO("test/unended-read", "", CF_OBJS(O_SOCKETPAIR), IOCTL_NBIO(0, 0), READ(0, 1));
+static const qp_cf_scenario dontwait_read =
+    CF_SCENARIO("test/dontwait-read", "", CF_OBJS(O_SOCKETPAIR), IOCTL_NBIO(0, 0),
+                RECV(0, 1, MSG_DONTWAIT), W_WRITE(1, 1, DURING), READ(0, 1));
+
+static void test_check_wants_an_action_for_a_read_that_may_block(void)
+{
+    CHECK(qp_cf_check(&unended_read) != NULL);
+    CHECK(qp_cf_check(&dontwait_read) == NULL);
+}
+
+static const qp_cf_scenario overruns =
+    CF_SCENARIO("test/overruns", "", CF_OBJS(O_TFD(CLOCK_MONOTONIC)),
+                TFD_SET(0, MS(20), MS(20)), NANOSLEEP(MS(50)), TFD_READ(0), TFD_GET(0, MS(10)));
+
+static void test_sim_runs_a_timed_scenario_on_its_own_times(void)
+{
+    qp_cf_backend *sim = qp_cf_sim_backend_new();
+    static qp_cf_outcome out;
+    CHECK(qp_cf_timed(&overruns));
+    qp_cf_run(sim, &overruns, &out);
+    CHECK(!out.inconclusive);
+    CHECK_EQ_U(out.results[1].time_class, QP_CF_TIME_NOT_EARLY);
+    CHECK_EQ_U(out.results[2].value, 2); /* the expiries at 20 and 40 ms */
+    CHECK_EQ_U(out.results[3].value, (uint64_t)MS(20));
+    CHECK_EQ_U(out.results[3].time_class, QP_CF_TIME_WITHIN);
+    qp_cf_backend_free(sim);
+}
+
 static const qp_cf_scenario blocked_writer =
     CF_SCENARIO("test/blocked-writer", "", CF_OBJS(O_PIPE), WRITE(1, 65536), BLOCKING(1),
                 W_READ(0, 1, DURING), WRITE(1, 1), READ(0, 1));
@@ -122,6 +206,10 @@ int main(void)
     static const test_case tests[] = {
         TEST(test_every_scenario_keeps_its_bounds),
         TEST(test_compare_fails_on_a_difference_and_names_documented_ones),
+        TEST(test_compare_holds_time_classes_and_values),
+        TEST(test_check_wants_an_action_for_a_read_that_may_block),
+        TEST(test_documented_divergences_explain_only_their_difference),
+        TEST(test_sim_runs_a_timed_scenario_on_its_own_times),
         TEST(test_sim_reports_a_call_blocked_for_good),
         TEST(test_draws_from_any_bytes_are_well_formed),
         TEST(test_kernel_runs_leave_no_fd_open),

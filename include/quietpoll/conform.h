@@ -32,11 +32,25 @@
 #define QP_CF_DURING_TIMEOUT_MS 2000 /* a wait that a world action should end */
 #define QP_CF_NO_SLOT 0xff /* a pollfd of fd -1 */
 #define QP_CF_ATTEMPTS_MAX 3
+#define QP_CF_IOCTL_UNKNOWN _IO('Q', 0x7f) /* an ioctl request no fd knows */
+#define QP_CF_IOV_MAX 3 /* iovecs of a readv, writev, recvmsg or sendmsg */
+#define QP_CF_IOV_NEGATIVE 0xfe /* iov_count: iovcnt -1 */
+#define QP_CF_IOV_TOO_MANY 0xff /* iov_count: IOV_MAX + 1 empty iovecs */
+/* A timed scenario (a timerfd, a sleep, a wait with a timeout it is to run
+ * out) runs again when the host ran it this much later than the scenario's
+ * own times say (a loaded machine): its timer counts and remaining times
+ * are laid out to hold within it. */
+#define QP_CF_LAG_NS_MAX UINT64_C(5000000)
+/* A remaining time compared is "within" when it is at most what the step
+ * expects and less than this below it (twice the lag a run may have). */
+#define QP_CF_TIME_TOLERANCE_NS (2 * QP_CF_LAG_NS_MAX)
 
 /* The objects. Slots are numbered in the order objects are listed; a pipe's
- * read end comes first, then its write end. Pipes, eventfds and datagram
- * sockets are non-blocking (a scenario may clear O_NONBLOCK on a pipe end);
- * the stream's peer is a loopback TCP connection on the host. */
+ * read end comes first, then its write end; a socketpair's two ends follow
+ * each other too. Pipes, eventfds, datagram sockets, socketpairs and
+ * timerfds are non-blocking (a scenario may clear O_NONBLOCK on a pipe end,
+ * a socketpair end or a timerfd); the stream's peer is a loopback TCP
+ * connection on the host. */
 enum qp_cf_obj_kind {
     QP_CF_STREAM,      /* a connected stream socket */
     QP_CF_PIPE,        /* pipe2(O_NONBLOCK): two slots */
@@ -44,14 +58,43 @@ enum qp_cf_obj_kind {
     QP_CF_EPOLL,       /* epoll_create1(0) */
     QP_CF_UDP,         /* a UDP socket connected to its peer on 127.0.0.1 */
     QP_CF_UDP_UNCONN,  /* a UDP socket bound on 127.0.0.1, not connected */
+    QP_CF_SOCKETPAIR,  /* socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK): two slots */
+    QP_CF_TIMERFD,     /* timerfd_create(init = clock, TFD_NONBLOCK) */
     QP_CF_OBJ_KIND_COUNT
 };
 
 typedef struct qp_cf_obj {
     uint8_t kind;     /* enum qp_cf_obj_kind */
-    uint32_t init;    /* eventfd: initval */
+    uint32_t init;    /* eventfd: initval; timerfd: its clock */
     int32_t flags;    /* eventfd: EFD_SEMAPHORE */
 } qp_cf_obj;
+
+/* The slots an object takes: 2 for a pipe and a socketpair, else 1. */
+unsigned qp_cf_obj_slots(unsigned kind);
+
+/* What QP_CF_CREATE makes (and closes again at once). */
+enum qp_cf_make {
+    QP_CF_MAKE_PIPE,        /* pipe(fds) */
+    QP_CF_MAKE_PIPE2,       /* pipe2(fds, flags) */
+    QP_CF_MAKE_EPOLL,       /* epoll_create(arg) */
+    QP_CF_MAKE_EPOLL1,      /* epoll_create1(flags) */
+    QP_CF_MAKE_SOCKETPAIR,  /* socketpair(arg = domain, flags = type, arg2 = protocol) */
+    QP_CF_MAKE_TIMERFD,     /* timerfd_create(arg = clock, flags) */
+    QP_CF_MAKE_COUNT
+};
+
+/* How a remaining time or a duration compares with what the step expects
+ * (qp_cf_step.expect_ns); the measured time itself is shown, not compared. */
+enum qp_cf_time_class {
+    QP_CF_TIME_UNMEASURED,
+    QP_CF_TIME_ZERO,      /* a remaining time of 0 */
+    QP_CF_TIME_WITHIN,    /* in (expect - QP_CF_TIME_TOLERANCE_NS, expect + the timer slack] */
+    QP_CF_TIME_BELOW,     /* less than that, not 0 */
+    QP_CF_TIME_ABOVE,     /* more than expected */
+    QP_CF_TIME_NOT_EARLY, /* a wait or a sleep that ran out lasted at least its time */
+    QP_CF_TIME_EARLY,     /* it ended before */
+    QP_CF_TIME_CLASS_COUNT
+};
 
 /* A step: a call through the os table, or a world action. */
 enum qp_cf_op {
@@ -72,6 +115,30 @@ enum qp_cf_op {
     QP_CF_CLOCK_COARSE, /* clock_gettime(flags), then clock_gettime(size): the value compared
                            is 1 when the first is at most the second and less than two
                            resolutions of the first behind it */
+    QP_CF_GETFL,       /* fcntl(slot, F_GETFL): the value compared is 1 with O_NONBLOCK */
+    QP_CF_IOCTL,       /* ioctl(slot, request, &arg): arg = value before, compared after */
+    QP_CF_CREATE,      /* the call of enum qp_cf_make `make`; its fds are closed at once:
+                          ret 0 or -1, value 1 when the first fd has O_NONBLOCK */
+    QP_CF_ACCEPT4,     /* accept4(slot, NULL, NULL, flags) */
+    QP_CF_READV,       /* readv(slot, iovecs of iov_len) */
+    QP_CF_WRITEV,      /* writev(slot, iovecs of iov_len) */
+    QP_CF_RECVMSG,     /* recvmsg(slot, iovecs, a name buffer, flags): value msg_flags,
+                          aux msg_namelen */
+    QP_CF_SENDMSG,     /* sendmsg(slot, iovecs, to the peer's address when arg is 1, flags |
+                          MSG_NOSIGNAL) */
+    QP_CF_TFD_SET,     /* timerfd_settime(slot, flags, {interval_ns, time_ns}, &old):
+                          TFD_TIMER_ABSTIME: time_ns is from the timer's clock now (may be
+                          negative: past); value old interval, time class of old value */
+    QP_CF_TFD_GET,     /* timerfd_gettime(slot): value the interval, time class of the value */
+    QP_CF_PPOLL,       /* ppoll(pfds, time_ns (< 0: NULL), sigmask) */
+    QP_CF_SELECT,      /* select(pfds: POLLIN the read set, POLLOUT write, POLLPRI except,
+                          timeout time_ns in us (< 0: NULL)): events the sets after, time
+                          class of the timeval left */
+    QP_CF_EPOLL_PWAIT, /* epoll_pwait(slot, size = maxevents, timeout_ms, sigmask) */
+    QP_CF_NANOSLEEP,   /* nanosleep(time_ns, &remain): time class of remain after EINTR */
+    QP_CF_CLOCK_NANOSLEEP, /* clock_nanosleep(clock, flags, time_ns (TIMER_ABSTIME: from the
+                              clock now), &remain): ret 0 or -1 with err its error number */
+    QP_CF_SCHED_YIELD, /* sched_yield() */
     /* world actions, on the object's other end */
     QP_CF_W_DATA,      /* the stream's peer sends size bytes */
     QP_CF_W_EOF,       /* the stream's peer closes (after reading what it got) */
@@ -96,11 +163,30 @@ typedef struct qp_cf_step {
     uint32_t events; /* QP_CF_EPOLL_CTL: the event mask */
     int32_t flags;   /* recv/send flags; epoll_ctl op */
     int32_t timeout_ms;
-    uint64_t value;  /* eventfd writes */
+    uint64_t value;  /* eventfd writes; ioctl's arg */
     uint8_t pfds_count;
     uint8_t pfd_slots[QP_CF_POLL_FDS_MAX];
     int16_t pfd_events[QP_CF_POLL_FDS_MAX];
+    /* the calls of sockets, timers and sleeps */
+    uint8_t make;       /* QP_CF_CREATE: enum qp_cf_make */
+    int32_t arg, arg2;  /* QP_CF_CREATE: as enum qp_cf_make says */
+    uint32_t request;   /* QP_CF_IOCTL: FIONBIO, FIONREAD, ... */
+    uint8_t iov_count;  /* or QP_CF_IOV_NEGATIVE, QP_CF_IOV_TOO_MANY */
+    uint32_t iov_len[QP_CF_IOV_MAX];
+    int32_t clock_id;   /* QP_CF_CLOCK_NANOSLEEP */
+    int64_t time_ns;    /* a timer's value, a sleep, a ppoll's timeout; select's in us */
+    uint64_t interval_ns; /* QP_CF_TFD_SET */
+    int64_t bad_subsec; /* non-zero: the tv_nsec (select: tv_usec) passed as is, out of range */
+    uint64_t expect_ns; /* the remaining time the step expects (enum qp_cf_time_class) */
+    uint8_t sigmask;    /* enum qp_cf_sigmask */
 } qp_cf_step;
+
+/* The signal mask of a ppoll or an epoll_pwait. */
+enum qp_cf_sigmask {
+    QP_CF_MASK_NULL,    /* no mask */
+    QP_CF_MASK_EMPTY,   /* a mask that lets the world's signal through */
+    QP_CF_MASK_SIGNAL,  /* a mask that blocks the world's signal (SIGUSR1) */
+};
 
 typedef struct qp_cf_scenario {
     const char *name;      /* "stream/rst-then-eof" */
@@ -130,6 +216,9 @@ typedef struct qp_cf_result {
     int64_t ret;
     int err;
     uint64_t value; /* QP_CF_EFD_READ: the counter read */
+    int64_t aux;    /* QP_CF_RECVMSG: msg_namelen */
+    uint8_t time_class; /* enum qp_cf_time_class */
+    uint64_t time_ns;   /* the time measured (shown, not compared) */
     uint8_t events_count;
     qp_cf_event events[QP_CF_EVENTS_MAX];
 } qp_cf_result;
@@ -229,5 +318,14 @@ uint64_t qp_cf_open_fds_mask(uint64_t *aux_mask);
 
 /* Checks a scenario is well formed (slots exist, bounds hold); NULL or why not. */
 const char *qp_cf_check(const qp_cf_scenario *sc);
+
+/* Does the scenario's outcome depend on the host keeping its times (a
+ * timerfd, a sleep, a timed wait it expects to run out)? Such a run is held
+ * to QP_CF_LAG_NS_MAX. */
+bool qp_cf_timed(const qp_cf_scenario *sc);
+
+/* The object behind slot (NULL: none), and its kind (QP_CF_OBJ_KIND_COUNT). */
+const qp_cf_obj *qp_cf_slot_obj(const qp_cf_scenario *sc, unsigned slot);
+unsigned qp_cf_slot_kind(const qp_cf_scenario *sc, unsigned slot);
 
 #endif

@@ -22,6 +22,10 @@ void qp_host_os_init(qp_os *os);
  * when it cannot be read. */
 uint32_t qp_host_hz(void);
 
+/* This thread's timer slack (PR_GET_TIMERSLACK): what Linux adds to its
+ * sleeps and timed waits. */
+uint64_t qp_host_timer_slack_ns(void);
+
 /* Fds the world's side keeps for itself are moved at or above this number,
  * so that they never take the number of an fd a scenario closed. */
 #define QP_HOST_AUX_FD_MIN 512
@@ -59,9 +63,10 @@ typedef struct qp_host_during qp_host_during;
 qp_host_during *qp_host_during_start(void (*fn)(void *arg), void *arg);
 /* After the call returned: joins the thread. *interrupted: the watchdog
  * ended the call; *acted_while_blocked: fn ran while the call slept;
- * *act_delay_ns: how long after the start fn had run (wall clock). */
+ * *act_delay_ns: how long after the start fn had run; *returned_ns: how
+ * long after fn had run the call returned (0: before) (wall clock). */
 void qp_host_during_finish(qp_host_during *d, bool *interrupted, bool *acted_while_blocked,
-                           uint64_t *act_delay_ns);
+                           uint64_t *act_delay_ns, uint64_t *returned_ns);
 
 /* A signal for the scenario's thread: its handler does nothing, and a
  * blocked call fails with EINTR (installed without SA_RESTART). */

@@ -154,12 +154,14 @@ typedef struct qp_timerfd {
 } qp_timerfd;
 
 /* A socketpair (src/sim/unix_stream.c): the bytes queued for each end to
- * read, in a ring of QP_UNIX_BUF, and which ends are open. */
+ * read, in a ring of QP_UNIX_BUF, which ends are open, and their errors. */
 typedef struct qp_unix_pair {
     uint8_t buf[2][QP_UNIX_BUF];
     uint32_t head[2];
     uint32_t len[2];
     bool open[2];
+    int16_t error[2]; /* each end's pending error: ECONNRESET when the other end was
+                         closed with bytes unread */
 } qp_unix_pair;
 
 /* A UDP socket (src/sim/dgram.c): datagrams queue in arrival order, each
@@ -213,7 +215,8 @@ typedef struct qp_obj {
     uint8_t type;  /* enum qp_obj_type */
     uint8_t index; /* pipes[], epolls[], dgrams[], timerfds[] or unix_pairs[] */
     uint8_t end;   /* a socketpair end: 0 or 1 */
-    bool blocking; /* opened without O_NONBLOCK (pipes; others never block) */
+    bool blocking; /* O_NONBLOCK clear, as F_GETFL reports it (only pipes, timerfds and
+                      socketpair ends then block) */
     qp_stream stream;
     uint64_t eventfd_count;
     bool eventfd_semaphore; /* EFD_SEMAPHORE: a read takes 1 */

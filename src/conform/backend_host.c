@@ -9,6 +9,8 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -87,8 +89,17 @@ static bool host_open(qp_cf_backend *b, const qp_cf_scenario *sc, int *fds, char
             if (pair[0] < 0)
                 return refused(forbidden, forbidden_size, "epoll_create1");
             break;
+        case QP_CF_SOCKETPAIR:
+            if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, pair) < 0)
+                return refused(forbidden, forbidden_size, "socketpair");
+            break;
+        case QP_CF_TIMERFD:
+            pair[0] = timerfd_create((int)obj->init, TFD_NONBLOCK | TFD_CLOEXEC);
+            if (pair[0] < 0)
+                return refused(forbidden, forbidden_size, "timerfd_create");
+            break;
         }
-        for (unsigned k = 0; k < (obj->kind == QP_CF_PIPE ? 2u : 1u); k++) {
+        for (unsigned k = 0; k < qp_cf_obj_slots(obj->kind); k++) {
             unsigned slot = hb->slots_count++;
             hb->slot_kind[slot] = obj->kind;
             hb->slot_peer[slot] = (int8_t)peer;
@@ -185,8 +196,8 @@ static void host_act(qp_cf_backend *b, const qp_cf_step *st, int fd)
     if (hb->during != NULL) {
         /* two actions for the same wait: the earlier one goes now */
         bool interrupted, acted;
-        uint64_t delay_ns;
-        qp_host_during_finish(hb->during, &interrupted, &acted, &delay_ns);
+        uint64_t delay_ns, returned_ns;
+        qp_host_during_finish(hb->during, &interrupted, &acted, &delay_ns, &returned_ns);
     }
     hb->during_step = st;
     hb->during = qp_host_during_start(perform_during, hb);
@@ -199,15 +210,22 @@ static void host_call_done(qp_cf_backend *b, const qp_cf_result *res, bool *bloc
     if (hb->during == NULL)
         return;
     bool interrupted, acted_while_blocked;
-    uint64_t act_delay_ns;
-    qp_host_during_finish(hb->during, &interrupted, &acted_while_blocked, &act_delay_ns);
+    uint64_t act_delay_ns, returned_ns;
+    qp_host_during_finish(hb->during, &interrupted, &acted_while_blocked, &act_delay_ns,
+                          &returned_ns);
     hb->during = NULL;
     *blocked = interrupted;
-    /* a wait that timed out before the helper caught it asleep, or that the
-       helper acted in only late (the machine is loaded: the action may have
-       come after the timeout): too late to tell anything */
-    if (res->kind == QP_CF_RES_CALL && res->ret == 0 &&
-        (!acted_while_blocked || act_delay_ns > LATE_ACTION_NS))
+    /* a wait that timed out before the helper caught it asleep, or any call
+       that the helper acted in only late (the machine is loaded: the action
+       may have come after the timeout, and the time a sleep or a select
+       had left is not the one the scenario expects): too late to tell. So
+       is a call the action ended (EINTR, or a time left that depends on
+       when it woke) that ran only late after it, its thread kept waiting */
+    bool time_left = res->time_class == QP_CF_TIME_WITHIN ||
+                     res->time_class == QP_CF_TIME_BELOW || res->time_class == QP_CF_TIME_ABOVE;
+    bool woken_late = (res->err == EINTR || time_left) && returned_ns > LATE_ACTION_NS;
+    if (res->kind == QP_CF_RES_CALL &&
+        ((res->ret == 0 && !acted_while_blocked) || act_delay_ns > LATE_ACTION_NS || woken_late))
         b->inconclusive = true;
 }
 
@@ -216,8 +234,8 @@ static void host_close_all(qp_cf_backend *b)
     host_backend *hb = b->ctx;
     if (hb->during != NULL) {
         bool interrupted, acted;
-        uint64_t delay_ns;
-        qp_host_during_finish(hb->during, &interrupted, &acted, &delay_ns);
+        uint64_t delay_ns, returned_ns;
+        qp_host_during_finish(hb->during, &interrupted, &acted, &delay_ns, &returned_ns);
         hb->during = NULL;
     }
     for (unsigned i = 0; i < hb->slots_count; i++)

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
 
 #include "quietpoll/conform.h"
 #include "quietpoll/host.h"
@@ -31,6 +33,7 @@ typedef struct sim_backend {
     const qp_cf_step *thread_actions[QP_EVENTS_MAX];
     unsigned thread_actions_count;
     uint32_t hz; /* the host's: the schedule's HZ is a parameter of the model */
+    uint64_t slack_ns; /* the host's timer slack, the schedule's slack_ns */
 } sim_backend;
 
 static uint8_t zeros[QP_CF_IO_BYTES_MAX];
@@ -81,6 +84,7 @@ static bool sim_open(qp_cf_backend *b, const qp_cf_scenario *sc, int *fds, char 
     sb->sched.start_ns = QP_NS_PER_S;
     sb->sched.cost_ns = 1000;
     sb->sched.hz = sb->hz;
+    sb->sched.slack_ns = sb->slack_ns;
     sb->trace.count = 0;
     sb->sc = sc;
     sb->thread_actions_count = 0;
@@ -110,10 +114,17 @@ static bool sim_open(qp_cf_backend *b, const qp_cf_scenario *sc, int *fds, char 
         case QP_CF_UDP_UNCONN:
             pair[0] = qp_sim_add_dgram(&sb->sim, obj->kind == QP_CF_UDP);
             break;
+        case QP_CF_SOCKETPAIR:
+            if (os->socketpair(os, AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, pair) < 0)
+                return false;
+            break;
+        case QP_CF_TIMERFD:
+            pair[0] = os->timerfd_create(os, (int)obj->init, TFD_NONBLOCK);
+            break;
         }
         if (pair[0] < 0)
             return false;
-        for (unsigned k = 0; k < (obj->kind == QP_CF_PIPE ? 2u : 1u); k++) {
+        for (unsigned k = 0; k < qp_cf_obj_slots(obj->kind); k++) {
             sb->slot_kind[slot] = obj->kind;
             sb->slot_target[slot] = (uint8_t)(sb->sim.targets_count - 1);
             fds[slot] = sb->fds[slot] = pair[k];
@@ -227,6 +238,7 @@ qp_cf_backend *qp_cf_sim_backend_new(void)
         abort();
     sb->trace = (qp_trace){.recs = recs, .count = 0, .cap = QP_SIM_TRACE_CAP};
     sb->hz = qp_host_hz();
+    sb->slack_ns = qp_host_timer_slack_ns();
     sb->base = (qp_cf_backend){.name = "sim",
                                .open = sim_open,
                                .act = sim_act,

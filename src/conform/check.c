@@ -1,6 +1,8 @@
 /* A scenario's bounds: every one the suite holds or a tape draws keeps
  * within these, so a run makes a bounded number of fds, bytes and waits. */
 #include <stddef.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 
 #include "quietpoll/conform.h"
 #include "quietpoll/sim.h"
@@ -11,16 +13,97 @@ const char *qp_cf_obj_kind_name(unsigned kind)
         [QP_CF_STREAM] = "stream socket", [QP_CF_PIPE] = "pipe",
         [QP_CF_EVENTFD] = "eventfd",      [QP_CF_EPOLL] = "epoll",
         [QP_CF_UDP] = "UDP socket",       [QP_CF_UDP_UNCONN] = "unconnected UDP socket",
+        [QP_CF_SOCKETPAIR] = "socketpair", [QP_CF_TIMERFD] = "timerfd",
     };
     return kind < QP_CF_OBJ_KIND_COUNT ? names[kind] : "?";
+}
+
+unsigned qp_cf_obj_slots(unsigned kind)
+{
+    return kind == QP_CF_PIPE || kind == QP_CF_SOCKETPAIR ? 2 : 1;
 }
 
 static unsigned slots_of(const qp_cf_scenario *sc)
 {
     unsigned slots = 0;
     for (unsigned i = 0; i < sc->objs_count; i++)
-        slots += sc->objs[i].kind == QP_CF_PIPE ? 2 : 1;
+        slots += qp_cf_obj_slots(sc->objs[i].kind);
     return slots;
+}
+
+const qp_cf_obj *qp_cf_slot_obj(const qp_cf_scenario *sc, unsigned slot)
+{
+    unsigned first = 0;
+    for (unsigned i = 0; i < sc->objs_count; i++) {
+        unsigned n = qp_cf_obj_slots(sc->objs[i].kind);
+        if (slot < first + n)
+            return &sc->objs[i];
+        first += n;
+    }
+    return NULL;
+}
+
+unsigned qp_cf_slot_kind(const qp_cf_scenario *sc, unsigned slot)
+{
+    const qp_cf_obj *obj = qp_cf_slot_obj(sc, slot);
+    return obj != NULL ? obj->kind : QP_CF_OBJ_KIND_COUNT;
+}
+
+/* The calls that take no slot of the scenario's. */
+static bool slotless(unsigned op)
+{
+    return op == QP_CF_W_SIGNAL || op == QP_CF_POLL || op == QP_CF_CLOCK_GETRES ||
+           op == QP_CF_CLOCK_COARSE || op == QP_CF_CREATE || op == QP_CF_PPOLL ||
+           op == QP_CF_SELECT || op == QP_CF_NANOSLEEP || op == QP_CF_CLOCK_NANOSLEEP ||
+           op == QP_CF_SCHED_YIELD;
+}
+
+static bool is_wait(unsigned op)
+{
+    return op == QP_CF_POLL || op == QP_CF_EPOLL_WAIT || op == QP_CF_PPOLL ||
+           op == QP_CF_SELECT || op == QP_CF_EPOLL_PWAIT;
+}
+
+bool qp_cf_timed(const qp_cf_scenario *sc)
+{
+    for (unsigned i = 0; i < sc->objs_count; i++)
+        if (sc->objs[i].kind == QP_CF_TIMERFD)
+            return true;
+    for (unsigned i = 0; i < sc->steps_count; i++) {
+        unsigned op = sc->steps[i].op;
+        if (op == QP_CF_NANOSLEEP || op == QP_CF_CLOCK_NANOSLEEP || op == QP_CF_PPOLL ||
+            op == QP_CF_SELECT || op == QP_CF_TFD_SET || op == QP_CF_TFD_GET)
+            return true;
+    }
+    return false;
+}
+
+/* The sim object kind a QP_CF_CREATE makes, for the sim's bounds. */
+static unsigned made_kind(unsigned make)
+{
+    switch (make) {
+    case QP_CF_MAKE_PIPE:
+    case QP_CF_MAKE_PIPE2:
+        return QP_CF_PIPE;
+    case QP_CF_MAKE_EPOLL:
+    case QP_CF_MAKE_EPOLL1:
+        return QP_CF_EPOLL;
+    case QP_CF_MAKE_SOCKETPAIR:
+        return QP_CF_SOCKETPAIR;
+    default:
+        return QP_CF_TIMERFD;
+    }
+}
+
+/* A time the sim takes (a timerfd's value, a sleep, a timeout) within
+ * what a scenario may wait: QP_CF_DURING_TIMEOUT_MS, or any time in the
+ * past; a time passed with an invalid tv_nsec is never waited for. */
+static bool time_bounded(const qp_cf_step *st)
+{
+    int64_t max_ns = (int64_t)QP_CF_DURING_TIMEOUT_MS * 1000000;
+    if (st->op == QP_CF_SELECT)
+        max_ns /= 1000;
+    return st->time_ns <= max_ns && st->interval_ns <= (uint64_t)max_ns;
 }
 
 const char *qp_cf_check(const qp_cf_scenario *sc)
@@ -33,9 +116,23 @@ const char *qp_cf_check(const qp_cf_scenario *sc)
             return "an unknown object";
         of_kind[sc->objs[i].kind]++;
     }
+    /* what a QP_CF_CREATE makes is closed at once: the sim reuses a closed
+       socketpair's or timerfd's room, never a pipe's or an epoll's */
+    bool creates[QP_CF_OBJ_KIND_COUNT] = {false};
+    for (unsigned i = 0; i < sc->steps_count; i++)
+        if (sc->steps[i].op == QP_CF_CREATE) {
+            if (sc->steps[i].make >= QP_CF_MAKE_COUNT)
+                return "an unknown call to create an object";
+            unsigned kind = made_kind(sc->steps[i].make);
+            if (kind == QP_CF_PIPE || kind == QP_CF_EPOLL || !creates[kind])
+                of_kind[kind]++;
+            creates[kind] = true;
+        }
     if (of_kind[QP_CF_PIPE] > QP_SIM_PIPES_MAX || of_kind[QP_CF_EPOLL] > QP_SIM_EPOLLS_MAX ||
-        of_kind[QP_CF_UDP] + of_kind[QP_CF_UDP_UNCONN] > QP_SIM_DGRAMS_MAX)
-        return "more pipes, epolls or UDP sockets than the sim has";
+        of_kind[QP_CF_UDP] + of_kind[QP_CF_UDP_UNCONN] > QP_SIM_DGRAMS_MAX ||
+        of_kind[QP_CF_SOCKETPAIR] > QP_SIM_UNIX_PAIRS_MAX ||
+        of_kind[QP_CF_TIMERFD] > QP_SIM_TIMERFDS_MAX)
+        return "more pipes, epolls, UDP sockets, socketpairs or timerfds than the sim has";
     unsigned slots = slots_of(sc);
     if (slots > QP_CF_SLOTS_MAX)
         return "too many slots";
@@ -48,9 +145,7 @@ const char *qp_cf_check(const qp_cf_scenario *sc)
         const qp_cf_step *st = &sc->steps[i];
         if (st->op >= QP_CF_OP_COUNT)
             return "an unknown step";
-        bool slotless = st->op == QP_CF_W_SIGNAL || st->op == QP_CF_POLL ||
-                        st->op == QP_CF_CLOCK_GETRES || st->op == QP_CF_CLOCK_COARSE;
-        if (!slotless && st->slot >= slots)
+        if (!slotless(st->op) && st->slot >= slots)
             return "a step on a slot that does not exist";
         if (st->op == QP_CF_EPOLL_CTL && st->slot2 >= slots)
             return "epoll_ctl of a slot that does not exist";
@@ -58,29 +153,52 @@ const char *qp_cf_check(const qp_cf_scenario *sc)
             return "more bytes than QP_CF_IO_BYTES_MAX";
         if (st->op == QP_CF_W_DATA && st->size > QP_CF_STREAM_BYTES_MAX)
             return "a stream arrival over QP_CF_STREAM_BYTES_MAX";
-        if (st->op == QP_CF_POLL) {
+        if (st->op == QP_CF_POLL || st->op == QP_CF_PPOLL || st->op == QP_CF_SELECT) {
             if (st->pfds_count > QP_CF_POLL_FDS_MAX)
                 return "too many pollfds";
             for (unsigned k = 0; k < st->pfds_count; k++)
                 if (st->pfd_slots[k] != QP_CF_NO_SLOT && st->pfd_slots[k] >= slots)
                     return "a pollfd of a slot that does not exist";
         }
-        if ((st->op == QP_CF_POLL || st->op == QP_CF_EPOLL_WAIT) &&
+        if ((st->op == QP_CF_POLL || st->op == QP_CF_EPOLL_WAIT || st->op == QP_CF_EPOLL_PWAIT) &&
             (st->timeout_ms < -1 || st->timeout_ms > QP_CF_DURING_TIMEOUT_MS))
             return "a wait's timeout is -1 or 0 .. QP_CF_DURING_TIMEOUT_MS";
+        if (!time_bounded(st))
+            return "a time over QP_CF_DURING_TIMEOUT_MS";
+        if (st->iov_count > QP_CF_IOV_MAX && st->iov_count != QP_CF_IOV_NEGATIVE &&
+            st->iov_count != QP_CF_IOV_TOO_MANY)
+            return "more iovecs than QP_CF_IOV_MAX";
+        uint64_t iov_bytes = 0;
+        for (unsigned k = 0; k < QP_CF_IOV_MAX; k++)
+            iov_bytes += st->iov_len[k];
+        if (iov_bytes > QP_CF_IO_BYTES_MAX)
+            return "iovecs of more bytes than QP_CF_IO_BYTES_MAX";
         if (st->op >= QP_CF_FIRST_ACTION)
             actions += st->op == QP_CF_W_ICMP ? 2 : 1; /* the sim's: a send, then the error */
         if (st->op == QP_CF_SET_BLOCKING)
             blocking[st->slot] = st->size != 0;
+        if (st->op == QP_CF_IOCTL && st->request == FIONBIO)
+            blocking[st->slot] = st->value == 0;
         /* a call that may block for good has a world action to end it (and
-           the host's watchdog behind that); the sim's reads never block */
-        if ((st->op == QP_CF_READ || st->op == QP_CF_EFD_READ || st->op == QP_CF_RECV) &&
-            blocking[st->slot])
-            return "a read of a blocking fd (the sim's reads never block)";
-        if ((st->op == QP_CF_WRITE || st->op == QP_CF_EFD_WRITE || st->op == QP_CF_SEND) &&
-            blocking[st->slot] && !during)
-            return "a write to a blocking fd without a world action during it";
-        if ((st->op == QP_CF_POLL || st->op == QP_CF_EPOLL_WAIT) && st->timeout_ms < 0 && !during)
+           the host's watchdog behind that); the sim's reads block only on
+           a socketpair end or a timerfd */
+        bool reads = st->op == QP_CF_READ || st->op == QP_CF_EFD_READ || st->op == QP_CF_RECV ||
+                     st->op == QP_CF_READV || st->op == QP_CF_RECVMSG;
+        bool writes = st->op == QP_CF_WRITE || st->op == QP_CF_EFD_WRITE ||
+                      st->op == QP_CF_SEND || st->op == QP_CF_WRITEV || st->op == QP_CF_SENDMSG;
+        unsigned kind = slotless(st->op) ? QP_CF_OBJ_KIND_COUNT : qp_cf_slot_kind(sc, st->slot);
+        bool reads_block = kind == QP_CF_SOCKETPAIR || kind == QP_CF_TIMERFD;
+        bool dontwait = (st->op == QP_CF_RECV || st->op == QP_CF_RECVMSG) &&
+                        (st->flags & MSG_DONTWAIT);
+        if (reads && blocking[st->slot] && !reads_block)
+            return "a read of a blocking fd (the sim's reads block only on a socketpair end or a "
+                   "timerfd)";
+        if (((reads && !dontwait) || writes) && blocking[st->slot] && !during)
+            return "a read or write of a blocking fd without a world action during it";
+        bool waits_for_good = st->op == QP_CF_PPOLL || st->op == QP_CF_SELECT
+                                  ? st->time_ns < 0
+                                  : st->timeout_ms < 0;
+        if (is_wait(st->op) && waits_for_good && !during)
             return "a wait without a timeout and without a world action during it";
         if (st->op < QP_CF_FIRST_ACTION)
             during = false;

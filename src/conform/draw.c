@@ -13,12 +13,8 @@
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 
-#include "quietpoll/conform.h"
+#include "draw.h"
 #include "quietpoll/sim.h"
-
-#define DRAWN_STEPS_MAX 24
-#define DRAWN_WAIT_MS 20
-#define STREAM_SENT_MAX 65536 /* bytes a drawn scenario sends on one stream */
 
 static const uint32_t pipe_sizes[] = {1, 10, 100, 3996, 4095, 4096, 4097, 5000, 61440, 65536};
 static const uint32_t stream_sizes[] = {0, 1, 10, 100, 4096, 16384};
@@ -36,8 +32,6 @@ static const uint32_t epoll_masks[] = {EPOLLIN,
                                        EPOLLIN | EPOLLOUT,
                                        0};
 
-#define PICK(tape, table) ((table)[qp_tape_choice((tape), sizeof(table) / sizeof((table)[0]))])
-
 enum draw_kind {
     D_IO,     /* a read, write, recv or send on a slot */
     D_POLL,   /* poll of one or two slots, non-blocking */
@@ -45,44 +39,32 @@ enum draw_kind {
     D_ACTION, /* a world action now */
     D_BLOCK,  /* a world action during a wait (or a blocked write) */
     D_CLOSE,  /* close a slot */
+    D_CALL,   /* a call of sockets, timers or sleeps (draw_calls.c) */
     D_KIND_COUNT
 };
 
-typedef struct drawer {
-    qp_cf_scenario *sc;
-    qp_tape *tape;
-    unsigned slots;
-    uint8_t kind[QP_CF_SLOTS_MAX];
-    bool write_end[QP_CF_SLOTS_MAX]; /* a pipe's write end */
-    bool blocking[QP_CF_SLOTS_MAX];
-    int epoll_slot;
-    uint32_t stream_sent[QP_CF_SLOTS_MAX];
-    unsigned actions;
-    unsigned pipes, udps; /* within the sim's QP_SIM_PIPES_MAX, QP_SIM_DGRAMS_MAX */
-} drawer;
-
-static bool room(const drawer *d, unsigned steps)
+bool qp__cf_draw_room(const drawer *d, unsigned steps)
 {
     return d->sc->steps_count + steps <= QP_CF_STEPS_MAX;
 }
 
-static qp_cf_step *push(drawer *d)
+qp_cf_step *qp__cf_draw_push(drawer *d)
 {
-    assert(room(d, 1));
+    assert(qp__cf_draw_room(d, 1));
     qp_cf_step *st = &d->sc->steps[d->sc->steps_count++];
     memset(st, 0, sizeof *st);
     return st;
 }
 
-static unsigned pick_slot(drawer *d)
+unsigned qp__cf_draw_slot(drawer *d)
 {
     return qp_tape_choice(d->tape, d->slots);
 }
 
 static void draw_io(drawer *d)
 {
-    unsigned slot = pick_slot(d);
-    qp_cf_step *st = push(d);
+    unsigned slot = qp__cf_draw_slot(d);
+    qp_cf_step *st = qp__cf_draw_push(d);
     st->slot = (uint8_t)slot;
     bool write = qp_tape_choice(d->tape, 2);
     switch (d->kind[slot]) {
@@ -99,11 +81,20 @@ static void draw_io(drawer *d)
         st->size = PICK(d->tape, efd_lengths);
         st->value = PICK(d->tape, efd_values);
         break;
-    case QP_CF_STREAM: {
-        st->op = write ? QP_CF_SEND : qp_tape_choice(d->tape, 2) ? QP_CF_RECV : QP_CF_READ;
+    case QP_CF_STREAM:
+    case QP_CF_SOCKETPAIR: {
+        /* MSG_PEEK: modelled on socketpair ends only */
+        static const int32_t pair_recv_flags[] = {0, MSG_PEEK, MSG_DONTWAIT};
+        bool pair = d->kind[slot] == QP_CF_SOCKETPAIR;
+        uint32_t sent_max = pair ? PAIR_SENT_MAX : STREAM_SENT_MAX;
+        st->op = write  ? (pair ? QP_CF_WRITE : QP_CF_SEND)
+                 : qp_tape_choice(d->tape, 2) ? QP_CF_RECV
+                                              : QP_CF_READ;
         st->size = PICK(d->tape, stream_sizes);
+        if (pair && st->op == QP_CF_RECV)
+            st->flags = PICK(d->tape, pair_recv_flags);
         if (write) {
-            if (d->stream_sent[slot] + st->size > STREAM_SENT_MAX)
+            if (d->stream_sent[slot] + st->size > sent_max)
                 st->size = 0;
             d->stream_sent[slot] += st->size;
         }
@@ -124,10 +115,15 @@ static void draw_io(drawer *d)
         st->op = QP_CF_EPOLL_WAIT;
         st->size = QP_CF_EVENTS_MAX;
         break;
+    case QP_CF_TIMERFD:
+        st->op = write ? QP_CF_EFD_WRITE : QP_CF_EFD_READ;
+        st->size = PICK(d->tape, efd_lengths);
+        st->value = 1;
+        break;
     }
 }
 
-static void draw_poll(drawer *d, qp_cf_step *st, int timeout_ms)
+void qp__cf_draw_poll(drawer *d, qp_cf_step *st, int timeout_ms)
 {
     st->op = QP_CF_POLL;
     st->timeout_ms = timeout_ms;
@@ -151,17 +147,17 @@ static void draw_epoll(drawer *d, qp_cf_step *st, int timeout_ms)
     static const int ops[] = {EPOLL_CTL_ADD, EPOLL_CTL_MOD, EPOLL_CTL_DEL};
     st->op = QP_CF_EPOLL_CTL;
     st->flags = PICK(d->tape, ops);
-    st->slot2 = (uint8_t)pick_slot(d);
+    st->slot2 = (uint8_t)qp__cf_draw_slot(d);
     st->events = PICK(d->tape, epoll_masks);
 }
 
-static void draw_action(drawer *d, qp_cf_step *st)
+void qp__cf_draw_action(drawer *d, qp_cf_step *st)
 {
     static const uint8_t stream_ops[] = {QP_CF_W_DATA, QP_CF_W_EOF, QP_CF_W_RESET, QP_CF_W_SIGNAL};
     static const uint8_t udp_ops[] = {QP_CF_W_DGRAM, QP_CF_W_ICMP, QP_CF_W_SIGNAL};
     static const uint8_t thread_ops[] = {QP_CF_W_WRITE, QP_CF_W_READ, QP_CF_W_CLOSE,
                                          QP_CF_W_SIGNAL};
-    unsigned slot = pick_slot(d);
+    unsigned slot = qp__cf_draw_slot(d);
     st->slot = (uint8_t)slot;
     switch (d->kind[slot]) {
     case QP_CF_STREAM:
@@ -187,6 +183,11 @@ static void draw_action(drawer *d, qp_cf_step *st)
             st->op = QP_CF_W_WRITE;
         if (d->kind[slot] == QP_CF_EPOLL && st->op != QP_CF_W_CLOSE)
             st->op = QP_CF_W_SIGNAL;
+        if (st->op == QP_CF_W_WRITE && d->kind[slot] == QP_CF_SOCKETPAIR) {
+            if (d->stream_sent[slot] + st->size > PAIR_SENT_MAX)
+                st->size = PAIR_SENT_MAX - d->stream_sent[slot];
+            d->stream_sent[slot] += st->size;
+        }
         break;
     }
     d->actions++;
@@ -197,38 +198,40 @@ static void draw_action(drawer *d, qp_cf_step *st)
  * by the host's watchdog and the sim's "blocked forever" alike). */
 static void draw_block(drawer *d)
 {
-    if (!room(d, 3))
+    if (!qp__cf_draw_room(d, 3))
         return;
-    unsigned which = qp_tape_choice(d->tape, 3);
+    unsigned which = qp_tape_choice(d->tape, 4);
     int pipe_w = -1;
     for (unsigned s = 0; s < d->slots; s++)
         if (d->write_end[s])
             pipe_w = (int)s;
     if (which == 2 && pipe_w >= 0) {
         if (!d->blocking[pipe_w]) {
-            qp_cf_step *b = push(d);
+            qp_cf_step *b = qp__cf_draw_push(d);
             b->op = QP_CF_SET_BLOCKING;
             b->slot = (uint8_t)pipe_w;
             b->size = 1;
             d->blocking[pipe_w] = true;
         }
-        qp_cf_step *act = push(d);
-        draw_action(d, act);
+        qp_cf_step *act = qp__cf_draw_push(d);
+        qp__cf_draw_action(d, act);
         act->during = true;
-        qp_cf_step *w = push(d);
+        qp_cf_step *w = qp__cf_draw_push(d);
         w->op = QP_CF_WRITE;
         w->slot = (uint8_t)pipe_w;
         w->size = PICK(d->tape, pipe_sizes);
         return;
     }
-    qp_cf_step *act = push(d);
-    draw_action(d, act);
+    qp_cf_step *act = qp__cf_draw_push(d);
+    qp__cf_draw_action(d, act);
     act->during = true;
-    qp_cf_step *w = push(d);
-    if (which == 1 && d->epoll_slot >= 0)
+    qp_cf_step *w = qp__cf_draw_push(d);
+    if (which == 3)
+        qp__cf_draw_timed_wait(d, w, DRAWN_WAIT_MS);
+    else if (which == 1 && d->epoll_slot >= 0)
         draw_epoll(d, w, DRAWN_WAIT_MS);
     else
-        draw_poll(d, w, DRAWN_WAIT_MS);
+        qp__cf_draw_poll(d, w, DRAWN_WAIT_MS);
 }
 
 void qp_cf_draw(qp_tape *tape, qp_cf_scenario *sc)
@@ -236,18 +239,22 @@ void qp_cf_draw(qp_tape *tape, qp_cf_scenario *sc)
     memset(sc, 0, sizeof *sc);
     sc->name = "fuzz_conform";
     sc->behaviour = "a scenario drawn from the input";
-    drawer d = {.sc = sc, .tape = tape, .epoll_slot = -1};
+    drawer d = {.sc = sc, .tape = tape, .epoll_slot = -1, .timer_slot = -1};
     unsigned objs = 1 + qp_tape_choice(tape, 3);
     for (unsigned i = 0; i < objs; i++) {
         unsigned kind = qp_tape_choice(tape, QP_CF_OBJ_KIND_COUNT);
-        unsigned need = kind == QP_CF_PIPE ? 2 : 1;
+        unsigned need = qp_cf_obj_slots(kind);
         bool udp = kind == QP_CF_UDP || kind == QP_CF_UDP_UNCONN;
+        /* one socketpair, so that a drawn socketpair_create has room too;
+           one timerfd, so that expirations keep to one grid of times */
         if (d.slots + need > QP_CF_SLOTS_MAX || (kind == QP_CF_EPOLL && d.epoll_slot >= 0) ||
             (kind == QP_CF_PIPE && d.pipes == QP_SIM_PIPES_MAX) ||
-            (udp && d.udps == QP_SIM_DGRAMS_MAX))
+            (udp && d.udps == QP_SIM_DGRAMS_MAX) || (kind == QP_CF_SOCKETPAIR && d.pairs > 0) ||
+            (kind == QP_CF_TIMERFD && d.timer_slot >= 0))
             continue;
         d.pipes += kind == QP_CF_PIPE;
         d.udps += udp;
+        d.pairs += kind == QP_CF_SOCKETPAIR;
         qp_cf_obj *obj = &sc->objs[sc->objs_count++];
         obj->kind = (uint8_t)kind;
         if (kind == QP_CF_EVENTFD) {
@@ -261,33 +268,42 @@ void qp_cf_draw(qp_tape *tape, qp_cf_scenario *sc)
         }
         if (kind == QP_CF_EPOLL)
             d.epoll_slot = (int)d.slots - 1;
+        if (kind == QP_CF_TIMERFD) {
+            static const uint32_t clocks[] = {CLOCK_MONOTONIC, CLOCK_REALTIME, CLOCK_BOOTTIME};
+            obj->init = PICK(tape, clocks);
+            d.timer_slot = (int)d.slots - 1;
+        }
     }
     unsigned drawn = 0;
-    while (drawn++ < DRAWN_STEPS_MAX && room(&d, 1) && d.actions < QP_CF_ACTIONS_MAX - 1 &&
+    while (drawn++ < DRAWN_STEPS_MAX && qp__cf_draw_room(&d, 1) &&
+           d.actions < QP_CF_ACTIONS_MAX - 1 &&
            qp_tape_more(tape)) {
         switch (qp_tape_choice(tape, D_KIND_COUNT)) {
         case D_IO:
             draw_io(&d);
             break;
         case D_POLL:
-            draw_poll(&d, push(&d), 0);
+            qp__cf_draw_poll(&d, qp__cf_draw_push(&d), 0);
             break;
         case D_EPOLL:
             if (d.epoll_slot >= 0)
-                draw_epoll(&d, push(&d), 0);
+                draw_epoll(&d, qp__cf_draw_push(&d), 0);
             else
-                draw_poll(&d, push(&d), 0);
+                qp__cf_draw_poll(&d, qp__cf_draw_push(&d), 0);
             break;
         case D_ACTION:
-            draw_action(&d, push(&d));
+            qp__cf_draw_action(&d, qp__cf_draw_push(&d));
             break;
         case D_BLOCK:
             draw_block(&d);
             break;
+        case D_CALL:
+            qp__cf_draw_call(&d);
+            break;
         case D_CLOSE: {
-            qp_cf_step *st = push(&d);
+            qp_cf_step *st = qp__cf_draw_push(&d);
             st->op = QP_CF_CLOSE;
-            st->slot = (uint8_t)pick_slot(&d);
+            st->slot = (uint8_t)qp__cf_draw_slot(&d);
             break;
         }
         }

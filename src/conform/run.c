@@ -8,25 +8,26 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "calls.h"
 #include "quietpoll/conform.h"
 
 static uint8_t io_buf[QP_CF_IO_BYTES_MAX]; /* zeros written, whatever read */
 
-static int slot_fd(const int *fds, unsigned slot)
+int qp__cf_slot_fd(const int *fds, unsigned slot)
 {
     return slot < QP_CF_SLOTS_MAX ? fds[slot] : -1;
 }
 
-static void record(qp_cf_result *res, int64_t ret)
+void qp__cf_record(qp_cf_result *res, int64_t ret)
 {
     res->kind = QP_CF_RES_CALL;
     res->ret = ret;
     res->err = ret < 0 ? errno : 0;
 }
 
-/* epoll's data is the slot registered; events sorted by slot (see the
-   divergence "epoll-order"), the kernel's order kept in order_slots */
-static void record_epoll(qp_cf_result *res, const struct epoll_event *events, int n)
+/* epoll's data is the slot registered, the kernel's order kept (see the
+   divergence "epoll-order") */
+void qp__cf_record_epoll(qp_cf_result *res, const struct epoll_event *events, int n)
 {
     res->events_count = 0;
     for (int i = 0; i < n && i < QP_CF_EVENTS_MAX; i++) {
@@ -36,23 +37,30 @@ static void record_epoll(qp_cf_result *res, const struct epoll_event *events, in
     }
 }
 
-static void do_call(qp_cf_backend *b, const qp_cf_step *st, const int *fds, qp_cf_result *res)
+/* Makes the step's call; *ran_out_ns as qp__cf_call_time says. */
+static void do_call(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_step *st,
+                    const int *fds, qp_cf_result *res, uint64_t *ran_out_ns)
 {
     qp_os *os = b->os;
-    int fd = slot_fd(fds, st->slot);
+    int fd = qp__cf_slot_fd(fds, st->slot);
+    *ran_out_ns = 0;
+    if (qp__cf_is_time_call(st->op)) {
+        qp__cf_call_time(b, sc, st, fds, res, ran_out_ns);
+        return;
+    }
     errno = 0;
     switch (st->op) {
     case QP_CF_READ:
-        record(res, os->read(os, fd, io_buf, st->size));
+        qp__cf_record(res, os->read(os, fd, io_buf, st->size));
         break;
     case QP_CF_WRITE:
         memset(io_buf, 0, st->size);
-        record(res, os->write(os, fd, io_buf, st->size));
+        qp__cf_record(res, os->write(os, fd, io_buf, st->size));
         break;
     case QP_CF_EFD_READ: {
         uint8_t buf[16] = {0};
         size_t n = st->size < sizeof buf ? st->size : sizeof buf;
-        record(res, os->read(os, fd, buf, n));
+        qp__cf_record(res, os->read(os, fd, buf, n));
         if (res->ret >= 8)
             memcpy(&res->value, buf, sizeof res->value);
         break;
@@ -61,22 +69,22 @@ static void do_call(qp_cf_backend *b, const qp_cf_step *st, const int *fds, qp_c
         uint8_t buf[16] = {0};
         memcpy(buf, &st->value, sizeof st->value);
         size_t n = st->size < sizeof buf ? st->size : sizeof buf;
-        record(res, os->write(os, fd, buf, n));
+        qp__cf_record(res, os->write(os, fd, buf, n));
         break;
     }
     case QP_CF_RECV:
-        record(res, os->recv(os, fd, io_buf, st->size, st->flags));
+        qp__cf_record(res, os->recv(os, fd, io_buf, st->size, st->flags));
         break;
     case QP_CF_SEND:
         memset(io_buf, 0, st->size);
-        record(res, os->sendto(os, fd, io_buf, st->size, st->flags | MSG_NOSIGNAL, NULL, 0));
+        qp__cf_record(res, os->sendto(os, fd, io_buf, st->size, st->flags | MSG_NOSIGNAL, NULL, 0));
         break;
     case QP_CF_SENDTO_PEER: {
         struct sockaddr_storage addr;
         socklen_t addrlen = 0;
         b->peer_addr(b, st->slot, &addr, &addrlen);
         memset(io_buf, 0, st->size);
-        record(res, os->sendto(os, fd, io_buf, st->size, st->flags | MSG_NOSIGNAL,
+        qp__cf_record(res, os->sendto(os, fd, io_buf, st->size, st->flags | MSG_NOSIGNAL,
                                (struct sockaddr *)&addr, addrlen));
         break;
     }
@@ -86,9 +94,11 @@ static void do_call(qp_cf_backend *b, const qp_cf_step *st, const int *fds, qp_c
         for (unsigned i = 0; i < st->pfds_count; i++)
             pfds[i] = (struct pollfd){.fd = st->pfd_slots[i] == QP_CF_NO_SLOT
                                                 ? -1
-                                                : slot_fd(fds, st->pfd_slots[i]),
+                                                : qp__cf_slot_fd(fds, st->pfd_slots[i]),
                                       .events = st->pfd_events[i]};
-        record(res, os->poll(os, pfds, st->pfds_count, st->timeout_ms));
+        qp__cf_record(res, os->poll(os, pfds, st->pfds_count, st->timeout_ms));
+        if (res->ret == 0 && st->timeout_ms > 0)
+            *ran_out_ns = (uint64_t)st->timeout_ms * 1000000u;
         res->events_count = st->pfds_count;
         for (unsigned i = 0; i < st->pfds_count; i++) {
             res->events[i].slot = st->pfd_slots[i];
@@ -98,33 +108,35 @@ static void do_call(qp_cf_backend *b, const qp_cf_step *st, const int *fds, qp_c
     }
     case QP_CF_EPOLL_CTL: {
         struct epoll_event ev = {.events = st->events, .data.u64 = st->slot2};
-        record(res, os->epoll_ctl(os, fd, st->flags, slot_fd(fds, st->slot2), &ev));
+        qp__cf_record(res, os->epoll_ctl(os, fd, st->flags, qp__cf_slot_fd(fds, st->slot2), &ev));
         break;
     }
     case QP_CF_EPOLL_WAIT: {
         struct epoll_event events[QP_CF_EVENTS_MAX];
         int maxevents = st->size > QP_CF_EVENTS_MAX ? QP_CF_EVENTS_MAX : (int)st->size;
-        record(res, os->epoll_wait(os, fd, events, maxevents, st->timeout_ms));
+        qp__cf_record(res, os->epoll_wait(os, fd, events, maxevents, st->timeout_ms));
         if (res->ret > 0)
-            record_epoll(res, events, (int)res->ret);
+            qp__cf_record_epoll(res, events, (int)res->ret);
+        if (res->ret == 0 && st->timeout_ms > 0)
+            *ran_out_ns = (uint64_t)st->timeout_ms * 1000000u;
         break;
     }
     case QP_CF_CLOSE:
-        record(res, os->close(os, fd));
+        qp__cf_record(res, os->close(os, fd));
         break;
     case QP_CF_SET_BLOCKING: {
         long flags = os->fcntl(os, fd, F_GETFL, 0);
         if (flags < 0) {
-            record(res, -1);
+            qp__cf_record(res, -1);
             break;
         }
         long want = st->size ? flags & ~(long)O_NONBLOCK : flags | O_NONBLOCK;
-        record(res, os->fcntl(os, fd, F_SETFL, want) < 0 ? -1 : 0);
+        qp__cf_record(res, os->fcntl(os, fd, F_SETFL, want) < 0 ? -1 : 0);
         break;
     }
     case QP_CF_CLOCK_GETRES: {
         struct timespec ts = {0, 0};
-        record(res, os->clock_getres(os, st->flags, &ts));
+        qp__cf_record(res, os->clock_getres(os, st->flags, &ts));
         res->value = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
         break;
     }
@@ -132,7 +144,7 @@ static void do_call(qp_cf_backend *b, const qp_cf_step *st, const int *fds, qp_c
         struct timespec coarse, fine, tick = {0, 0};
         int rc = os->clock_gettime(os, st->flags, &coarse);
         int rc2 = rc == 0 ? os->clock_gettime(os, (clockid_t)st->size, &fine) : rc;
-        record(res, rc2 == 0 && os->clock_getres(os, st->flags, &tick) == 0 ? 0 : -1);
+        qp__cf_record(res, rc2 == 0 && os->clock_getres(os, st->flags, &tick) == 0 ? 0 : -1);
         if (res->ret == 0) {
             int64_t behind_ns = (fine.tv_sec - coarse.tv_sec) * 1000000000ll +
                                 (fine.tv_nsec - coarse.tv_nsec);
@@ -142,8 +154,36 @@ static void do_call(qp_cf_backend *b, const qp_cf_step *st, const int *fds, qp_c
         break;
     }
     default:
-        assert(!"not a call");
+        qp__cf_call_io(b, sc, st, fds, res);
     }
+}
+
+/* A timed scenario's clock: how far the run is behind the times its steps
+ * take by themselves. A step that ran out (a sleep, a timeout) was to
+ * take its own time; any other took what it took (a wait that an action
+ * ended, an action, an instant call). What is left is the host's delay:
+ * the time between steps and the overshoot of the steps that ran out. */
+typedef struct lag_clock {
+    bool on;
+    uint64_t start_ns;
+    uint64_t planned_ns;
+    uint64_t step_start_ns;
+} lag_clock;
+
+static void lag_step_begin(qp_os *os, lag_clock *lag)
+{
+    if (lag->on)
+        lag->step_start_ns = qp_os_now_ns(os);
+}
+
+/* After a step: true when the run is too far behind to be conclusive. */
+static bool lag_step_end(qp_os *os, lag_clock *lag, uint64_t ran_out_ns)
+{
+    if (!lag->on)
+        return false;
+    uint64_t now_ns = qp_os_now_ns(os);
+    lag->planned_ns += ran_out_ns != 0 ? ran_out_ns : now_ns - lag->step_start_ns;
+    return now_ns - lag->start_ns > lag->planned_ns + QP_CF_LAG_NS_MAX;
 }
 
 static void run_once(qp_cf_backend *b, const qp_cf_scenario *sc, qp_cf_outcome *out)
@@ -165,23 +205,37 @@ static void run_once(qp_cf_backend *b, const qp_cf_scenario *sc, qp_cf_outcome *
         return;
     }
     bool during = false;
+    static lag_clock lag; /* static: kept across the longjmp */
+    lag = (lag_clock){.on = qp_cf_timed(sc)};
+    if (lag.on)
+        lag.start_ns = qp_os_now_ns(b->os);
     if (setjmp(stop) == 0) {
         for (; index < sc->steps_count; index++) {
             const qp_cf_step *st = &sc->steps[index];
             qp_cf_result *res = &out->results[index];
+            uint64_t ran_out_ns = 0;
+            lag_step_begin(b->os, &lag);
             if (st->op >= QP_CF_FIRST_ACTION) {
-                b->act(b, st, slot_fd(fds, st->slot));
+                b->act(b, st, qp__cf_slot_fd(fds, st->slot));
                 during = during || st->during;
+                if (lag_step_end(b->os, &lag, 0))
+                    b->inconclusive = true;
                 continue;
             }
-            do_call(b, st, fds, res);
+            do_call(b, sc, st, fds, res, &ran_out_ns);
             if (during) {
                 bool blocked = false;
+                if (lag_step_end(b->os, &lag, ran_out_ns))
+                    b->inconclusive = true;
+                ran_out_ns = 0; /* what follows took what it took */
+                lag_step_begin(b->os, &lag);
                 b->call_done(b, res, &blocked);
                 if (blocked)
                     res->kind = QP_CF_RES_BLOCKED;
                 during = false;
             }
+            if (lag_step_end(b->os, &lag, ran_out_ns))
+                b->inconclusive = true;
             if (res->kind == QP_CF_RES_BLOCKED)
                 break; /* as the sim stops */
         }

@@ -2,10 +2,14 @@
 #ifndef QUIETPOLL_CONFORM_SCENARIOS_H
 #define QUIETPOLL_CONFORM_SCENARIOS_H
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <time.h>
 
 #include "quietpoll/conform.h"
 
@@ -23,6 +27,10 @@
 #define O_EPOLL {.kind = QP_CF_EPOLL}
 #define O_UDP {.kind = QP_CF_UDP}
 #define O_UDP_UNCONN {.kind = QP_CF_UDP_UNCONN}
+#define O_SOCKETPAIR {.kind = QP_CF_SOCKETPAIR}
+#define O_TFD(clock_) {.kind = QP_CF_TIMERFD, .init = (clock_)}
+
+#define MS(n) ((int64_t)(n) * 1000000) /* ns */
 
 #define READ(s, n) {.op = QP_CF_READ, .slot = (s), .size = (n)}
 #define WRITE(s, n) {.op = QP_CF_WRITE, .slot = (s), .size = (n)}
@@ -46,6 +54,57 @@
 #define BLOCKING(s) {.op = QP_CF_SET_BLOCKING, .slot = (s), .size = 1}
 #define GETRES(c) {.op = QP_CF_CLOCK_GETRES, .flags = (c)}
 #define COARSE(c, fine) {.op = QP_CF_CLOCK_COARSE, .flags = (c), .size = (fine)}
+#define GETFL(s) {.op = QP_CF_GETFL, .slot = (s)}
+#define IOCTL_NBIO(s, on) {.op = QP_CF_IOCTL, .slot = (s), .request = FIONBIO, .value = (on)}
+#define IOCTL_NREAD(s) {.op = QP_CF_IOCTL, .slot = (s), .request = FIONREAD}
+#define IOCTL_REQ(s, r) {.op = QP_CF_IOCTL, .slot = (s), .request = (r)}
+#define IOCTL_UNKNOWN QP_CF_IOCTL_UNKNOWN
+#define CREATE_PIPE {.op = QP_CF_CREATE, .make = QP_CF_MAKE_PIPE}
+#define CREATE_PIPE2(f) {.op = QP_CF_CREATE, .make = QP_CF_MAKE_PIPE2, .flags = (f)}
+#define CREATE_EPOLL(n) {.op = QP_CF_CREATE, .make = QP_CF_MAKE_EPOLL, .arg = (n)}
+#define CREATE_EPOLL1(f) {.op = QP_CF_CREATE, .make = QP_CF_MAKE_EPOLL1, .flags = (f)}
+#define CREATE_SP(d, t, p)                                                                         \
+    {.op = QP_CF_CREATE, .make = QP_CF_MAKE_SOCKETPAIR, .arg = (d), .flags = (t), .arg2 = (p)}
+#define CREATE_TFD(c, f) {.op = QP_CF_CREATE, .make = QP_CF_MAKE_TIMERFD, .arg = (c), .flags = (f)}
+#define ACCEPT4(s, f) {.op = QP_CF_ACCEPT4, .slot = (s), .flags = (f)}
+#define IOV(...)                                                                                   \
+    .iov_count = sizeof((uint32_t[]){__VA_ARGS__}) / sizeof(uint32_t), .iov_len = {__VA_ARGS__}
+#define READV(s, ...) {.op = QP_CF_READV, .slot = (s), IOV(__VA_ARGS__)}
+#define WRITEV(s, ...) {.op = QP_CF_WRITEV, .slot = (s), IOV(__VA_ARGS__)}
+#define RECVMSG(s, f, ...) {.op = QP_CF_RECVMSG, .slot = (s), .flags = (f), IOV(__VA_ARGS__)}
+#define SENDMSG(s, f, ...) {.op = QP_CF_SENDMSG, .slot = (s), .flags = (f), IOV(__VA_ARGS__)}
+#define SENDMSG_PEER(s, ...) {.op = QP_CF_SENDMSG, .slot = (s), .arg = 1, IOV(__VA_ARGS__)}
+/* op one of READV, WRITEV, RECVMSG, SENDMSG; n QP_CF_IOV_NEGATIVE or QP_CF_IOV_TOO_MANY */
+#define VEC_COUNT(op_, s, n) {.op = (op_), .slot = (s), .iov_count = (n)}
+#define VEC_NONE(op_, s) VEC_COUNT(op_, s, 0) /* iovcnt 0 */
+#define TFD_SET(s, value_ns, interval_ns_, ...)                                                   \
+    {.op = QP_CF_TFD_SET, .slot = (s), .time_ns = (value_ns), .interval_ns = (interval_ns_),     \
+     __VA_ARGS__}
+#define TFD_SET_ABS(s, from_now_ns, interval_ns_, ...)                                            \
+    TFD_SET(s, from_now_ns, interval_ns_, .flags = TFD_TIMER_ABSTIME, __VA_ARGS__)
+#define TFD_GET(s, left_ns) {.op = QP_CF_TFD_GET, .slot = (s), .expect_ns = (left_ns)}
+#define TFD_READ(s) EFD_READ(s, 8)
+#define EXPECT(left_ns) .expect_ns = (left_ns) /* the remaining time a step expects */
+#define BAD_NSEC(v) .bad_subsec = (v)         /* a tv_nsec (select: tv_usec) as is */
+#define NO_TIMEOUT -1
+#define PPOLL1(s, e, time_ns_, mask, ...)                                                         \
+    {.op = QP_CF_PPOLL, .pfds_count = 1, .pfd_slots = {(s)}, .pfd_events = {(e)},                \
+     .time_ns = (time_ns_), .sigmask = (mask), __VA_ARGS__}
+/* select: sets are POLLIN (read), POLLOUT (write), POLLPRI (except); timeout in us */
+#define SELECT1(s, sets, timeout_us, ...)                                                         \
+    {.op = QP_CF_SELECT, .pfds_count = 1, .pfd_slots = {(s)}, .pfd_events = {(sets)},            \
+     .time_ns = (timeout_us), __VA_ARGS__}
+#define SELECT2(s1, sets1, s2, sets2, timeout_us, ...)                                            \
+    {.op = QP_CF_SELECT, .pfds_count = 2, .pfd_slots = {(s1), (s2)},                             \
+     .pfd_events = {(sets1), (sets2)}, .time_ns = (timeout_us), __VA_ARGS__}
+#define SETS_ALL (POLLIN | POLLOUT | POLLPRI)
+#define EP_PWAIT(ep, t, mask)                                                                      \
+    {.op = QP_CF_EPOLL_PWAIT, .slot = (ep), .size = QP_CF_EVENTS_MAX, .timeout_ms = (t),         \
+     .sigmask = (mask)}
+#define NANOSLEEP(ns, ...) {.op = QP_CF_NANOSLEEP, .time_ns = (ns), __VA_ARGS__}
+#define CLOCK_SLEEP(c, f, ns, ...)                                                                 \
+    {.op = QP_CF_CLOCK_NANOSLEEP, .clock_id = (c), .flags = (f), .time_ns = (ns), __VA_ARGS__}
+#define SCHED_YIELD {.op = QP_CF_SCHED_YIELD}
 
 /* world actions; add DURING to have one happen while the next call blocks */
 #define DURING .during = true

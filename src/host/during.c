@@ -145,7 +145,9 @@ static bool target_blocked(void)
        creation makes (mmap, futex: a signal there would come too early) */
     static const long blocking[] = {SYS_poll,        SYS_ppoll, SYS_epoll_wait, SYS_epoll_pwait,
                                     SYS_epoll_pwait2, SYS_read,  SYS_write,      SYS_readv,
-                                    SYS_writev,      SYS_recvfrom, SYS_sendto};
+                                    SYS_writev,      SYS_recvfrom, SYS_sendto,
+                                    SYS_recvmsg,     SYS_sendmsg, SYS_pselect6,
+                                    SYS_nanosleep,   SYS_clock_nanosleep};
     long nr = strtol(buf, NULL, 10);
     for (size_t i = 0; i < sizeof blocking / sizeof blocking[0]; i++)
         if (nr == blocking[i])
@@ -209,12 +211,15 @@ qp_host_during *qp_host_during_start(void (*fn)(void *arg), void *arg)
 }
 
 void qp_host_during_finish(qp_host_during *d, bool *interrupted, bool *acted_while_blocked,
-                           uint64_t *act_delay_ns)
+                           uint64_t *act_delay_ns, uint64_t *returned_ns)
 {
+    uint64_t returned_at_ns = monotonic_ns();
     atomic_store(&d->call_returned, true);
     pthread_join(d->thread, NULL);
     *interrupted = atomic_load(&d->interrupted);
     *acted_while_blocked = atomic_load(&d->acted_while_blocked);
-    *act_delay_ns = atomic_load(&d->acted_ns) - d->started_ns;
+    uint64_t acted_ns = atomic_load(&d->acted_ns);
+    *act_delay_ns = acted_ns - d->started_ns;
+    *returned_ns = returned_at_ns > acted_ns ? returned_at_ns - acted_ns : 0;
     free(d);
 }

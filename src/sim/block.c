@@ -5,12 +5,6 @@
 #include "quietpoll/units.h"
 #include "sim_internal.h"
 
-bool qp__sim_can_block(const qp_obj *obj)
-{
-    return obj->type == QP_OBJ_PIPE_READ || obj->type == QP_OBJ_PIPE_WRITE ||
-           obj->type == QP_OBJ_TIMERFD || obj->type == QP_OBJ_UNIX;
-}
-
 unsigned qp__sim_block_on(qp_sim *sim, struct pollfd *fds, nfds_t nfds, uint64_t timeout_ns,
                           bool signal_masked)
 {

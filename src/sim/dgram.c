@@ -5,7 +5,8 @@
  * Linux semantics, as udp_recvmsg and udp_poll have them:
  * - a receive takes the oldest datagram whole: with a smaller buffer the
  *   rest of it is discarded (MSG_TRUNC makes it return the full length);
- *   with nothing queued it fails with EAGAIN (sim sockets never block);
+ *   MSG_PEEK reads it and leaves it queued; with nothing queued it fails
+ *   with EAGAIN (sim sockets never block);
  * - a pending error is reported before any datagram, by the next receive or
  *   send, and then cleared (QP_DGRAM_ERROR_ONCE); a persistent one
  *   (QP_DGRAM_ERROR_PERSISTENT, a peer that keeps refusing) stays;
@@ -96,6 +97,7 @@ int qp__sim_socket(qp_os *os, int domain, int type, int protocol)
     int fd = new_dgram(sim);
     if (fd < 0)
         return (int)qp__sim_exit(sim, &rec, -1, EMFILE);
+    sim->objs[fd].blocking = !(type & SOCK_NONBLOCK); /* its F_GETFL; it never blocks */
     return (int)qp__sim_exit(sim, &rec, fd, 0);
 }
 
@@ -247,8 +249,10 @@ int64_t qp__dgram_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, void *buf, size
         sim->dgram_peer->fill(sim->dgram_peer_ctx, d->tags[slot], buf, n, &ip, &port);
     else if (n > 0)
         memset(buf, 0, n);
-    d->head++;
-    d->count--;
+    if (!(flags & MSG_PEEK)) { /* udp_recvmsg: MSG_PEEK leaves it queued */
+        d->head++;
+        d->count--;
+    }
     rec->call.io.queued_after = d->count;
     if (src_addr != NULL && addrlen != NULL) {
         struct sockaddr_in sin = {.sin_family = AF_INET,

@@ -23,6 +23,7 @@ int64_t qp__epoll_create(qp_sim *sim, qp_rec *rec)
     unsigned index = sim->epolls_count++;
     memset(&sim->epolls[index], 0, sizeof sim->epolls[index]);
     sim->objs[fd].index = (uint8_t)index;
+    sim->objs[fd].blocking = true; /* an epoll file never has O_NONBLOCK at first */
     return qp__sim_exit(sim, rec, fd, 0);
 }
 

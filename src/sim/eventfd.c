@@ -24,6 +24,7 @@ int qp__sim_eventfd(qp_os *os, unsigned int initval, int flags)
         return (int)qp__sim_exit(sim, &rec, -1, EMFILE);
     sim->objs[fd].eventfd_count = initval;
     sim->objs[fd].eventfd_semaphore = (flags & EFD_SEMAPHORE) != 0;
+    sim->objs[fd].blocking = !(flags & EFD_NONBLOCK); /* its F_GETFL; it never blocks */
     return (int)qp__sim_exit(sim, &rec, fd, 0);
 }
 

@@ -16,7 +16,8 @@ int64_t qp__io_receive(qp_sim *sim, qp_rec *rec, int fd, void *buf, size_t count
         return qp__sim_exit(sim, rec, -1, EFAULT);
     /* sock_read_iter: a read of 0 bytes from a socket returns 0 at once (a
        recv of 0 bytes goes to the protocol, which may fail it) */
-    if (!socket_call && count == 0 && (obj->type == QP_OBJ_STREAM || obj->type == QP_OBJ_DGRAM))
+    if (!socket_call && count == 0 &&
+        (obj->type == QP_OBJ_STREAM || obj->type == QP_OBJ_DGRAM || obj->type == QP_OBJ_UNIX))
         return qp__sim_exit(sim, rec, 0, 0);
     switch (obj->type) {
     case QP_OBJ_STREAM:

@@ -126,10 +126,9 @@ int qp__sim_fcntl(qp_os *os, int fd, int cmd, long arg)
         return (int)qp__sim_exit(sim, &rec, cmd == F_GETFD ? FD_CLOEXEC : 0, 0);
     if (cmd != F_SETFL)
         return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
-    /* pipes, timerfds and socketpair ends block in the sim; other fds stay
-       non-blocking */
-    if (qp__sim_can_block(obj))
-        obj->blocking = !(arg & O_NONBLOCK);
+    /* fs/fcntl.c setfl: O_NONBLOCK is the file's flag, whatever the file;
+       only pipes, timerfds and socketpair ends act on it in the sim */
+    obj->blocking = !(arg & O_NONBLOCK);
     return (int)qp__sim_exit(sim, &rec, 0, 0);
 }
 

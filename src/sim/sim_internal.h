@@ -29,10 +29,6 @@ bool qp__sim_step(qp_sim *sim, uint64_t until_ns);
  * qp_wake. */
 unsigned qp__sim_block(qp_sim *sim, uint64_t timeout_ns);
 
-/* Can obj block (O_NONBLOCK clear)? Pipes, timerfds and socketpair ends;
- * every other fd of the sim is non-blocking whatever its flags say. */
-bool qp__sim_can_block(const qp_obj *obj);
-
 /* Blocks task 0 until one of fds is ready (none: only a signal or the
  * timeout ends it), as qp__sim_block; signal_masked: the caller's signal
  * mask blocks the world's signal. (block.c) */

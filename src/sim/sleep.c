@@ -3,13 +3,17 @@
  *
  * clock_getres reports the clocks' resolution as the sim keeps them
  * (qp__sim_clock_read, sim.c): a tick of the schedule's HZ for the _COARSE
- * clocks, 1 ns for the others, as Linux does.
+ * clocks, 1 ns for the others and for this process's and thread's CPU-time
+ * clocks (which clock_gettime does not read), as Linux does.
  *
  * A sleep blocks task 0 for its time plus the schedule's slack (Linux
  * applies the task's timer slack to it). A signal ends it early: EINTR, and
  * a relative sleep writes the time left to *remain. clock_nanosleep returns
  * the error number (0 on success) and leaves errno alone; nanosleep returns
- * -1 and sets errno. Other threads of the world never sleep (EINVAL). */
+ * -1 and sets errno. The clock is checked before the request (EINVAL for
+ * an unknown one, EOPNOTSUPP for one Linux cannot sleep on), and flags
+ * other than TIMER_ABSTIME are ignored, as Linux does. Other threads of the
+ * world never sleep (EINVAL). */
 #include <errno.h>
 
 #include "quietpoll/units.h"
@@ -40,17 +44,17 @@ static int do_sleep(qp_sim *sim, qp_rec *rec, clockid_t clock_id, int flags,
     rec->call.sleep.clock_id = (int32_t)clock_id;
     rec->call.sleep.flags = flags;
     rec->call.sleep.has_remain = remain != NULL;
+    /* kernel/time/posix-timers.c, clock_nanosleep: the clock first, then
+       the request; flags other than TIMER_ABSTIME are ignored */
+    int err = sleep_clock_error(clock_id);
+    if (err != 0)
+        return err;
     if (request == NULL)
         return EFAULT;
     uint64_t request_ns;
     if (!qp__sim_timespec_ns(request, &request_ns))
         return EINVAL;
     rec->call.sleep.request_ns = request_ns;
-    int err = sleep_clock_error(clock_id);
-    if (err != 0)
-        return err;
-    if (flags & ~TIMER_ABSTIME)
-        return EINVAL;
     if (sim->in_world)
         return EINVAL; /* world threads never block */
     bool absolute = flags & TIMER_ABSTIME;
@@ -61,7 +65,10 @@ static int do_sleep(qp_sim *sim, qp_rec *rec, clockid_t clock_id, int flags,
     if (rec->call.wake != QP_WAKE_SIGNAL)
         return 0;
     if (!absolute && remain != NULL) {
-        uint64_t left_ns = end_ns > sim->now_ns ? end_ns - sim->now_ns : 0;
+        /* to the hard expiry, its time plus the slack (kernel/time/hrtimer.c
+           do_nanosleep: hrtimer_expires_remaining) */
+        uint64_t hard_ns = qp_deadline_ns(end_ns, sim->sched->slack_ns);
+        uint64_t left_ns = hard_ns > sim->now_ns ? hard_ns - sim->now_ns : 0;
         qp__sim_ns_timespec(left_ns, remain);
         rec->call.sleep.remain_ns = left_ns;
     }
@@ -97,7 +104,12 @@ int qp__sim_clock_getres(qp_os *os, clockid_t clock_id, struct timespec *res)
     qp__sim_enter(sim, &rec, QP_SYS_clock_getres);
     rec.call.clock.clock_id = (int32_t)clock_id;
     uint64_t value_ns, res_ns;
-    if (!qp__sim_clock_read(sim, clock_id, &value_ns, &res_ns))
+    /* the CPU-time clocks, which the sim does not read, count in 1 ns
+       (posix_cpu_clock_getres, kernel/time/posix-cpu-timers.c) */
+    bool cpu_clock = clock_id == CLOCK_PROCESS_CPUTIME_ID || clock_id == CLOCK_THREAD_CPUTIME_ID;
+    if (cpu_clock)
+        res_ns = 1;
+    else if (!qp__sim_clock_read(sim, clock_id, &value_ns, &res_ns))
         return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
     rec.call.clock.value_ns = res_ns;
     if (res != NULL)

@@ -7,12 +7,14 @@
  * - a read takes queued bytes first; then 0 after a FIN (even with an error
  *   pending); then a pending error (ECONNRESET after a RST), once; then 0;
  *   a receive of 0 bytes follows the same order (EAGAIN with nothing queued);
+ *   MSG_PEEK reads queued bytes and leaves them queued;
  * - a send takes a pending error first (ECONNRESET, once); fails with EPIPE
  *   once a RST closed the connection; after the peer's FIN it succeeds, and
  *   the closed peer answers it with a RST: the connection is closed, with
  *   EPIPE pending for the next send. */
 #include <errno.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "sim_internal.h"
 
@@ -26,7 +28,8 @@ int64_t qp__stream_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *
     if (s->bytes_queued > 0) {
         size_t n = count < s->bytes_queued ? count : (size_t)s->bytes_queued;
         memset(buf, 0, n);
-        s->bytes_queued -= n;
+        if (!(rec->call.io.flags & MSG_PEEK)) /* tcp_recvmsg: MSG_PEEK leaves them */
+            s->bytes_queued -= n;
         rec->call.io.queued_after = s->bytes_queued;
         return qp__sim_exit(sim, rec, (int64_t)n, 0);
     }

@@ -2,11 +2,16 @@
  * end writes the other reads, byte for byte, in order.
  *
  * Linux's rules (net/unix/af_unix.c), and the sim's bounds:
- * - only AF_UNIX (AF_LOCAL) SOCK_STREAM pairs are modelled: AF_INET and
- *   AF_INET6 have no socketpair (EOPNOTSUPP), other families are
- *   EAFNOSUPPORT, other types EPROTONOSUPPORT (the sim's limit: Linux also
- *   makes SOCK_DGRAM and SOCK_SEQPACKET pairs); a protocol other than 0 is
- *   EPROTONOSUPPORT; SOCK_NONBLOCK and SOCK_CLOEXEC are taken.
+ * - socketpair: flags other than SOCK_NONBLOCK and SOCK_CLOEXEC in the
+ *   type, or a type past SOCK_PACKET, are EINVAL; a family Linux has not is
+ *   EAFNOSUPPORT; AF_INET and AF_INET6 make the socket (ESOCKTNOSUPPORT for
+ *   a type they have not, EPROTONOSUPPORT for a protocol the type has not;
+ *   a raw one is taken as made, as for a process with CAP_NET_RAW) and have
+ *   no socketpair (EOPNOTSUPP); AF_UNIX takes protocol 0 or PF_UNIX (else
+ *   EPROTONOSUPPORT), and of its types only SOCK_STREAM is modelled:
+ *   SOCK_DGRAM, SOCK_SEQPACKET and SOCK_RAW (a datagram pair) are
+ *   EPROTONOSUPPORT (the sim's limit: Linux makes those pairs), others
+ *   ESOCKTNOSUPPORT.
  * - each end holds up to QP_UNIX_BUF bytes for its reader (Linux bounds it
  *   by the socket buffers, with skb overhead, near 200 KiB): a write takes
  *   what fits; with no room it fails with EAGAIN when non-blocking and
@@ -14,20 +19,35 @@
  *   once it wrote everything).
  * - a read takes what is queued, up to its count; with nothing queued it
  *   returns 0 (EOF) once the other end is closed, else fails with EAGAIN
- *   when non-blocking and blocks until data or EOF otherwise.
+ *   when non-blocking and blocks until data or EOF otherwise. A receive of
+ *   0 bytes does the same (unix_stream_read_generic's target is at least
+ *   one byte: sock_rcvlowat) and returns 0 when bytes are queued; a read()
+ *   of 0 bytes returns 0 at once (sock_read_iter).
  * - closing an end: the other reads what is left, then EOF; its writes fail
  *   with EPIPE (no SIGPIPE is raised: the sim has no process signals); poll
- *   reports it POLLIN | POLLOUT | POLLHUP (and POLLRDHUP when asked).
+ *   reports it POLLIN | POLLOUT | POLLHUP (and POLLRDHUP when asked). An end
+ *   closed with bytes queued for it unread resets the other
+ *   (unix_release_sock): POLLERR, and its next read with nothing queued
+ *   fails with ECONNRESET, once, before EOF.
  * - poll: POLLIN while bytes are queued, POLLOUT while the other end has
  *   room. Neither end has an address: recvfrom reports an address length 0.
- * MSG_DONTWAIT makes one call non-blocking; other flags are ignored. Other
+ * - wakeups: an arrival wakes the reader's waiters keyed with EPOLLIN
+ *   (sock_def_readable), a read the writer's keyed with EPOLLOUT
+ *   (unix_write_space): an EPOLLET entry re-arms only on its own kind; a
+ *   close wakes all (sock_def_wakeup).
+ * MSG_DONTWAIT makes one call non-blocking; MSG_PEEK reads without taking
+ * (unix_stream_read_generic); other flags are ignored. Other
  * threads of the world never block: to them every end is non-blocking. */
 #include <errno.h>
+#include <netinet/in.h>
 #include <string.h>
 #include <sys/socket.h>
 
 #include "quietpoll/units.h"
 #include "sim_internal.h"
+
+#define SOCK_TYPE_MASK 0xf /* include/linux/net.h */
+#define SOCK_MAX_TYPES (SOCK_PACKET + 1) /* SOCK_MAX */
 
 static qp_unix_pair *pair_of(qp_sim *sim, const qp_obj *obj)
 {
@@ -48,7 +68,8 @@ short qp__unix_revents(qp_sim *sim, const qp_obj *obj, short events)
     const qp_unix_pair *p = pair_of(sim, obj);
     unsigned self = obj->end, peer = 1 - obj->end;
     if (!p->open[peer])
-        return (short)((events & (POLLIN | POLLOUT | POLLRDHUP)) | POLLHUP);
+        return (short)((events & (POLLIN | POLLOUT | POLLRDHUP)) | POLLHUP |
+                       (p->error[self] ? POLLERR : 0));
     short revents = 0;
     if (p->len[self] > 0)
         revents |= POLLIN;
@@ -65,12 +86,35 @@ int qp__sim_socketpair(qp_os *os, int domain, int type, int protocol, int sv[2])
     rec.call.socketpair.domain = domain;
     rec.call.socketpair.type = type;
     rec.call.socketpair.protocol = protocol;
-    if (domain == AF_INET || domain == AF_INET6)
-        return (int)qp__sim_exit(sim, &rec, -1, EOPNOTSUPP);
+    /* net/socket.c __sys_socketpair and __sock_create: flags, then the
+       family's and the type's range */
+    int kind = type & SOCK_TYPE_MASK;
+    if ((type & ~SOCK_TYPE_MASK) & ~(SOCK_NONBLOCK | SOCK_CLOEXEC))
+        return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
+    if (domain < 0 || domain >= AF_MAX)
+        return (int)qp__sim_exit(sim, &rec, -1, EAFNOSUPPORT);
+    if (kind >= SOCK_MAX_TYPES)
+        return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
+    if (domain == AF_INET || domain == AF_INET6) {
+        /* inet_create (net/ipv4/af_inet.c) makes the socket when the type
+           has the protocol, then it has no socketpair (sock_no_socketpair) */
+        bool tcp = kind == SOCK_STREAM &&
+                   (protocol == 0 || protocol == IPPROTO_TCP || protocol == IPPROTO_MPTCP);
+        bool udp = kind == SOCK_DGRAM && (protocol == 0 || protocol == IPPROTO_UDP);
+        if (kind != SOCK_STREAM && kind != SOCK_DGRAM && kind != SOCK_RAW)
+            return (int)qp__sim_exit(sim, &rec, -1, ESOCKTNOSUPPORT);
+        return (int)qp__sim_exit(sim, &rec, -1, tcp || udp || kind == SOCK_RAW ? EOPNOTSUPP
+                                                                              : EPROTONOSUPPORT);
+    }
     if (domain != AF_UNIX)
         return (int)qp__sim_exit(sim, &rec, -1, EAFNOSUPPORT);
-    if ((type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC)) != SOCK_STREAM || protocol != 0)
+    /* net/unix/af_unix.c unix_create: the protocol, then the type */
+    if (protocol != 0 && protocol != PF_UNIX)
         return (int)qp__sim_exit(sim, &rec, -1, EPROTONOSUPPORT);
+    if (kind == SOCK_DGRAM || kind == SOCK_SEQPACKET || kind == SOCK_RAW)
+        return (int)qp__sim_exit(sim, &rec, -1, EPROTONOSUPPORT); /* not modelled */
+    if (kind != SOCK_STREAM)
+        return (int)qp__sim_exit(sim, &rec, -1, ESOCKTNOSUPPORT);
     if (sv == NULL)
         return (int)qp__sim_exit(sim, &rec, -1, EFAULT);
     /* a pair whose ends were both closed is free again */
@@ -122,9 +166,14 @@ int64_t qp__unix_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *bu
     unsigned self = obj->end, peer = 1 - obj->end;
     rec->call.io.unit = QP_UNIT_BYTES;
     rec->call.io.queued_before = rec->call.io.queued_after = p->len[self];
-    if (count == 0)
-        return qp__sim_exit(sim, rec, 0, 0);
+    /* a receive of 0 bytes still wants one (sock_rcvlowat: at least 1): with
+       nothing queued it fails, waits or finds EOF as any other */
     while (p->len[self] == 0) {
+        if (p->error[self] != 0) {
+            int err = p->error[self];
+            p->error[self] = 0; /* sock_error: reported once */
+            return qp__sim_exit(sim, rec, -1, err);
+        }
         if (!p->open[peer])
             return qp__sim_exit(sim, rec, 0, 0);
         if (!may_block(sim, rec, obj))
@@ -136,12 +185,14 @@ int64_t qp__unix_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *bu
     uint8_t *out = buf;
     for (size_t i = 0; i < n; i++)
         out[i] = p->buf[self][(p->head[self] + i) % QP_UNIX_BUF];
+    if (rec->call.io.flags & MSG_PEEK)
+        return qp__sim_exit(sim, rec, (int64_t)n, 0); /* the bytes stay queued */
     p->head[self] = (uint32_t)((p->head[self] + n) % QP_UNIX_BUF);
     p->len[self] -= (uint32_t)n;
     rec->call.io.queued_after = p->len[self];
     int peer_fd = end_fd(sim, obj->index, peer);
-    if (peer_fd >= 0)
-        qp__sim_notify(sim, peer_fd); /* it has room again */
+    if (peer_fd >= 0 && n > 0) /* it has room again: unix_write_space's keyed wakeup */
+        qp__sim_notify_events(sim, peer_fd, EPOLLOUT);
     return qp__sim_exit(sim, rec, (int64_t)n, 0);
 }
 
@@ -171,8 +222,8 @@ int64_t qp__unix_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const void 
     for (;;) {
         size_t n = put(p, peer, (const uint8_t *)buf + done, count - done);
         done += n;
-        if (n > 0 && peer_fd >= 0)
-            qp__sim_notify(sim, peer_fd);
+        if (n > 0 && peer_fd >= 0) /* sk_data_ready: sock_def_readable's keyed wakeup */
+            qp__sim_notify_events(sim, peer_fd, EPOLLIN);
         if (done == count || !may_block(sim, rec, obj))
             break;
         if (!block_until(sim, rec, fd, POLLOUT))
@@ -192,6 +243,8 @@ void qp__unix_close(qp_sim *sim, qp_obj *obj)
 {
     qp_unix_pair *p = pair_of(sim, obj);
     p->open[obj->end] = false;
+    if (p->len[obj->end] > 0)
+        p->error[1 - obj->end] = ECONNRESET; /* unix_release_sock: bytes it never read */
     p->len[obj->end] = 0; /* what was queued for it is gone with it */
     int peer_fd = end_fd(sim, obj->index, 1 - obj->end);
     if (peer_fd >= 0)

@@ -4,7 +4,12 @@
  *
  * Linux's rules: iovcnt < 0 or > IOV_MAX (1024) is EINVAL, and so is a
  * total length past SSIZE_MAX; an iovec array missing while iovcnt > 0 is
- * EFAULT. recvmsg and sendmsg are socket calls (ENOTSOCK on a pipe or an
+ * EFAULT. readv and writev look at their fd first (EBADF for an end
+ * opened the other way, EINVAL for a file that cannot be read or written)
+ * and return 0 for iovecs of no bytes before the object sees them, as
+ * Linux 6.18's vfs_readv and vfs_writev do. A msghdr's msg_iovlen past
+ * IOV_MAX is EMSGSIZE instead (net/socket.c __copy_msghdr), after the fd
+ * is found a socket. recvmsg and sendmsg are socket calls (ENOTSOCK on a pipe or an
  * eventfd). recvmsg writes the source address to msg_name (msg_namelen is
  * its length: 0 for a stream), no ancillary data (msg_controllen 0), and
  * msg_flags: MSG_TRUNC when a datagram was longer than the buffers (the
@@ -46,6 +51,30 @@ static int check_iov(qp_rec *rec, const struct iovec *iov, int iovcnt, size_t *t
         *total += iov[i].iov_len;
     }
     return 0;
+}
+
+/* readv's and writev's fd before its iovecs (fs/read_write.c vfs_readv,
+ * vfs_writev): EBADF for none or an end opened the other way, EINVAL for
+ * a file with no read (an epoll fd) or no write (an epoll fd, a timerfd). */
+static int vec_fd_error(qp_sim *sim, int fd, bool write)
+{
+    qp_obj *obj = qp__sim_obj(sim, fd);
+    if (obj == NULL || obj->type == (write ? QP_OBJ_PIPE_READ : QP_OBJ_PIPE_WRITE))
+        return EBADF;
+    if (obj->type == QP_OBJ_EPOLL || (write && obj->type == QP_OBJ_TIMERFD))
+        return EINVAL;
+    return 0;
+}
+
+/* recvmsg's and sendmsg's fd: EBADF, ENOTSOCK or 0, before the msghdr is
+ * read (net/socket.c: sockfd_lookup_light, then copy_msghdr_from_user). */
+static int socket_error(qp_sim *sim, int fd)
+{
+    qp_obj *obj = qp__sim_obj(sim, fd);
+    if (obj == NULL)
+        return EBADF;
+    bool socket = obj->type == QP_OBJ_STREAM || obj->type == QP_OBJ_DGRAM || obj->type == QP_OBJ_UNIX;
+    return socket ? 0 : ENOTSOCK;
 }
 
 /* Copies n bytes of buf out to the iovecs, in order. */
@@ -90,9 +119,13 @@ ssize_t qp__sim_readv(qp_os *os, int fd, const struct iovec *iov, int iovcnt)
     qp__sim_enter(sim, &rec, QP_SYS_readv);
     rec.call.io.fd = fd;
     size_t total = 0;
-    int err = check_iov(&rec, iov, iovcnt, &total);
+    int err = vec_fd_error(sim, fd, false);
+    if (err == 0)
+        err = check_iov(&rec, iov, iovcnt, &total);
     if (err != 0)
         return (ssize_t)qp__sim_exit(sim, &rec, -1, err);
+    if (total == 0)
+        return (ssize_t)qp__sim_exit(sim, &rec, 0, 0); /* vfs_readv: nothing to read */
     uint8_t buf[QP_VEC_BYTES_MAX];
     size_t count = total < sizeof buf ? total : sizeof buf;
     int64_t ret = qp__io_receive(sim, &rec, fd, buf, count, false, NULL, NULL);
@@ -109,8 +142,13 @@ ssize_t qp__sim_recvmsg(qp_os *os, int fd, struct msghdr *msg, int flags)
     rec.call.io.fd = fd;
     rec.call.io.flags = flags;
     rec.call.io.addr = QP_REC_INET_NONE;
+    int fd_err = socket_error(sim, fd);
+    if (fd_err != 0)
+        return (ssize_t)qp__sim_exit(sim, &rec, -1, fd_err);
     if (msg == NULL)
         return (ssize_t)qp__sim_exit(sim, &rec, -1, EFAULT);
+    if (msg->msg_iovlen > QP_IOV_MAX)
+        return (ssize_t)qp__sim_exit(sim, &rec, -1, EMSGSIZE);
     size_t total = 0;
     int err = check_iov(&rec, msg->msg_iov, (int)msg->msg_iovlen, &total);
     if (err != 0)
@@ -149,12 +187,21 @@ static ssize_t send_vec(qp_os *os, unsigned sys, int fd, const struct iovec *iov
     rec.call.io.fd = fd;
     rec.call.io.flags = flags;
     rec.call.io.addr = QP_REC_INET_NONE;
+    int fd_err = sys == QP_SYS_sendmsg ? socket_error(sim, fd) : 0;
+    if (fd_err != 0)
+        return (ssize_t)qp__sim_exit(sim, &rec, -1, fd_err);
     if (msg == NULL && sys == QP_SYS_sendmsg)
         return (ssize_t)qp__sim_exit(sim, &rec, -1, EFAULT);
+    if (msg != NULL && msg->msg_iovlen > QP_IOV_MAX)
+        return (ssize_t)qp__sim_exit(sim, &rec, -1, EMSGSIZE);
     size_t total = 0;
-    int err = check_iov(&rec, iov, iovcnt, &total);
+    int err = sys == QP_SYS_writev ? vec_fd_error(sim, fd, true) : 0;
+    if (err == 0)
+        err = check_iov(&rec, iov, iovcnt, &total);
     if (err != 0)
         return (ssize_t)qp__sim_exit(sim, &rec, -1, err);
+    if (total == 0 && sys == QP_SYS_writev)
+        return (ssize_t)qp__sim_exit(sim, &rec, 0, 0); /* vfs_writev: nothing to write */
     uint8_t buf[QP_VEC_BYTES_MAX];
     size_t have = gather(iov, iovcnt, buf, sizeof buf);
     qp_obj *obj = qp__sim_obj(sim, fd);

@@ -1,0 +1,27 @@
+/* Inside the conformance runner: how a step's call is recorded (run.c),
+ * and the calls of sockets, timers and sleeps (calls.c, calls_time.c). */
+#ifndef QUIETPOLL_CONFORM_CALLS_H
+#define QUIETPOLL_CONFORM_CALLS_H
+
+#include <sys/epoll.h>
+
+#include "quietpoll/conform.h"
+
+/* ret, and errno when ret is -1. */
+void qp__cf_record(qp_cf_result *res, int64_t ret);
+/* epoll's events: the data registered is the slot. */
+void qp__cf_record_epoll(qp_cf_result *res, const struct epoll_event *events, int n);
+
+/* The fd of slot, -1 for none. */
+int qp__cf_slot_fd(const int *fds, unsigned slot);
+
+/* One call of the ops after QP_CF_CLOCK_COARSE. *ran_out_ns: the time the
+ * call was to take by itself (a wait that timed out, a sleep that ended),
+ * 0 when it ended when something happened. */
+void qp__cf_call_io(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_step *st,
+                    const int *fds, qp_cf_result *res);
+void qp__cf_call_time(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_step *st,
+                      const int *fds, qp_cf_result *res, uint64_t *ran_out_ns);
+bool qp__cf_is_time_call(unsigned op);
+
+#endif

@@ -1,0 +1,45 @@
+/* Inside fuzz_conform's drawer (draw.c): its state and the draws of the
+ * calls of sockets, timers and sleeps (draw_calls.c). */
+#ifndef QUIETPOLL_CONFORM_DRAW_H
+#define QUIETPOLL_CONFORM_DRAW_H
+
+#include "quietpoll/conform.h"
+#include "quietpoll/sim.h"
+#include "quietpoll/tape.h"
+
+#define DRAWN_STEPS_MAX 24
+#define DRAWN_WAIT_MS 20
+#define STREAM_SENT_MAX 65536 /* bytes a drawn scenario sends on one stream */
+/* bytes a drawn scenario writes to one socketpair end: within what the
+   sim's end holds (QP_UNIX_BUF), where Linux's socket buffer holds more */
+#define PAIR_SENT_MAX (QP_UNIX_BUF - 1) /* and POLLOUT stays, as in Linux */
+
+#define PICK(tape, table) ((table)[qp_tape_choice((tape), sizeof(table) / sizeof((table)[0]))])
+
+typedef struct drawer {
+    qp_cf_scenario *sc;
+    qp_tape *tape;
+    unsigned slots;
+    uint8_t kind[QP_CF_SLOTS_MAX];
+    bool write_end[QP_CF_SLOTS_MAX]; /* a pipe's write end */
+    bool blocking[QP_CF_SLOTS_MAX];
+    int epoll_slot;
+    int timer_slot; /* the one timerfd a drawn scenario has, or -1 */
+    uint32_t stream_sent[QP_CF_SLOTS_MAX]; /* streams; socketpair ends: written to it */
+    unsigned actions;
+    unsigned pipes, udps, pairs; /* within the sim's QP_SIM_PIPES_MAX, ... */
+} drawer;
+
+bool qp__cf_draw_room(const drawer *d, unsigned steps);
+qp_cf_step *qp__cf_draw_push(drawer *d);
+unsigned qp__cf_draw_slot(drawer *d);
+/* A world action on a drawn slot, a poll of one or two (draw.c). */
+void qp__cf_draw_action(drawer *d, qp_cf_step *st);
+void qp__cf_draw_poll(drawer *d, qp_cf_step *st, int timeout_ms);
+
+/* draw_calls.c: one call of the newer ops, now (timeout 0) or as the call
+   a world action happens during (timeout_ms > 0). */
+void qp__cf_draw_call(drawer *d);
+void qp__cf_draw_timed_wait(drawer *d, qp_cf_step *st, int timeout_ms);
+
+#endif

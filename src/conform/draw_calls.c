@@ -1,0 +1,221 @@
+/* fuzz_conform's draws of the calls of sockets, timers and sleeps: fcntl
+ * F_GETFL, ioctl, the calls that make fds, accept4, the scatter-gather
+ * calls, the timerfd's calls, ppoll, select, epoll_pwait and the sleeps.
+ * Times keep to one grid: a timer's first expiry falls half a step (10 ms)
+ * off the 20 ms that the waits and sleeps take, so that no read lands on
+ * an expiry by the host's scheduling (a run more than QP_CF_LAG_NS_MAX
+ * late is run again). */
+#include <assert.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <time.h>
+
+#include "draw.h"
+#include "quietpoll/sim.h"
+
+#define MS_NS INT64_C(1000000)
+#define STEP_MS DRAWN_WAIT_MS /* a sleep, or a wait that runs out */
+
+static const int64_t timer_values_ns[] = {0, 10 * MS_NS, 30 * MS_NS};
+static const uint64_t timer_intervals_ns[] = {0, 20 * MS_NS};
+static const int64_t abs_offsets_ns[] = {10 * MS_NS, -1000 * MS_NS};
+static const int64_t bad_nsecs[] = {1000000000, -1};
+static const uint32_t iov_lens[] = {0, 1, 10, 100};
+static const uint32_t requests[] = {FIONREAD, FIONBIO, QP_CF_IOCTL_UNKNOWN};
+static const uint8_t masks[] = {QP_CF_MASK_NULL, QP_CF_MASK_EMPTY, QP_CF_MASK_SIGNAL};
+
+/* The kinds a slot's bytes are bounded on: what it may still send. */
+static uint32_t send_budget(const drawer *d, unsigned slot)
+{
+    switch (d->kind[slot]) {
+    case QP_CF_STREAM:
+        return STREAM_SENT_MAX - d->stream_sent[slot];
+    case QP_CF_SOCKETPAIR:
+        return PAIR_SENT_MAX - d->stream_sent[slot];
+    default:
+        return QP_CF_IO_BYTES_MAX;
+    }
+}
+
+static void draw_iov(drawer *d, qp_cf_step *st, bool sends)
+{
+    if (qp_tape_choice(d->tape, 8) == 0) {
+        st->iov_count = qp_tape_choice(d->tape, 2) ? QP_CF_IOV_TOO_MANY : QP_CF_IOV_NEGATIVE;
+        return;
+    }
+    st->iov_count = (uint8_t)qp_tape_choice(d->tape, QP_CF_IOV_MAX + 1);
+    uint32_t budget = sends ? send_budget(d, st->slot) : QP_CF_IO_BYTES_MAX;
+    uint32_t total = 0;
+    for (unsigned i = 0; i < st->iov_count; i++) {
+        uint32_t len = PICK(d->tape, iov_lens);
+        if (total + len > budget)
+            len = 0;
+        st->iov_len[i] = len;
+        total += len;
+    }
+    if (sends)
+        d->stream_sent[st->slot] += total;
+}
+
+static void draw_vec(drawer *d, qp_cf_step *st)
+{
+    static const uint8_t ops[] = {QP_CF_READV, QP_CF_WRITEV, QP_CF_RECVMSG, QP_CF_SENDMSG};
+    st->slot = (uint8_t)qp__cf_draw_slot(d);
+    st->op = PICK(d->tape, ops);
+    unsigned kind = d->kind[st->slot];
+    if (d->blocking[st->slot]) {
+        st->op = QP_CF_GETFL; /* a pipe end made blocking: only a world action ends its calls */
+        return;
+    }
+    bool sends = st->op == QP_CF_WRITEV || st->op == QP_CF_SENDMSG;
+    draw_iov(d, st, sends);
+    if (st->op == QP_CF_RECVMSG) {
+        static const int32_t flags[] = {0, MSG_DONTWAIT, MSG_TRUNC};
+        st->flags = PICK(d->tape, flags);
+        if (kind == QP_CF_SOCKETPAIR && qp_tape_choice(d->tape, 2))
+            st->flags = MSG_PEEK; /* modelled on socketpair ends only */
+    }
+    if (st->op == QP_CF_SENDMSG)
+        st->arg = (kind == QP_CF_UDP || kind == QP_CF_UDP_UNCONN) && qp_tape_choice(d->tape, 2);
+}
+
+static void draw_create(drawer *d, qp_cf_step *st)
+{
+    st->op = QP_CF_CREATE;
+    /* the sim reuses a closed socketpair's or timerfd's room, never a
+       pipe's or an epoll's: only those two are made, where there is room */
+    bool pair_room = d->pairs < QP_SIM_UNIX_PAIRS_MAX;
+    if (pair_room && qp_tape_choice(d->tape, 2)) {
+        static const int32_t domains[] = {AF_UNIX, AF_INET, 200};
+        static const int32_t types[] = {SOCK_STREAM, SOCK_STREAM | SOCK_NONBLOCK, SOCK_RDM,
+                                        SOCK_STREAM | 0x100};
+        static const int32_t protocols[] = {0, PF_UNIX, 2};
+        st->make = QP_CF_MAKE_SOCKETPAIR;
+        st->arg = PICK(d->tape, domains);
+        st->flags = PICK(d->tape, types);
+        st->arg2 = PICK(d->tape, protocols);
+        return;
+    }
+    static const int32_t clocks[] = {CLOCK_MONOTONIC, CLOCK_REALTIME, CLOCK_BOOTTIME,
+                                     CLOCK_MONOTONIC_COARSE, 64};
+    static const int32_t flags[] = {0, TFD_NONBLOCK, TFD_CLOEXEC, 1};
+    st->make = QP_CF_MAKE_TIMERFD;
+    st->arg = PICK(d->tape, clocks);
+    st->flags = PICK(d->tape, flags);
+}
+
+static void draw_timer(drawer *d, qp_cf_step *st)
+{
+    st->slot = (uint8_t)(d->timer_slot >= 0 && qp_tape_choice(d->tape, 4) ? (unsigned)d->timer_slot
+                                                                         : qp__cf_draw_slot(d));
+    if (qp_tape_choice(d->tape, 3) == 0) {
+        st->op = QP_CF_TFD_GET; /* expect_ns 0: compares armed against not */
+        return;
+    }
+    st->op = QP_CF_TFD_SET;
+    st->interval_ns = PICK(d->tape, timer_intervals_ns);
+    if (qp_tape_choice(d->tape, 3) == 0) {
+        st->flags = TFD_TIMER_ABSTIME;
+        st->time_ns = PICK(d->tape, abs_offsets_ns);
+    } else {
+        st->time_ns = PICK(d->tape, timer_values_ns);
+    }
+    if (qp_tape_choice(d->tape, 8) == 0)
+        st->bad_subsec = PICK(d->tape, bad_nsecs);
+    else if (qp_tape_choice(d->tape, 8) == 0)
+        st->flags |= 4; /* no such flag */
+}
+
+/* A sleep of one step; an error now and then. */
+static void draw_sleep(drawer *d, qp_cf_step *st)
+{
+    st->time_ns = STEP_MS * MS_NS;
+    st->expect_ns = (uint64_t)st->time_ns; /* what a signal leaves of it */
+    if (qp_tape_choice(d->tape, 2)) {
+        st->op = QP_CF_NANOSLEEP;
+    } else {
+        static const int32_t clocks[] = {CLOCK_MONOTONIC, CLOCK_REALTIME, CLOCK_BOOTTIME,
+                                         CLOCK_MONOTONIC_COARSE, CLOCK_THREAD_CPUTIME_ID};
+        st->op = QP_CF_CLOCK_NANOSLEEP;
+        st->clock_id = PICK(d->tape, clocks);
+        st->flags = qp_tape_choice(d->tape, 2) ? TIMER_ABSTIME : 0;
+    }
+    if (qp_tape_choice(d->tape, 8) == 0)
+        st->bad_subsec = PICK(d->tape, bad_nsecs);
+}
+
+void qp__cf_draw_timed_wait(drawer *d, qp_cf_step *st, int timeout_ms)
+{
+    unsigned which = qp_tape_choice(d->tape, 4);
+    if (which == 3) {
+        draw_sleep(d, st);
+        return;
+    }
+    if (which == 2 && d->epoll_slot >= 0) {
+        st->op = QP_CF_EPOLL_PWAIT;
+        st->slot = (uint8_t)d->epoll_slot;
+        st->size = QP_CF_EVENTS_MAX;
+        st->timeout_ms = timeout_ms;
+        st->sigmask = PICK(d->tape, masks);
+        return;
+    }
+    qp__cf_draw_poll(d, st, timeout_ms);
+    if (which == 1) {
+        /* the read, write and except sets of poll's fds */
+        static const short sets[] = {POLLIN, POLLOUT, POLLPRI, POLLIN | POLLOUT | POLLPRI};
+        st->op = QP_CF_SELECT;
+        for (unsigned i = 0; i < st->pfds_count; i++)
+            st->pfd_events[i] = PICK(d->tape, sets);
+        st->time_ns = (int64_t)timeout_ms * 1000; /* us */
+        st->expect_ns = (uint64_t)timeout_ms * (uint64_t)MS_NS;
+        return;
+    }
+    st->op = QP_CF_PPOLL;
+    st->time_ns = (int64_t)timeout_ms * MS_NS;
+    st->sigmask = PICK(d->tape, masks);
+    st->timeout_ms = 0;
+}
+
+void qp__cf_draw_call(drawer *d)
+{
+    qp_cf_step *st = qp__cf_draw_push(d);
+    switch (qp_tape_choice(d->tape, 8)) {
+    case 0:
+        st->op = QP_CF_GETFL;
+        st->slot = (uint8_t)qp__cf_draw_slot(d);
+        break;
+    case 1:
+        st->op = QP_CF_IOCTL;
+        st->slot = (uint8_t)qp__cf_draw_slot(d);
+        st->request = PICK(d->tape, requests);
+        st->value = 1; /* FIONBIO: non-blocking, as the drawn fds are */
+        if (d->blocking[st->slot])
+            st->request = FIONREAD; /* a blocking pipe end stays so */
+        break;
+    case 2:
+        draw_create(d, st);
+        break;
+    case 3:
+        st->op = QP_CF_ACCEPT4;
+        st->slot = (uint8_t)qp__cf_draw_slot(d);
+        st->flags = qp_tape_choice(d->tape, 2) ? SOCK_NONBLOCK : 1;
+        break;
+    case 4:
+        draw_vec(d, st);
+        break;
+    case 5:
+        draw_timer(d, st);
+        break;
+    case 6:
+        /* a wait or sleep with nothing to end it: it runs out */
+        qp__cf_draw_timed_wait(d, st, STEP_MS);
+        break;
+    default:
+        st->op = QP_CF_SCHED_YIELD;
+        break;
+    }
+}

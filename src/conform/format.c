@@ -1,0 +1,420 @@
+/* A scenario's steps as calls, strace-style ("poll([{fd=s0,
+ * events=POLLIN}], 1, 0)"), and their results ("1 ([{s0, POLLIN}])"). */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+
+#include "quietpoll/conform.h"
+#include "quietpoll/trace.h"
+
+
+typedef struct flag_name {
+    unsigned bit;
+    const char *name;
+} flag_name;
+
+static const flag_name poll_bits[] = {
+    {POLLIN, "POLLIN"},   {POLLPRI, "POLLPRI"},   {POLLOUT, "POLLOUT"},
+    {POLLERR, "POLLERR"}, {POLLHUP, "POLLHUP"},   {POLLNVAL, "POLLNVAL"},
+    {POLLRDHUP, "POLLRDHUP"},
+};
+static const flag_name epoll_bits[] = {
+    {EPOLLIN, "EPOLLIN"},       {EPOLLPRI, "EPOLLPRI"},         {EPOLLOUT, "EPOLLOUT"},
+    {EPOLLERR, "EPOLLERR"},     {EPOLLHUP, "EPOLLHUP"},         {EPOLLRDHUP, "EPOLLRDHUP"},
+    {EPOLLET, "EPOLLET"},       {EPOLLONESHOT, "EPOLLONESHOT"},
+};
+
+static void put(char *buf, size_t size, size_t *len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void put(char *buf, size_t size, size_t *len, const char *fmt, ...)
+{
+    if (*len >= size)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + *len, size - *len, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        *len = *len + (size_t)n < size ? *len + (size_t)n : size - 1;
+}
+
+static void put_flags(char *buf, size_t size, size_t *len, const flag_name *names,
+                      size_t names_count, unsigned bits)
+{
+    bool any = false;
+    for (size_t i = 0; i < names_count; i++)
+        if (bits & names[i].bit) {
+            put(buf, size, len, "%s%s", any ? "|" : "", names[i].name);
+            bits &= ~names[i].bit;
+            any = true;
+        }
+    if (bits || !any)
+        put(buf, size, len, "%s%#x", any ? "|" : "", bits);
+}
+
+static void put_slot(char *buf, size_t size, size_t *len, unsigned slot)
+{
+    if (slot == QP_CF_NO_SLOT)
+        put(buf, size, len, "-1");
+    else
+        put(buf, size, len, "s%u", slot);
+}
+
+static const flag_name msg_bits[] = {
+    {MSG_PEEK, "MSG_PEEK"}, {MSG_TRUNC, "MSG_TRUNC"}, {MSG_DONTWAIT, "MSG_DONTWAIT"},
+    {MSG_WAITALL, "MSG_WAITALL"}, {MSG_CTRUNC, "MSG_CTRUNC"},
+};
+
+static const char *const make_names[QP_CF_MAKE_COUNT] = {
+    [QP_CF_MAKE_PIPE] = "pipe",     [QP_CF_MAKE_PIPE2] = "pipe2",
+    [QP_CF_MAKE_EPOLL] = "epoll_create", [QP_CF_MAKE_EPOLL1] = "epoll_create1",
+    [QP_CF_MAKE_SOCKETPAIR] = "socketpair", [QP_CF_MAKE_TIMERFD] = "timerfd_create",
+};
+
+static const char *const time_class_names[QP_CF_TIME_CLASS_COUNT] = {
+    [QP_CF_TIME_UNMEASURED] = "", [QP_CF_TIME_ZERO] = "0",
+    [QP_CF_TIME_WITHIN] = "as expected", [QP_CF_TIME_BELOW] = "below the expected",
+    [QP_CF_TIME_ABOVE] = "above the expected", [QP_CF_TIME_NOT_EARLY] = "not early",
+    [QP_CF_TIME_EARLY] = "EARLY",
+};
+
+static void put_ns(char *buf, size_t size, size_t *len, int64_t ns)
+{
+    if (ns < 0)
+        put(buf, size, len, "-");
+    uint64_t abs_ns = ns < 0 ? (uint64_t)-ns : (uint64_t)ns;
+    put(buf, size, len, "%llu.%06llu ms", (unsigned long long)(abs_ns / 1000000),
+        (unsigned long long)(abs_ns % 1000000));
+}
+
+/* " <left 9.8 ms: as expected>", " <took 5.0 ms: not early>" */
+static void put_time_class(char *buf, size_t size, size_t *len, const qp_cf_result *res)
+{
+    if (res->time_class == QP_CF_TIME_UNMEASURED || res->time_class >= QP_CF_TIME_CLASS_COUNT)
+        return;
+    bool took = res->time_class == QP_CF_TIME_NOT_EARLY || res->time_class == QP_CF_TIME_EARLY;
+    put(buf, size, len, " <%s ", took ? "took" : "left");
+    put_ns(buf, size, len, (int64_t)res->time_ns);
+    put(buf, size, len, ": %s>", time_class_names[res->time_class]);
+}
+
+static void put_iov(char *buf, size_t size, size_t *len, const qp_cf_step *st)
+{
+    if (st->iov_count == QP_CF_IOV_NEGATIVE) {
+        put(buf, size, len, "[...], -1");
+        return;
+    }
+    if (st->iov_count == QP_CF_IOV_TOO_MANY) {
+        put(buf, size, len, "[1025 x {0}], 1025");
+        return;
+    }
+    put(buf, size, len, "[");
+    for (unsigned i = 0; i < st->iov_count && i < QP_CF_IOV_MAX; i++)
+        put(buf, size, len, "%s{%u}", i ? ", " : "", st->iov_len[i]);
+    put(buf, size, len, "], %u", st->iov_count);
+}
+
+
+static void put_pfds(char *buf, size_t size, size_t *len, const qp_cf_step *st)
+{
+    put(buf, size, len, "[");
+    for (unsigned i = 0; i < st->pfds_count; i++) {
+        put(buf, size, len, "%s{fd=", i ? ", " : "");
+        put_slot(buf, size, len, st->pfd_slots[i]);
+        put(buf, size, len, ", events=");
+        put_flags(buf, size, len, poll_bits, sizeof poll_bits / sizeof poll_bits[0],
+                  (uint16_t)st->pfd_events[i]);
+        put(buf, size, len, "}");
+    }
+    put(buf, size, len, "], %u", st->pfds_count);
+}
+
+static void put_timespec(char *buf, size_t size, size_t *len, const qp_cf_step *st)
+{
+    if (st->bad_subsec != 0)
+        put(buf, size, len, "{tv_sec=%lld, tv_nsec=%lld}", (long long)(st->time_ns / 1000000000),
+            (long long)st->bad_subsec);
+    else
+        put_ns(buf, size, len, st->time_ns);
+}
+
+static const char *const sigmask_names[] = {"NULL", "[]", "[USR1]"};
+
+/* The calls of sockets, timers and sleeps, after their name and "(". */
+static void format_more(char *buf, size_t size, size_t *len, const qp_cf_step *st)
+{
+    switch (st->op) {
+    case QP_CF_GETFL:
+        put(buf, size, len, "s%u, F_GETFL", st->slot);
+        break;
+    case QP_CF_IOCTL:
+        put(buf, size, len, "s%u, %s", st->slot,
+            st->request == FIONBIO ? "FIONBIO" : st->request == FIONREAD ? "FIONREAD" : "?");
+        if (st->request != FIONBIO && st->request != FIONREAD)
+            put(buf, size, len, " %#x", st->request);
+        if (st->request == FIONBIO)
+            put(buf, size, len, ", [%llu]", (unsigned long long)st->value);
+        break;
+    case QP_CF_CREATE:
+        put(buf, size, len, "%s", st->make < QP_CF_MAKE_COUNT ? make_names[st->make] : "?");
+        if (st->make == QP_CF_MAKE_EPOLL)
+            put(buf, size, len, " %d", st->arg);
+        else if (st->make == QP_CF_MAKE_SOCKETPAIR)
+            put(buf, size, len, " domain %d, type %#x, protocol %d", st->arg, st->flags, st->arg2);
+        else if (st->make == QP_CF_MAKE_TIMERFD)
+            put(buf, size, len, " %s, flags %#x", qp_clock_name(st->arg), st->flags);
+        else if (st->make != QP_CF_MAKE_PIPE)
+            put(buf, size, len, " flags %#x", st->flags);
+        break;
+    case QP_CF_ACCEPT4:
+        put(buf, size, len, "s%u, NULL, NULL, %#x", st->slot, st->flags);
+        break;
+    case QP_CF_READV:
+    case QP_CF_WRITEV:
+        put(buf, size, len, "s%u, ", st->slot);
+        put_iov(buf, size, len, st);
+        break;
+    case QP_CF_RECVMSG:
+    case QP_CF_SENDMSG:
+        put(buf, size, len, "s%u, {%s, ", st->slot,
+            st->op == QP_CF_RECVMSG ? "name" : st->arg == 1 ? "peer" : "NULL");
+        put_iov(buf, size, len, st);
+        put(buf, size, len, "}, ");
+        put_flags(buf, size, len, msg_bits, sizeof msg_bits / sizeof msg_bits[0],
+                  (unsigned)st->flags);
+        break;
+    case QP_CF_TFD_SET:
+        put(buf, size, len, "s%u, %s, {value ", st->slot,
+            st->flags & TFD_TIMER_ABSTIME ? "TFD_TIMER_ABSTIME" : st->flags ? "?" : "0");
+        if (st->flags & TFD_TIMER_ABSTIME)
+            put(buf, size, len, "now + ");
+        put_timespec(buf, size, len, st);
+        put(buf, size, len, ", interval ");
+        put_ns(buf, size, len, (int64_t)st->interval_ns);
+        put(buf, size, len, "}, old");
+        if (st->flags & ~TFD_TIMER_ABSTIME)
+            put(buf, size, len, " (flags %#x)", st->flags);
+        break;
+    case QP_CF_TFD_GET:
+        put(buf, size, len, "s%u", st->slot);
+        break;
+    case QP_CF_PPOLL:
+        put_pfds(buf, size, len, st);
+        put(buf, size, len, ", ");
+        if (st->time_ns < 0)
+            put(buf, size, len, "NULL");
+        else
+            put_timespec(buf, size, len, st);
+        put(buf, size, len, ", %s", sigmask_names[st->sigmask % 3]);
+        break;
+    case QP_CF_SELECT:
+        put(buf, size, len, "sets (POLLIN read, POLLOUT write, POLLPRI except) ");
+        put_pfds(buf, size, len, st);
+        if (st->time_ns < 0)
+            put(buf, size, len, ", NULL");
+        else
+            put(buf, size, len, ", {tv_sec=%lld, tv_usec=%lld}",
+                (long long)(st->time_ns / 1000000),
+                (long long)(st->bad_subsec ? st->bad_subsec : st->time_ns % 1000000));
+        break;
+    case QP_CF_EPOLL_PWAIT:
+        put(buf, size, len, "s%u, %u, %d, %s", st->slot, st->size, st->timeout_ms,
+            sigmask_names[st->sigmask % 3]);
+        break;
+    case QP_CF_NANOSLEEP:
+        put_timespec(buf, size, len, st);
+        put(buf, size, len, ", remain");
+        break;
+    case QP_CF_CLOCK_NANOSLEEP:
+        put(buf, size, len, "%s, %s, ", qp_clock_name(st->clock_id),
+            st->flags == TIMER_ABSTIME ? "TIMER_ABSTIME" : st->flags ? "?" : "0");
+        if (st->flags & TIMER_ABSTIME)
+            put(buf, size, len, "now + ");
+        put_timespec(buf, size, len, st);
+        if (st->flags & ~TIMER_ABSTIME)
+            put(buf, size, len, " (flags %#x)", st->flags);
+        put(buf, size, len, ", remain");
+        break;
+    }
+    if (st->expect_ns != 0) {
+        put(buf, size, len, " [left expected ");
+        put_ns(buf, size, len, (int64_t)st->expect_ns);
+        put(buf, size, len, "]");
+    }
+}
+
+static const char *const op_names[QP_CF_OP_COUNT] = {
+    [QP_CF_READ] = "read",           [QP_CF_WRITE] = "write",
+    [QP_CF_EFD_READ] = "read",       [QP_CF_EFD_WRITE] = "write",
+    [QP_CF_RECV] = "recv",           [QP_CF_SEND] = "sendto",
+    [QP_CF_SENDTO_PEER] = "sendto",  [QP_CF_POLL] = "poll",
+    [QP_CF_EPOLL_CTL] = "epoll_ctl", [QP_CF_EPOLL_WAIT] = "epoll_wait",
+    [QP_CF_CLOSE] = "close",         [QP_CF_SET_BLOCKING] = "fcntl",
+    [QP_CF_CLOCK_GETRES] = "clock_getres", [QP_CF_CLOCK_COARSE] = "clock_gettime",
+    [QP_CF_GETFL] = "fcntl",         [QP_CF_IOCTL] = "ioctl",
+    [QP_CF_CREATE] = "create",       [QP_CF_ACCEPT4] = "accept4",
+    [QP_CF_READV] = "readv",         [QP_CF_WRITEV] = "writev",
+    [QP_CF_RECVMSG] = "recvmsg",     [QP_CF_SENDMSG] = "sendmsg",
+    [QP_CF_TFD_SET] = "timerfd_settime", [QP_CF_TFD_GET] = "timerfd_gettime",
+    [QP_CF_PPOLL] = "ppoll",         [QP_CF_SELECT] = "select",
+    [QP_CF_EPOLL_PWAIT] = "epoll_pwait", [QP_CF_NANOSLEEP] = "nanosleep",
+    [QP_CF_CLOCK_NANOSLEEP] = "clock_nanosleep", [QP_CF_SCHED_YIELD] = "sched_yield",
+    [QP_CF_W_DATA] = "the peer sends", [QP_CF_W_EOF] = "the peer closes (FIN)",
+    [QP_CF_W_RESET] = "the peer resets (RST)", [QP_CF_W_DGRAM] = "a datagram arrives",
+    [QP_CF_W_ICMP] = "an ICMP port unreachable arrives", [QP_CF_W_WRITE] = "another thread writes",
+    [QP_CF_W_READ] = "another thread reads", [QP_CF_W_CLOSE] = "another thread closes",
+    [QP_CF_W_SIGNAL] = "a signal arrives",
+};
+
+void qp_cf_format_step(char *buf, size_t size, const qp_cf_scenario *sc, size_t index)
+{
+    const qp_cf_step *st = &sc->steps[index];
+    size_t len = 0;
+    buf[0] = '\0';
+    const char *name = st->op < QP_CF_OP_COUNT ? op_names[st->op] : "?";
+    if (st->op >= QP_CF_FIRST_ACTION) {
+        put(buf, size, &len, "# %s%s", st->during ? "while blocked, " : "", name);
+        if (st->op == QP_CF_W_DATA || st->op == QP_CF_W_DGRAM || st->op == QP_CF_W_READ ||
+            (st->op == QP_CF_W_WRITE && st->value == 0))
+            put(buf, size, &len, " %u bytes", st->size);
+        if (st->op == QP_CF_W_WRITE && st->value != 0)
+            put(buf, size, &len, " %llu", (unsigned long long)st->value);
+        if (st->op != QP_CF_W_SIGNAL)
+            put(buf, size, &len, " (s%u)", st->slot);
+        return;
+    }
+    put(buf, size, &len, "%s(", name);
+    switch (st->op) {
+    case QP_CF_READ:
+    case QP_CF_WRITE:
+    case QP_CF_EFD_READ:
+        put(buf, size, &len, "s%u, %u)", st->slot, st->size);
+        break;
+    case QP_CF_EFD_WRITE:
+        put(buf, size, &len, "s%u, [%llu], %u)", st->slot, (unsigned long long)st->value,
+            st->size);
+        break;
+    case QP_CF_RECV:
+        put(buf, size, &len, "s%u, %u, ", st->slot, st->size);
+        put_flags(buf, size, &len, msg_bits, sizeof msg_bits / sizeof msg_bits[0],
+                  (unsigned)st->flags);
+        put(buf, size, &len, ")");
+        break;
+    case QP_CF_SEND:
+    case QP_CF_SENDTO_PEER:
+        put(buf, size, &len, "s%u, %u, MSG_NOSIGNAL, %s)", st->slot, st->size,
+            st->op == QP_CF_SEND ? "NULL" : "peer");
+        break;
+    case QP_CF_POLL:
+        put_pfds(buf, size, &len, st);
+        put(buf, size, &len, ", %d)", st->timeout_ms);
+        break;
+    case QP_CF_EPOLL_CTL:
+        put(buf, size, &len, "s%u, %s, s%u, {", st->slot,
+            st->flags == EPOLL_CTL_ADD   ? "EPOLL_CTL_ADD"
+            : st->flags == EPOLL_CTL_MOD ? "EPOLL_CTL_MOD"
+                                         : "EPOLL_CTL_DEL",
+            st->slot2);
+        put_flags(buf, size, &len, epoll_bits, sizeof epoll_bits / sizeof epoll_bits[0],
+                  st->events);
+        put(buf, size, &len, "})");
+        break;
+    case QP_CF_EPOLL_WAIT:
+        put(buf, size, &len, "s%u, %u, %d)", st->slot, st->size, st->timeout_ms);
+        break;
+    case QP_CF_CLOSE:
+        put(buf, size, &len, "s%u)", st->slot);
+        break;
+    case QP_CF_SET_BLOCKING:
+        put(buf, size, &len, "s%u, F_SETFL, %s)", st->slot, st->size ? "0" : "O_NONBLOCK");
+        break;
+    case QP_CF_CLOCK_GETRES:
+        put(buf, size, &len, "%s)", qp_clock_name(st->flags));
+        break;
+    case QP_CF_CLOCK_COARSE:
+        put(buf, size, &len, "%s) <= clock_gettime(%s) < it + 2 res", qp_clock_name(st->flags),
+            qp_clock_name((int32_t)st->size));
+        break;
+    default:
+        format_more(buf, size, &len, st);
+        put(buf, size, &len, ")");
+    }
+}
+
+void qp_cf_format_result(char *buf, size_t size, const qp_cf_step *st, const qp_cf_result *res)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    switch (res->kind) {
+    case QP_CF_RES_NONE:
+        return;
+    case QP_CF_RES_BLOCKED:
+        put(buf, size, &len, "? (blocked: never returned)");
+        return;
+    case QP_CF_RES_SETUP_FAILED:
+        put(buf, size, &len, "(not run)");
+        return;
+    }
+    if (res->ret < 0) {
+        put(buf, size, &len, "-1 %s", strerrorname_np(res->err) ? strerrorname_np(res->err) : "?");
+        put_time_class(buf, size, &len, res);
+        return;
+    }
+    put(buf, size, &len, "%lld", (long long)res->ret);
+    if (st->op == QP_CF_EFD_READ && res->ret >= 8)
+        put(buf, size, &len, " [%llu]", (unsigned long long)res->value);
+    if (st->op == QP_CF_CLOCK_GETRES)
+        put(buf, size, &len, " ({tv_nsec=%llu})", (unsigned long long)res->value);
+    if (st->op == QP_CF_CLOCK_COARSE)
+        put(buf, size, &len, " (%s)", res->value ? "holds" : "does not hold");
+    if (st->op == QP_CF_GETFL || st->op == QP_CF_CREATE)
+        put(buf, size, &len, " (%s)", res->value ? "O_NONBLOCK" : "blocking");
+    if (st->op == QP_CF_IOCTL)
+        put(buf, size, &len, " ([%lld])", (long long)res->value);
+    if (st->op == QP_CF_RECVMSG) {
+        put(buf, size, &len, " (msg_flags ");
+        put_flags(buf, size, &len, msg_bits, sizeof msg_bits / sizeof msg_bits[0],
+                  (unsigned)res->value);
+        put(buf, size, &len, ", msg_namelen %lld)", (long long)res->aux);
+    }
+    if (st->op == QP_CF_TFD_SET || st->op == QP_CF_TFD_GET) {
+        put(buf, size, &len, " ({interval ");
+        put_ns(buf, size, &len, (int64_t)res->value);
+        put(buf, size, &len, ", value ");
+        put_ns(buf, size, &len, (int64_t)res->time_ns);
+        put(buf, size, &len, "})");
+    }
+    put_time_class(buf, size, &len, res);
+    bool waits = st->op == QP_CF_POLL || st->op == QP_CF_EPOLL_WAIT || st->op == QP_CF_PPOLL ||
+                 st->op == QP_CF_SELECT || st->op == QP_CF_EPOLL_PWAIT;
+    if (waits && res->events_count > 0 && res->ret > 0) {
+        bool is_poll = st->op == QP_CF_POLL || st->op == QP_CF_PPOLL || st->op == QP_CF_SELECT;
+        put(buf, size, &len, " ([");
+        bool first = true;
+        for (unsigned i = 0; i < res->events_count; i++) {
+            if (res->events[i].events == 0)
+                continue;
+            put(buf, size, &len, "%s{", first ? "" : ", ");
+            first = false;
+            put_slot(buf, size, &len, res->events[i].slot);
+            put(buf, size, &len, ", ");
+            if (is_poll)
+                put_flags(buf, size, &len, poll_bits, sizeof poll_bits / sizeof poll_bits[0],
+                          res->events[i].events);
+            else
+                put_flags(buf, size, &len, epoll_bits, sizeof epoll_bits / sizeof epoll_bits[0],
+                          res->events[i].events);
+            put(buf, size, &len, "}");
+        }
+        put(buf, size, &len, "])");
+    }
+}
+
