@@ -114,6 +114,8 @@ EOF
 qp_crash_signature() {
     {
         grep -m1 -aoE '(ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer): [a-z-]+( [a-z-]+)?|runtime error: [^:]*|Assertion .* failed)' "$1" || echo "unknown crash"
+        # fuzz_conform: which divergence (its abort is one place for all)
+        grep -m1 -aoE 'divergence signature: .*' "$1" || true
         grep -m1 -aoE '[^ ]+:[0-9]+:[0-9]+: runtime error' "$1" || true
         grep -aE '^ *#[0-9]+ 0x[0-9a-f]+ in ' "$1" | head -n 3 | sed -E 's/^ *#[0-9]+ 0x[0-9a-f]+ in ([^ ]+).*/\1/'
     } | sed -E 's/0x[0-9a-f]+//g; s/==[0-9]+==//g'

@@ -302,6 +302,8 @@ extern const qp_cf_scenario qp_cf_scenarios[];
 extern const size_t qp_cf_scenarios_count;
 
 const char *qp_cf_obj_kind_name(unsigned kind);
+/* The call (or the world's action) of a step's op, as a trace names it. */
+const char *qp_cf_op_name(unsigned op);
 
 /* A random scenario from tape, bounded in objects, steps, bytes and time. */
 void qp_cf_draw(qp_tape *tape, qp_cf_scenario *sc);

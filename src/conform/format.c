@@ -274,6 +274,11 @@ static const char *const op_names[QP_CF_OP_COUNT] = {
     [QP_CF_W_SIGNAL] = "a signal arrives",
 };
 
+const char *qp_cf_op_name(unsigned op)
+{
+    return op < QP_CF_OP_COUNT && op_names[op] != NULL ? op_names[op] : "?";
+}
+
 void qp_cf_format_step(char *buf, size_t size, const qp_cf_scenario *sc, size_t index)
 {
     const qp_cf_step *st = &sc->steps[index];

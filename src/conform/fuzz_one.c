@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "quietpoll/conform.h"
 #include "quietpoll/host.h"
@@ -19,6 +20,17 @@ uint64_t qp_cf_open_fds_mask(uint64_t *aux_mask)
             *aux_mask |= UINT64_C(1) << fd;
     }
     return mask;
+}
+
+/* A result in classes, not values (an error's name, 0 or more, how its time
+ * fell, whether events came), for a divergence's signature. */
+static const char *result_class(const qp_cf_result *r, char *buf, size_t size)
+{
+    const char *err = r->ret < 0 ? strerrorname_np(r->err) : NULL;
+    snprintf(buf, size, "%s, time class %u, %s",
+             r->ret < 0 ? (err != NULL ? err : "an error") : r->ret == 0 ? "0" : "> 0",
+             r->time_class, r->events_count ? "events" : "no events");
+    return buf;
 }
 
 long qp_cf_fuzz_one(qp_cf_backend *sim, qp_cf_backend *kernel, const uint8_t *data, size_t size,
@@ -55,9 +67,19 @@ long qp_cf_fuzz_one(qp_cf_backend *sim, qp_cf_backend *kernel, const uint8_t *da
         fprintf(stderr, "fuzz_conform: fds left open: %#llx (aux %#llx) before, %#llx (aux %#llx) after\n",
                 (unsigned long long)before, (unsigned long long)aux_before,
                 (unsigned long long)after, (unsigned long long)aux_after);
-    else
+    else {
         fprintf(stderr, "quietpoll: VIOLATION conformance in sim/kernel: an undocumented divergence at step %ld\n",
                 v.first_diff);
+        /* what the divergence is, without where in the input it falls: one
+           line that names it (ci/findings.sh), so that two inputs showing
+           one divergence are one finding and two divergences are two */
+        char on_sim_class[64], on_kernel_class[64];
+        fprintf(stderr, "quietpoll: divergence signature: %s: sim %s, kernel %s\n",
+                qp_cf_op_name(sc.steps[v.first_diff].op),
+                result_class(&on_sim.results[v.first_diff], on_sim_class, sizeof on_sim_class),
+                result_class(&on_kernel.results[v.first_diff], on_kernel_class,
+                             sizeof on_kernel_class));
+    }
     fprintf(stderr, "replay: %s\n", replay_cmd);
     fflush(stderr);
     abort();
