@@ -24,6 +24,8 @@
  *   bits 0-1  repeats r: it fires 1 + r times
  *   bit 2     deferred: the previous timer's first callback starts it, not
  *             the program's setup
+ *   bit 5     its first callback stops the previous timer (ev_timer_stop or
+ *             ev_periodic_stop) if that is active or pending, before it runs
  *   bits 3-4  kind:
  *     0 ev_timer, one-shot; its callback starts it again (ev_timer_set,
  *       ev_timer_start) r times
@@ -142,6 +144,7 @@ typedef struct harness {
     uint64_t deadline_ns[TIMERS]; /* on the timer's clock, as marked last */
     unsigned repeats_left[TIMERS];
     bool deferred[TIMERS];
+    bool stops_previous[TIMERS];
     unsigned timers_count;
 } harness;
 
@@ -249,6 +252,23 @@ static void start_timer(harness *h, unsigned id)
     }
 }
 
+/* The program stops timer id from a callback, unless libev has nothing of
+ * it: neither started nor due (a one-shot timer libev took off its heap is
+ * pending until its callback runs; the stop clears that too). */
+static void stop_timer(harness *h, unsigned id)
+{
+    ev_watcher *w = h->kind[id] == K_PERIODIC ? (ev_watcher *)&h->periodics[id]
+                                               : (ev_watcher *)&h->timers[id];
+    if (!ev_is_active(w) && !ev_is_pending(w))
+        return;
+    mark(h, QP_LOOP_TIMER_CANCEL, id, 0, CLOCK_MONOTONIC, -1);
+    h->repeats_left[id] = 0;
+    if (h->kind[id] == K_PERIODIC)
+        ev_periodic_stop(h->loop, &h->periodics[id]);
+    else
+        ev_timer_stop(h->loop, &h->timers[id]);
+}
+
 static void fired(harness *h, unsigned id)
 {
     mark(h, QP_LOOP_TIMER_FIRE, id, 0, CLOCK_MONOTONIC, -1);
@@ -267,6 +287,10 @@ static void fired(harness *h, unsigned id)
         ev_periodic_stop(h->loop, &h->periodics[id]);
     else
         ev_timer_stop(h->loop, &h->timers[id]);
+    if (h->stops_previous[id]) {
+        h->stops_previous[id] = false;
+        stop_timer(h, id - 1);
+    }
     unsigned next = id + 1;
     if (next < h->timers_count && h->deferred[next]) {
         h->deferred[next] = false;
@@ -374,6 +398,7 @@ static void run(qp_os *os, const qp_machine_ctx *ctx)
         h->timeout_ns[i] = program_timeout_ns(h->kind[i], op->timeout_ns);
         h->repeats_left[i] = spec & 3;
         h->deferred[i] = i > 0 && (spec & 4);
+        h->stops_previous[i] = i > 0 && (spec & 32);
         ev_init(&h->timers[i], on_timer);
         ev_init(&h->periodics[i], on_periodic);
     }
@@ -462,6 +487,8 @@ static void describe_timer(FILE *out, const qp_schedule *s, size_t index)
                                   : "libev repeats it");
     if (index > 0 && (spec & 4))
         fprintf(out, ", started by timer %zu's first callback", index);
+    if (index > 0 && (spec & 32))
+        fprintf(out, ", its first callback stops timer %zu", index);
 }
 
 const qp_machine qp_machine_libev = {
@@ -473,7 +500,7 @@ const qp_machine qp_machine_libev = {
     .shape =
         {
             .op_noun = "timer",
-            .op_size_max = 32,
+            .op_size_max = 64,
             .targets_count = SOCKETS,
             .event_kinds_mask = (1u << QP_EV_DATA) | (1u << QP_EV_EOF) | (1u << QP_EV_RESET) |
                                 (1u << QP_EV_SIGNAL) | (1u << QP_EV_SPURIOUS) |
