@@ -12,7 +12,10 @@
 
 #include "quietpoll/syscalls.h"
 
-#define QP_TRACE_POLL_FDS_MAX 4
+/* pollfds a poll record keeps, and so the most the sim's poll takes (more is
+ * EINVAL): libev's poll backend watches five fds (two sockets, a pipe, its
+ * eventfd and its timerfd), with room to spare; epoll records its first ones */
+#define QP_TRACE_POLL_FDS_MAX 8
 #define QP_TRACE_IOV_MAX 4 /* iovec lengths a record keeps */
 
 /* Printed traces give task t the pid QP_PID_BASE + t. */
