@@ -143,8 +143,6 @@ int qp_props_main(const qp_machine *machine, int argc, char **argv)
     qp_prop_config_defaults(&p.config);
     if (!qp_prop_config_from_env(&p.config))
         return 2;
-    if (machine->real_library)
-        p.config.fork_timeout_ms = QP_PROP_FORK_TIMEOUT_MS_DEFAULT; /* a hang is a failure */
     size_t checks = 0;
     for (size_t v = 0; v < machine->variants_count; v++) {
         if (qp_variant_is_ref(&machine->variants[v])) {

@@ -122,7 +122,9 @@ contains "the signature has no times" "$work/out" "    [pid 4200] ~ poll([{fd=3,
 check "finding --store without a database" 2 env QP_DB=none "$qp" finding timed_read --store reproducers/timed_read/jdk-8307425
 
 check "prop ref passes" 0 "$qp" prop --machine timed_read --variant ref --trials 300
-check "prop matrix kills every mutant" 0 "$qp" prop --trials 300
+# (in-process: the real libraries would fork every trial, slow under ASan;
+# fork mode has its own tests in test_prop)
+check "prop matrix kills every mutant" 0 "$qp" prop --trials 300 --no-fork
 
 # shrink keeps the property of a crash file from any engine
 check "shrink a crash file" 0 "$qp" shrink timed_read --variant restart-timeout corpus/fuzz_timed_read/eintr-then-timeout -o "$work/shrunk"

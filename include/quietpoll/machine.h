@@ -86,8 +86,10 @@ typedef struct qp_machine {
      * there is none. */
     void (*init_once)(void);
     /* The code under test is a real library's, not a model: it can loop
-     * where no syscall budget sees it, so quietpoll's own tests search it
-     * in fork mode (prop --fork), each trial with a wall-clock limit. */
+     * where no syscall budget sees it, so `quietpoll prop` searches it in
+     * fork mode (each trial in a child with a wall-clock limit) unless told
+     * --no-fork. (The props tests run in-process, for speed under the
+     * sanitizers; meson's timeout ends one that hangs.) */
     bool real_library;
     /* A resolver's hooks for `quietpoll audit`, which then has a built-in
      * schedule for it (seed 004's); NULL for the others. */
