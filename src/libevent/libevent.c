@@ -53,7 +53,7 @@
 #include <string.h>
 
 #include "quietpoll/machine.h"
-#include "quietpoll/timer_spec.h"
+#include "quietpoll/timer_program.h"
 #include "quietpoll/units.h"
 #include "quietpoll/wrap.h"
 
@@ -75,24 +75,15 @@ static const qp_variant variants[] = {
 #define TIMERS QP_LOOP_TIMERS_MAX
 #define READ_BYTES 4096
 
-typedef struct program_timer {
-    struct event *ev;
-    qp_timer_spec spec;
-    uint64_t timeout_us;
-    unsigned left;        /* restarts, or fires after this one of a repeating timer */
-    uint64_t deadline_ns; /* a repeating timer's: the program's, on its clock */
-    bool first_fired;     /* its first callback ran (and did to the next timer what it asks) */
-    bool stop_asked;      /* the previous timer's first callback stops it */
-    bool deferred;        /* ... adds it: not added yet */
-} program_timer;
-
 typedef struct harness {
     qp_os *os;
     struct event_base *base;
     struct event *fds[TARGETS];
     struct event *wakeup;
-    program_timer timers[TIMERS];
-    unsigned timers_count;
+    struct event *timers[TIMERS];
+    uint64_t timeout_us[TIMERS];
+    uint64_t deadline_ns[TIMERS]; /* a repeating timer's: the program's, on its clock */
+    qp_timer_program program;
 } harness;
 
 _Static_assert(sizeof(harness) <= QP_MACHINE_STATE_BYTES, "the harness fits the state");
@@ -102,83 +93,59 @@ static void mark(harness *h, unsigned kind, unsigned timer, uint64_t timeout_ns,
     h->os->loop_mark(h->os, &(qp_loop_mark){kind, timer, timeout_ns, CLOCK_MONOTONIC, fd});
 }
 
-static void add_timer(harness *h, unsigned id)
+static void add_timer(void *ctx, unsigned id)
 {
-    program_timer *x = &h->timers[id];
-    struct timeval tv = {.tv_sec = (time_t)(x->timeout_us / 1000000),
-                         .tv_usec = (suseconds_t)(x->timeout_us % 1000000)};
-    uint64_t timeout_ns = x->timeout_us * QP_NS_PER_US;
+    harness *h = ctx;
+    struct timeval tv = {.tv_sec = (time_t)(h->timeout_us[id] / 1000000),
+                         .tv_usec = (suseconds_t)(h->timeout_us[id] % 1000000)};
+    uint64_t timeout_ns = h->timeout_us[id] * QP_NS_PER_US;
     mark(h, QP_LOOP_TIMER_START, id, timeout_ns, -1);
-    x->deadline_ns = qp_os_now_ns(h->os) + timeout_ns;
-    if (evtimer_add(x->ev, &tv) != 0)
+    h->deadline_ns[id] = qp_os_now_ns(h->os) + timeout_ns;
+    if (evtimer_add(h->timers[id], &tv) != 0)
         abort(); /* a harness bug: the timer is assigned to the base */
 }
 
-static bool timer_pending(const program_timer *x)
+static void del_timer(void *ctx, unsigned id)
 {
-    return x->ev != NULL && evtimer_pending(x->ev, NULL);
+    harness *h = ctx;
+    evtimer_del(h->timers[id]);
 }
 
-/* The previous timer's first callback: add the next one, stop it, as its
- * spec asks. */
-static void act_on_next(harness *h, unsigned next)
+static bool timer_pending(void *ctx, unsigned id)
 {
-    if (next >= h->timers_count)
-        return;
-    program_timer *x = &h->timers[next];
-    if (x->deferred) {
-        x->deferred = false;
-        add_timer(h, next);
-    }
-    if (x->stop_asked && timer_pending(x)) {
-        mark(h, QP_LOOP_TIMER_CANCEL, next, 0, -1);
-        evtimer_del(x->ev);
-        x->left = 0;
-    }
+    harness *h = ctx;
+    return h->timers[id] != NULL && evtimer_pending(h->timers[id], NULL);
 }
 
-/* A repeating timer's next deadline, as event_persist_closure promises:
- * the last one plus the interval, or now plus it when that has passed. */
-static void mark_repeat(harness *h, unsigned id)
+/* A repeating timer's next deadline, as event_persist_closure promises
+ * (libevent added it again before this callback): the last one plus the
+ * interval, or now plus it when that has passed. */
+static void repeat_timer(void *ctx, unsigned id)
 {
-    program_timer *x = &h->timers[id];
-    uint64_t interval_ns = x->timeout_us * QP_NS_PER_US;
+    harness *h = ctx;
+    uint64_t interval_ns = h->timeout_us[id] * QP_NS_PER_US;
     uint64_t now_ns = qp_os_now_ns(h->os);
-    uint64_t next_ns = x->deadline_ns + interval_ns;
+    uint64_t next_ns = h->deadline_ns[id] + interval_ns;
     if (next_ns < now_ns)
         next_ns = now_ns + interval_ns;
-    x->deadline_ns = next_ns;
+    h->deadline_ns[id] = next_ns;
     mark(h, QP_LOOP_TIMER_START, id, next_ns - now_ns, -1);
 }
+
+static const qp_timer_library timer_library = {add_timer, del_timer, timer_pending,
+                                               repeat_timer};
 
 static void on_timer(evutil_socket_t fd, short what, void *arg)
 {
     (void)fd, (void)what;
     harness *h = arg;
     unsigned id = 0;
-    while (id < h->timers_count && h->timers[id].ev != event_base_get_running_event(h->base))
+    while (id < h->program.count && h->timers[id] != event_base_get_running_event(h->base))
         id++;
-    if (id == h->timers_count)
+    if (id == h->program.count)
         abort(); /* a callback of no timer of ours */
-    program_timer *x = &h->timers[id];
-    mark(h, QP_LOOP_TIMER_FIRE, id, 0, -1);
-    if (x->spec.repeating && x->left > 0) {
-        x->left--; /* libevent added it again before this callback */
-        mark_repeat(h, id);
-    } else if (x->spec.repeating) {
-        evtimer_del(x->ev); /* its last fire */
-    } else if (x->left > 0) {
-        x->left--;
-        add_timer(h, id);
-    }
-    if (!x->first_fired) {
-        x->first_fired = true;
-        act_on_next(h, id + 1);
-    }
-    bool any_pending = false;
-    for (unsigned i = 0; i < h->timers_count; i++)
-        any_pending |= timer_pending(&h->timers[i]);
-    if (!any_pending)
+    qp_timer_program_fired(&h->program, id);
+    if (!qp_timer_program_any_pending(&h->program))
         event_base_loopexit(h->base, NULL);
 }
 
@@ -229,18 +196,13 @@ static void setup(qp_sim *sim, qp_world *world)
 
 static bool init_timers(harness *h, const qp_schedule *sched)
 {
-    h->timers_count = (unsigned)(sched->ops_count < TIMERS ? sched->ops_count : TIMERS);
-    for (unsigned i = 0; i < h->timers_count; i++) {
-        program_timer *x = &h->timers[i];
-        x->spec = qp_timer_spec_of(sched, i);
-        uint64_t timeout_us =
-            x->spec.never ? 0 : (x->spec.timeout_ns + QP_NS_PER_US - 1) / QP_NS_PER_US;
-        x->timeout_us = x->spec.repeating && timeout_us == 0 ? 1 : timeout_us;
-        x->left = x->spec.count;
-        x->deferred = x->spec.deferred && !x->spec.never;
-        x->stop_asked = x->spec.stopped_by_previous;
-        x->ev = event_new(h->base, -1, x->spec.repeating ? EV_PERSIST : 0, on_timer, h);
-        if (x->ev == NULL)
+    qp_timer_program_init(&h->program, h->os, sched, &timer_library, h);
+    for (unsigned i = 0; i < h->program.count; i++) {
+        const qp_timer_spec *t = &h->program.timers[i].spec;
+        uint64_t timeout_us = t->never ? 0 : (t->timeout_ns + QP_NS_PER_US - 1) / QP_NS_PER_US;
+        h->timeout_us[i] = t->repeating && timeout_us == 0 ? 1 : timeout_us;
+        h->timers[i] = event_new(h->base, -1, t->repeating ? EV_PERSIST : 0, on_timer, h);
+        if (h->timers[i] == NULL)
             return false;
     }
     return true;
@@ -262,13 +224,7 @@ static void run(qp_os *os, const qp_machine_ctx *ctx)
     h->wakeup = event_new(h->base, -1, 0, on_wakeup, h);
     if (!init_timers(h, ctx->sched))
         return;
-    bool any_added = false;
-    for (unsigned i = 0; i < h->timers_count; i++)
-        if (!h->timers[i].spec.deferred && !h->timers[i].spec.never) {
-            add_timer(h, i);
-            any_added = true;
-        }
-    if (any_added)
+    if (qp_timer_program_start(&h->program) > 0)
         event_base_dispatch(h->base);
 }
 
@@ -289,8 +245,8 @@ static void teardown(const qp_machine_ctx *ctx)
     harness *h = ctx->state;
     qp_wrap_detach();
     for (unsigned i = 0; i < TIMERS; i++)
-        if (h->timers[i].ev != NULL)
-            event_free(h->timers[i].ev);
+        if (h->timers[i] != NULL)
+            event_free(h->timers[i]);
     for (unsigned i = 0; i < TARGETS; i++)
         if (h->fds[i] != NULL)
             event_free(h->fds[i]);

@@ -59,7 +59,7 @@
 
 #include "quietpoll/machine.h"
 #include "quietpoll/run.h"
-#include "quietpoll/timer_spec.h"
+#include "quietpoll/timer_program.h"
 #include "quietpoll/units.h"
 #include "quietpoll/wrap.h"
 
@@ -114,25 +114,16 @@ static const qp_variant variants[] = {
 #define TIMERS QP_LOOP_TIMERS_MAX
 #define READ_BYTES 4096
 
-typedef struct program_timer {
-    uv_timer_t handle;
-    qp_timer_spec spec;
-    uint64_t timeout_ms;
-    uint64_t repeat_ms;
-    unsigned left;     /* restarts, or fires after this one of a repeating timer */
-    bool first_fired;  /* its first callback ran (and did to the next timer what it asks) */
-    bool stop_asked;   /* the previous timer's first callback stops it */
-    bool deferred;     /* ... starts it: not started yet */
-} program_timer;
-
 typedef struct harness {
     qp_os *os;
     uv_loop_t loop;
     uv_async_t async;
     uv_poll_t polls[TARGETS];
     bool poll_open[TARGETS];
-    program_timer timers[TIMERS];
-    unsigned timers_count;
+    uv_timer_t timers[TIMERS];
+    uint64_t timeout_ms[TIMERS];
+    uint64_t repeat_ms[TIMERS]; /* 0: one-shot */
+    qp_timer_program program;
     bool loop_open;
 } harness;
 
@@ -143,57 +134,44 @@ static void mark(harness *h, unsigned kind, unsigned timer, uint64_t timeout_ns,
     h->os->loop_mark(h->os, &(qp_loop_mark){kind, timer, timeout_ns, CLOCK_MONOTONIC, fd});
 }
 
-static void on_timer(uv_timer_t *t);
-
-static void start_timer(harness *h, unsigned id)
-{
-    program_timer *x = &h->timers[id];
-    mark(h, QP_LOOP_TIMER_START, id, x->timeout_ms * QP_NS_PER_MS, -1);
-    if (uv_timer_start(&x->handle, on_timer, x->timeout_ms, x->repeat_ms) != 0)
-        abort(); /* a harness bug: the timer is initialised and has a callback */
-}
-
-/* The previous timer's first callback: start the next one, stop it, as
- * its spec asks. */
-static void act_on_next(harness *h, unsigned next)
-{
-    if (next >= h->timers_count)
-        return;
-    program_timer *x = &h->timers[next];
-    if (x->deferred) {
-        x->deferred = false;
-        start_timer(h, next);
-    }
-    if (x->stop_asked && uv_is_active((uv_handle_t *)&x->handle)) {
-        mark(h, QP_LOOP_TIMER_CANCEL, next, 0, -1);
-        uv_timer_stop(&x->handle);
-        x->left = 0;
-    }
-}
-
 static void on_timer(uv_timer_t *t)
 {
     harness *h = t->loop->data;
-    unsigned id = (unsigned)((program_timer *)t - h->timers);
-    program_timer *x = &h->timers[id];
-    mark(h, QP_LOOP_TIMER_FIRE, id, 0, -1);
-    if (x->spec.repeating && x->left > 0) {
-        /* libuv restarted it before this callback (uv__run_timers) */
-        x->left--;
-        mark(h, QP_LOOP_TIMER_START, id, x->repeat_ms * QP_NS_PER_MS, -1);
-        if (uv_timer_again(&x->handle) != 0)
-            abort(); /* a harness bug: it was started with a callback */
-    } else if (x->spec.repeating) {
-        uv_timer_stop(&x->handle); /* its last fire */
-    } else if (x->left > 0) {
-        x->left--;
-        start_timer(h, id);
-    }
-    if (!x->first_fired) {
-        x->first_fired = true;
-        act_on_next(h, id + 1);
-    }
+    qp_timer_program_fired(&h->program, (unsigned)(t - h->timers));
 }
+
+static void start_timer(void *ctx, unsigned id)
+{
+    harness *h = ctx;
+    mark(h, QP_LOOP_TIMER_START, id, h->timeout_ms[id] * QP_NS_PER_MS, -1);
+    if (uv_timer_start(&h->timers[id], on_timer, h->timeout_ms[id], h->repeat_ms[id]) != 0)
+        abort(); /* a harness bug: the timer is initialised and has a callback */
+}
+
+static void stop_timer(void *ctx, unsigned id)
+{
+    harness *h = ctx;
+    uv_timer_stop(&h->timers[id]);
+}
+
+static bool timer_pending(void *ctx, unsigned id)
+{
+    harness *h = ctx;
+    return uv_is_active((uv_handle_t *)&h->timers[id]);
+}
+
+/* libuv restarted it before this callback (uv__run_timers); uv_timer_again
+ * restarts it from the same loop time */
+static void repeat_timer(void *ctx, unsigned id)
+{
+    harness *h = ctx;
+    mark(h, QP_LOOP_TIMER_START, id, h->repeat_ms[id] * QP_NS_PER_MS, -1);
+    if (uv_timer_again(&h->timers[id]) != 0)
+        abort(); /* a harness bug: it was started with a callback */
+}
+
+static const qp_timer_library timer_library = {start_timer, stop_timer, timer_pending,
+                                               repeat_timer};
 
 static void on_poll(uv_poll_t *p, int status, int events)
 {
@@ -244,17 +222,12 @@ static void run_embedded(harness *h)
 
 static void init_timers(harness *h, const qp_schedule *sched)
 {
-    h->timers_count = (unsigned)(sched->ops_count < TIMERS ? sched->ops_count : TIMERS);
-    for (unsigned i = 0; i < h->timers_count; i++) {
-        program_timer *x = &h->timers[i];
-        x->spec = qp_timer_spec_of(sched, i);
-        /* none is never due: a timer that far is never started */
-        x->timeout_ms = x->spec.never ? 0 : (x->spec.timeout_ns + QP_NS_PER_MS - 1) / QP_NS_PER_MS;
-        x->repeat_ms = !x->spec.repeating ? 0 : x->timeout_ms > 0 ? x->timeout_ms : 1;
-        x->left = x->spec.count;
-        x->deferred = x->spec.deferred && !x->spec.never;
-        x->stop_asked = x->spec.stopped_by_previous;
-        uv_timer_init(&h->loop, &x->handle);
+    qp_timer_program_init(&h->program, h->os, sched, &timer_library, h);
+    for (unsigned i = 0; i < h->program.count; i++) {
+        const qp_timer_spec *t = &h->program.timers[i].spec;
+        h->timeout_ms[i] = t->never ? 0 : (t->timeout_ns + QP_NS_PER_MS - 1) / QP_NS_PER_MS;
+        h->repeat_ms[i] = !t->repeating ? 0 : h->timeout_ms[i] > 0 ? h->timeout_ms[i] : 1;
+        uv_timer_init(&h->loop, &h->timers[i]);
     }
 }
 
@@ -279,9 +252,7 @@ static void run(qp_os *os, const qp_machine_ctx *ctx)
         uv_unref((uv_handle_t *)&h->polls[i]);
     }
     init_timers(h, ctx->sched);
-    for (unsigned i = 0; i < h->timers_count; i++)
-        if (!h->timers[i].spec.deferred && !h->timers[i].spec.never)
-            start_timer(h, i);
+    qp_timer_program_start(&h->program);
     switch ((enum variant)ctx->variant) {
     case UV_DEFAULT:
     case UV_METRICS:
