@@ -13,7 +13,14 @@
 #include "quietpoll/timer_spec.h"
 #include "quietpoll/units.h"
 
-static qp_run *run;
+/* One run for every test, made at the first (reachable until the exit). */
+static qp_run *the_run(void)
+{
+    static qp_run *run;
+    if (run == NULL)
+        run = qp_run_new();
+    return run;
+}
 
 #ifdef QP_HAVE_LIBUV
 extern const qp_machine qp_machine_libuv; /* src/libuv/ */
@@ -97,6 +104,7 @@ static void count_marks(const qp_run *r, int pipe_fd, marks *m)
 
 static void test_harnesses_run_the_timers_and_the_pipe_their_schedule_asks_for(void)
 {
+    qp_run *run = the_run();
     qp_schedule s;
     schedule(&s);
     for (size_t k = 0; machines[k] != NULL; k++)
@@ -128,6 +136,7 @@ static void test_harnesses_run_the_timers_and_the_pipe_their_schedule_asks_for(v
 static void test_harnesses_take_the_largest_tapes(void)
 {
     _Static_assert(QP_OPS_MAX <= QP_LOOP_TIMERS_MAX, "every op of a schedule is a timer");
+    qp_run *run = the_run();
     static uint8_t tape[QP_TAPE_MAX_BYTES];
     for (unsigned fill = 0; fill < 256; fill += 51) {
         memset(tape, (int)fill, sizeof tape);
@@ -149,12 +158,9 @@ int main(void)
         printf("skip: this build has neither the libuv nor the libevent machine\n");
         return 77;
     }
-    run = qp_run_new();
     static const test_case tests[] = {
         TEST(test_harnesses_run_the_timers_and_the_pipe_their_schedule_asks_for),
         TEST(test_harnesses_take_the_largest_tapes),
     };
-    int rc = check_run(tests, sizeof tests / sizeof tests[0]);
-    qp_run_free(run);
-    return rc;
+    return check_run(tests, sizeof tests / sizeof tests[0]);
 }
