@@ -14,9 +14,10 @@
  *
  * The program. Op i of the schedule is timer i + 1, an evtimer, its spec
  * the op's size - 1 (include/quietpoll/timer_spec.h: restarts, deferred
- * starts, stops, repeats). libevent takes a struct timeval: the program
- * asks for the op's timeout (ns valued as drawn) rounded up to whole us, at
- * least what it wants; a restart from its callback is evtimer_add again. A
+ * starts, stops, repeats; what each callback does: timer_program.h).
+ * libevent takes a struct timeval: the program asks for the op's timeout
+ * (ns valued as drawn) rounded up to whole us, at least what it wants; a
+ * restart from its callback is evtimer_add again. A
  * repeating timer is an EV_PERSIST evtimer (event_new(base, -1,
  * EV_PERSIST, ...)), its interval its timeout rounded up and at least 1 us
  * (libevent does not repeat a timeout of 0); its last callback calls

@@ -14,7 +14,7 @@
  *
  * The program. Op i of the schedule is timer i + 1, a uv_timer_t, its spec
  * the op's size - 1 (include/quietpoll/timer_spec.h: restarts, deferred
- * starts, stops, repeats). libuv takes whole ms: the program asks for the
+ * starts, stops, repeats; what each callback does: timer_program.h). libuv takes whole ms: the program asks for the
  * op's timeout (ns or us valued as drawn) rounded up to ms, at least what
  * it wants, with uv_timer_start(timer, cb, timeout_ms, 0); a restart from
  * its callback is the same call. A repeating timer is started with
