@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 
 #include "check.h"
 #include "helpers.h"
@@ -171,6 +172,47 @@ static void test_epoll_wait_times_out_like_poll(void)
     sched.slack_ns = 0;
 }
 
+/* A pipe whose writer is the world: data events write what fits (64 KiB
+ * of page-sized slots), the end closes the write end (POLLHUP, then reads
+ * of 0), and data after it, or after the reader closed, changes nothing. */
+static void test_pipe_target_takes_world_data_and_end(void)
+{
+    const uint64_t t0 = sched.start_ns;
+    sched.events[0] = (qp_event){.at_ns = t0 + 100, .kind = QP_EV_DATA, .size = 100};
+    sched.events[1] = (qp_event){.at_ns = t0 + 200, .kind = QP_EV_DATA, .size = QP_DATA_SIZE_MAX};
+    sched.events[2] = (qp_event){.at_ns = t0 + 300, .kind = QP_EV_EOF};
+    sched.events[3] = (qp_event){.at_ns = t0 + 400, .kind = QP_EV_DATA, .size = 7};
+    sched.events_count = 4;
+    qp_os *os = fresh();
+    SIM_GUARD(stopped);
+    int fd = qp_sim_add_pipe_target(&sim);
+    CHECK(fd >= QP_SIM_FIRST_FD);
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    CHECK_EQ_I(os->poll(os, &p, 1, 0), 0); /* empty */
+    CHECK_EQ_I(os->poll(os, &p, 1, 1), 1); /* woken by the first arrival */
+    CHECK_EQ_I(p.revents, POLLIN);
+    int queued = 0;
+    CHECK_EQ_I(os->ioctl(os, fd, FIONREAD, &queued), 0);
+    CHECK_EQ_I(queued, 100);
+    char buf[4096];
+    CHECK_EQ_I(os->read(os, fd, buf, sizeof buf), 100);
+    CHECK_EQ_I(os->read(os, fd, buf, sizeof buf), -1);
+    CHECK_EQ_I(errno, EAGAIN);
+    CHECK_EQ_I(os->poll(os, &p, 1, 1), 1); /* 64 KiB arrive: what fits, all 16 slots */
+    CHECK_EQ_I(os->ioctl(os, fd, FIONREAD, &queued), 0);
+    CHECK_EQ_I(queued, QP_PIPE_SLOTS * QP_PAGE_SIZE);
+    while (sim.now_ns < t0 + 500)
+        os->poll(os, &p, 1, 1);
+    CHECK_EQ_I(p.revents, POLLIN | POLLHUP); /* the writer is gone; the 7 bytes never came */
+    long total = 0;
+    for (ssize_t n; (n = os->read(os, fd, buf, sizeof buf)) > 0;)
+        total += n;
+    CHECK_EQ_I(total, QP_PIPE_SLOTS * QP_PAGE_SIZE);
+    CHECK_EQ_I(os->read(os, fd, buf, sizeof buf), 0);
+    CHECK_EQ_I(os->close(os, fd), 0);
+    sched.events_count = 0;
+}
+
 static void test_coarse_clocks_advance_in_ticks(void)
 {
     sched.hz = 250; /* a 4 ms tick */
@@ -206,6 +248,7 @@ int main(void)
         TEST(test_pipe_small_writes_merge_into_the_newest_page),
         TEST(test_epoll_level_edge_oneshot_and_hup),
         TEST(test_epoll_wait_times_out_like_poll),
+        TEST(test_pipe_target_takes_world_data_and_end),
         TEST(test_coarse_clocks_advance_in_ticks),
     };
     return check_run(tests, sizeof tests / sizeof tests[0]);

@@ -305,6 +305,15 @@ void qp_sim_init(qp_sim *sim, const qp_schedule *sched, qp_trace *trace, qp_orac
  * on. Returns its fd. */
 int qp_sim_add_stream(qp_sim *sim);
 
+/* Creates a pipe whose write end is the world's, that world events with
+ * the next target index act on: QP_EV_DATA writes its bytes, what fits
+ * (the world's writer does not block; none once the reader is closed), and
+ * QP_EV_EOF or QP_EV_RESET closes the write end (a pipe has no reset: its
+ * writer goes away), so the reader sees POLLHUP and then reads 0. Returns
+ * the read end, non-blocking; the write end is an fd of the sim that the
+ * machine is not given. */
+int qp_sim_add_pipe_target(qp_sim *sim);
+
 /* Hands world events the sim does not handle to hook (see qp_world_hook);
  * with at_waits, each waits until task 0 blocks in a wait, and the events
  * after it wait with it (sim->world_at_waits). */

@@ -35,9 +35,11 @@
  * harness must keep the library from making them; outside a run they are
  * the real ones. Other calls reach the real libc even during a run: those
  * that make no syscall (getenv, malloc), and the syscalls no row names
- * (mmap, getpid, the thread's signal mask, the pthread calls, calls made
- * inside libc itself): keep the library from those that would touch the
- * world. Configure it so it needs no file (udns: dns_reset and
+ * (mmap, the thread's signal mask, the pthread calls, calls made inside
+ * libc itself): keep the library from those that would touch the world.
+ * getpid() gives the simulated process's pid (QP_PID_BASE, as the trace
+ * prints it), during a run and after it, so that nothing a library makes
+ * of its pid differs between the processes that replay a tape. Configure it so it needs no file (udns: dns_reset and
  * dns_add_serv instead of dns_init's resolv.conf).
  *
  * Time: clock_gettime() of each clock reads the simulator's clock of that

@@ -4,29 +4,40 @@
  * loop run under the simulator. Findings, with their citations:
  * docs/CATALOG.md, libevent/<variant>.
  *
- * World: two stream sockets the program watches with persistent EV_READ
- * events; data, EOFs, resets, signals and spurious readiness come on the
- * schedule, and other threads activate an event of the program with
+ * World: two stream sockets and a pipe whose writer is the world
+ * (qp_sim_add_pipe_target), each watched with a persistent EV_READ event;
+ * data, EOFs, resets (on the pipe: its writer closing), signals and
+ * spurious readiness come on the schedule, and other threads activate an event of the program with
  * event_active() (QP_EV_WAKEUP), as that thread: libevent is made
  * thread-safe with evthread_use_pthreads(), so that another thread's
  * activation wakes the loop through libevent's notify fd.
  *
- * The program. Op i of the schedule is timer i + 1, an evtimer. libevent
- * takes a struct timeval: the program asks for the op's timeout rounded up
- * to whole us (at least what it wants). Its spec is the op's size - 1:
- *   bits 0-1  restarts r: its callback adds it again (same timeout) r times
- *   bit 2     deferred: the previous timer's first callback adds it
- * It marks what libevent's API shows it (each evtimer_add with its
- * timeout, on CLOCK_MONOTONIC; each callback, with its fd for the sockets'),
- * and the oracle computes each deadline itself, whatever libevent caches.
+ * The program. Op i of the schedule is timer i + 1, an evtimer, its spec
+ * the op's size - 1 (include/quietpoll/timer_spec.h: restarts, deferred
+ * starts, stops, repeats; what each callback does: timer_program.h).
+ * libevent takes a struct timeval: the program asks for the op's timeout
+ * (ns valued as drawn) rounded up to whole us, at least what it wants; a
+ * restart from its callback is evtimer_add again. A
+ * repeating timer is an EV_PERSIST evtimer (event_new(base, -1,
+ * EV_PERSIST, ...)), its interval its timeout rounded up and at least 1 us
+ * (libevent does not repeat a timeout of 0); its last callback calls
+ * evtimer_del. A stop is evtimer_del. It marks what libevent's API shows
+ * it (each evtimer_add with its timeout, on CLOCK_MONOTONIC; each stop of a
+ * pending timer; each callback, with its fd for the sockets' and the
+ * pipe's), and the oracle computes each deadline itself, whatever libevent
+ * caches. A repeating timer's next deadline is what libevent's
+ * documentation promises (event_persist_closure): its last deadline plus
+ * the interval, or now plus the interval when that has passed; the
+ * program keeps it on its own clock (a CLOCK_MONOTONIC read) and marks it
+ * at each callback but the last.
  *
  *   SETUP  evthread_use_pthreads (once); event_base_new_with_config with the
- *          variant's method or flags; a socket event each; the wakeup event;
- *          the timers not deferred added
- *   RUN    event_base_dispatch, until the last timer has run: its callback
- *          calls event_base_loopexit
- *   socket callback: one read() of up to 4 KiB: EOF or an error -> event_del,
- *          close the socket
+ *          variant's method or flags; an event for each socket and the
+ *          pipe; the wakeup event; the timers not deferred added
+ *   RUN    event_base_dispatch, until no timer is pending: the callback
+ *          after which none is calls event_base_loopexit
+ *   fd callback: one read() of up to 4 KiB: EOF or an error -> event_del,
+ *          close the fd
  *
  * Variants (libevent unchanged; how the program configures it):
  *   libevent-2.1           event_base_new(): epoll, the loop's cached time
@@ -43,6 +54,7 @@
 #include <string.h>
 
 #include "quietpoll/machine.h"
+#include "quietpoll/timer_program.h"
 #include "quietpoll/units.h"
 #include "quietpoll/wrap.h"
 
@@ -60,20 +72,19 @@ static const qp_variant variants[] = {
 };
 
 #define SOCKETS 2
+#define TARGETS (SOCKETS + 1) /* the sockets, then the pipe */
 #define TIMERS QP_LOOP_TIMERS_MAX
 #define READ_BYTES 4096
 
 typedef struct harness {
     qp_os *os;
     struct event_base *base;
-    struct event *sockets[SOCKETS];
+    struct event *fds[TARGETS];
     struct event *wakeup;
     struct event *timers[TIMERS];
     uint64_t timeout_us[TIMERS];
-    unsigned restarts_left[TIMERS];
-    bool deferred[TIMERS];
-    unsigned timers_count;
-    unsigned timers_pending; /* added and not yet run */
+    uint64_t deadline_ns[TIMERS]; /* a repeating timer's: the program's, on its clock */
+    qp_timer_program program;
 } harness;
 
 _Static_assert(sizeof(harness) <= QP_MACHINE_STATE_BYTES, "the harness fits the state");
@@ -83,40 +94,63 @@ static void mark(harness *h, unsigned kind, unsigned timer, uint64_t timeout_ns,
     h->os->loop_mark(h->os, &(qp_loop_mark){kind, timer, timeout_ns, CLOCK_MONOTONIC, fd});
 }
 
-static void add_timer(harness *h, unsigned id)
+static void add_timer(void *ctx, unsigned id)
 {
+    harness *h = ctx;
     struct timeval tv = {.tv_sec = (time_t)(h->timeout_us[id] / 1000000),
                          .tv_usec = (suseconds_t)(h->timeout_us[id] % 1000000)};
-    mark(h, QP_LOOP_TIMER_START, id, h->timeout_us[id] * QP_NS_PER_US, -1);
+    uint64_t timeout_ns = h->timeout_us[id] * QP_NS_PER_US;
+    mark(h, QP_LOOP_TIMER_START, id, timeout_ns, -1);
+    h->deadline_ns[id] = qp_os_now_ns(h->os) + timeout_ns;
     if (evtimer_add(h->timers[id], &tv) != 0)
         abort(); /* a harness bug: the timer is assigned to the base */
-    h->timers_pending++;
 }
+
+static void del_timer(void *ctx, unsigned id)
+{
+    harness *h = ctx;
+    evtimer_del(h->timers[id]);
+}
+
+static bool timer_pending(void *ctx, unsigned id)
+{
+    harness *h = ctx;
+    return h->timers[id] != NULL && evtimer_pending(h->timers[id], NULL);
+}
+
+/* A repeating timer's next deadline, as event_persist_closure promises
+ * (libevent added it again before this callback): the last one plus the
+ * interval, or now plus it when that has passed. */
+static void repeat_timer(void *ctx, unsigned id)
+{
+    harness *h = ctx;
+    uint64_t interval_ns = h->timeout_us[id] * QP_NS_PER_US;
+    uint64_t now_ns = qp_os_now_ns(h->os);
+    uint64_t next_ns = h->deadline_ns[id] + interval_ns;
+    if (next_ns < now_ns)
+        next_ns = now_ns + interval_ns;
+    h->deadline_ns[id] = next_ns;
+    mark(h, QP_LOOP_TIMER_START, id, next_ns - now_ns, -1);
+}
+
+static const qp_timer_library timer_library = {add_timer, del_timer, timer_pending,
+                                               repeat_timer};
 
 static void on_timer(evutil_socket_t fd, short what, void *arg)
 {
     (void)fd, (void)what;
     harness *h = arg;
     unsigned id = 0;
-    while (id < h->timers_count && h->timers[id] != event_base_get_running_event(h->base))
+    while (id < h->program.count && h->timers[id] != event_base_get_running_event(h->base))
         id++;
-    if (id == h->timers_count)
+    if (id == h->program.count)
         abort(); /* a callback of no timer of ours */
-    mark(h, QP_LOOP_TIMER_FIRE, id, 0, -1);
-    h->timers_pending--;
-    if (h->restarts_left[id] > 0) {
-        h->restarts_left[id]--;
-        add_timer(h, id);
-    }
-    if (id + 1 < h->timers_count && h->deferred[id + 1]) {
-        h->deferred[id + 1] = false;
-        add_timer(h, id + 1);
-    }
-    if (h->timers_pending == 0)
+    qp_timer_program_fired(&h->program, id);
+    if (!qp_timer_program_any_pending(&h->program))
         event_base_loopexit(h->base, NULL);
 }
 
-static void on_socket(evutil_socket_t fd, short what, void *arg)
+static void on_fd(evutil_socket_t fd, short what, void *arg)
 {
     harness *h = arg;
     mark(h, QP_LOOP_IO, 0, 0, fd);
@@ -124,9 +158,9 @@ static void on_socket(evutil_socket_t fd, short what, void *arg)
     ssize_t n = (what & EV_READ) ? h->os->read(h->os, fd, buf, sizeof buf) : 1;
     if (n > 0 || (n < 0 && errno == EAGAIN))
         return;
-    for (unsigned i = 0; i < SOCKETS; i++)
-        if (h->sockets[i] != NULL && event_get_fd(h->sockets[i]) == fd) {
-            event_del(h->sockets[i]);
+    for (unsigned i = 0; i < TARGETS; i++)
+        if (h->fds[i] != NULL && event_get_fd(h->fds[i]) == fd) {
+            event_del(h->fds[i]);
             h->os->close(h->os, fd);
         }
 }
@@ -158,6 +192,21 @@ static void setup(qp_sim *sim, qp_world *world)
 {
     for (unsigned i = 0; i < SOCKETS; i++)
         world->fds[world->fds_count++] = qp_sim_add_stream(sim);
+    world->fds[world->fds_count++] = qp_sim_add_pipe_target(sim);
+}
+
+static bool init_timers(harness *h, const qp_schedule *sched)
+{
+    qp_timer_program_init(&h->program, h->os, sched, &timer_library, h);
+    for (unsigned i = 0; i < h->program.count; i++) {
+        const qp_timer_spec *t = &h->program.timers[i].spec;
+        uint64_t timeout_us = t->never ? 0 : (t->timeout_ns + QP_NS_PER_US - 1) / QP_NS_PER_US;
+        h->timeout_us[i] = t->repeating && timeout_us == 0 ? 1 : timeout_us;
+        h->timers[i] = event_new(h->base, -1, t->repeating ? EV_PERSIST : 0, on_timer, h);
+        if (h->timers[i] == NULL)
+            return false;
+    }
+    return true;
 }
 
 static void run(qp_os *os, const qp_machine_ctx *ctx)
@@ -168,29 +217,15 @@ static void run(qp_os *os, const qp_machine_ctx *ctx)
     h->base = new_base((enum variant)ctx->variant);
     if (h->base == NULL)
         return; /* the simulator refused a call: the trace shows which */
-    for (unsigned i = 0; i < SOCKETS; i++) {
-        h->sockets[i] = event_new(h->base, ctx->world->fds[i], EV_READ | EV_PERSIST, on_socket, h);
-        if (h->sockets[i] == NULL || event_add(h->sockets[i], NULL) != 0)
+    for (unsigned i = 0; i < TARGETS; i++) {
+        h->fds[i] = event_new(h->base, ctx->world->fds[i], EV_READ | EV_PERSIST, on_fd, h);
+        if (h->fds[i] == NULL || event_add(h->fds[i], NULL) != 0)
             return;
     }
     h->wakeup = event_new(h->base, -1, 0, on_wakeup, h);
-    h->timers_count = (unsigned)(ctx->sched->ops_count < TIMERS ? ctx->sched->ops_count : TIMERS);
-    for (unsigned i = 0; i < h->timers_count; i++) {
-        const qp_op *op = &ctx->sched->ops[i];
-        uint32_t spec = op->size > 0 ? op->size - 1 : 0;
-        h->timeout_us[i] = op->timeout_ns == QP_NS_INFINITE
-                               ? 0
-                               : (op->timeout_ns + QP_NS_PER_US - 1) / QP_NS_PER_US;
-        h->restarts_left[i] = spec & 3;
-        h->deferred[i] = i > 0 && (spec & 4);
-        h->timers[i] = evtimer_new(h->base, on_timer, h);
-        if (h->timers[i] == NULL)
-            return;
-    }
-    for (unsigned i = 0; i < h->timers_count; i++)
-        if (!h->deferred[i] && ctx->sched->ops[i].timeout_ns != QP_NS_INFINITE)
-            add_timer(h, i);
-    if (h->timers_pending > 0)
+    if (!init_timers(h, ctx->sched))
+        return;
+    if (qp_timer_program_start(&h->program) > 0)
         event_base_dispatch(h->base);
 }
 
@@ -213,9 +248,9 @@ static void teardown(const qp_machine_ctx *ctx)
     for (unsigned i = 0; i < TIMERS; i++)
         if (h->timers[i] != NULL)
             event_free(h->timers[i]);
-    for (unsigned i = 0; i < SOCKETS; i++)
-        if (h->sockets[i] != NULL)
-            event_free(h->sockets[i]);
+    for (unsigned i = 0; i < TARGETS; i++)
+        if (h->fds[i] != NULL)
+            event_free(h->fds[i]);
     if (h->wakeup != NULL)
         event_free(h->wakeup);
     if (h->base != NULL)
@@ -233,29 +268,30 @@ static void init_once(void)
 
 static void describe_timer(FILE *out, const qp_schedule *s, size_t index)
 {
-    const qp_op *op = &s->ops[index];
-    uint32_t spec = op->size > 0 ? op->size - 1 : 0;
-    if (op->timeout_ns == QP_NS_INFINITE)
+    qp_timer_spec t = qp_timer_spec_of(s, index);
+    uint64_t timeout_us = (t.timeout_ns + QP_NS_PER_US - 1) / QP_NS_PER_US;
+    if (t.never)
         fprintf(out, "never added");
     else
-        fprintf(out, "evtimer_add(%" PRIu64 " us)", (op->timeout_ns + QP_NS_PER_US - 1) / QP_NS_PER_US);
-    if (spec & 3)
-        fprintf(out, ", added again from its callback %u time%s", spec & 3, (spec & 3) == 1 ? "" : "s");
-    if (index > 0 && (spec & 4))
-        fprintf(out, ", added by timer %zu's first callback", index);
+        fprintf(out, "evtimer_add(%" PRIu64 " us)%s", t.repeating && timeout_us == 0 ? 1 : timeout_us,
+                t.repeating ? " of an EV_PERSIST evtimer" : "");
+    fprintf(out, " for ");
+    qp_describe_timeout(out, t.timeout_ns);
+    static const qp_timer_calls calls = {"evtimer_add", "EV_PERSIST", "evtimer_del"};
+    qp_timer_spec_describe(out, s, index, &calls);
 }
 
 const qp_machine qp_machine_libevent = {
     .name = "libevent",
     .summary = "the real libevent 2.1.12 (libevent_core.a, linked with --wrap): timers, socket "
-               "events and another thread's event_active under the simulator",
+               "and pipe events and another thread's event_active under the simulator",
     .variants = variants,
     .variants_count = sizeof variants / sizeof variants[0],
     .shape =
         {
             .op_noun = "timer",
-            .op_size_max = 8,
-            .targets_count = SOCKETS,
+            .op_size_max = QP_TIMER_SPEC_SIZE_MAX,
+            .targets_count = TARGETS,
             .event_kinds_mask = (1u << QP_EV_DATA) | (1u << QP_EV_EOF) | (1u << QP_EV_RESET) |
                                 (1u << QP_EV_SIGNAL) | (1u << QP_EV_SPURIOUS) |
                                 (1u << QP_EV_WAKEUP),

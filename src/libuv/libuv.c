@@ -3,39 +3,55 @@
  * its own loop run under the simulator. Findings, with their citations:
  * docs/CATALOG.md, libuv/<variant>.
  *
- * World: two stream sockets that the program watches with uv_poll_t for
- * UV_READABLE | UV_DISCONNECT; data, EOFs, resets, signals and spurious
- * readiness come on the schedule, and other threads wake the loop with
- * uv_async_send() (QP_EV_WAKEUP), as that thread.
+ * World: two stream sockets and a pipe whose writer is the world
+ * (qp_sim_add_pipe_target), each watched with a uv_poll_t for UV_READABLE |
+ * UV_DISCONNECT; data, EOFs, resets (on the pipe: its writer closing),
+ * signals and spurious readiness come on the schedule, and other threads
+ * wake the loop with uv_async_send() (QP_EV_WAKEUP), as that thread. The
+ * pipe is not a uv_pipe_t: uv_pipe_init (uv__stream_init, src/unix/stream.c)
+ * opens /dev/null for the loop's spare fd (loop->emfile_fd), and the
+ * simulator models no open().
  *
- * The program. Op i of the schedule is timer i + 1, a uv_timer_t. libuv
- * takes whole ms: the program asks for the op's timeout rounded up to ms
- * (at least what it wants), with uv_timer_start(timer, cb, timeout_ms, 0).
- * Its spec is the op's size - 1:
- *   bits 0-1  restarts r: its callback starts it again (same timeout) r
- *             times, so it fires 1 + r times
- *   bit 2     deferred: the previous timer's first callback starts it, not
- *             the program's setup
- * What it marks is what libuv's API shows it (the instant it called
- * uv_timer_start with what timeout, on CLOCK_MONOTONIC; the instant each
- * callback ran; each uv_poll_t callback with its fd; the async callback),
- * and the oracle computes each deadline itself: start + timeout on the
- * program's clock, whatever libuv keeps (its loop time is cached at the
- * start of an iteration, in whole ms).
+ * The program. Op i of the schedule is timer i + 1, a uv_timer_t, its spec
+ * the op's size - 1 (include/quietpoll/timer_spec.h: restarts, deferred
+ * starts, stops, repeats; what each callback does: timer_program.h). libuv takes whole ms: the program asks for the
+ * op's timeout (ns or us valued as drawn) rounded up to ms, at least what
+ * it wants, with uv_timer_start(timer, cb, timeout_ms, 0); a restart from
+ * its callback is the same call. A repeating timer is started with
+ * uv_timer_start(timer, cb, timeout_ms, repeat_ms), repeat_ms its timeout
+ * rounded up and at least 1 ms (a repeat of 0 is none); each callback but
+ * its last calls uv_timer_again (libuv restarted it already, from the same
+ * loop time: the same due time), and its last calls uv_timer_stop. A stop
+ * is uv_timer_stop. What it marks is what libuv's API shows it (the instant
+ * it called uv_timer_start with what timeout, on CLOCK_MONOTONIC; a
+ * repeating timer's next start at each callback but its last, with
+ * repeat_ms, for libuv restarts it before the callback runs; each stop of
+ * an active timer; the instant each callback ran; each uv_poll_t callback
+ * with its fd; the async callback), and the oracle computes each
+ * deadline itself: start + timeout on the program's clock, whatever libuv
+ * keeps (its loop time is cached at the start of an iteration, in whole
+ * ms).
  *
- *   SETUP  uv_loop_init; uv_async_init; a uv_poll_t per socket, started
- *          and unreferenced; the timers not deferred started
+ *   SETUP  uv_loop_init; uv_async_init; a uv_poll_t per socket and for the
+ *          pipe, started and unreferenced; the timers not deferred started
  *   RUN    the variant's way of running the loop, until no timer is active
  *   poll callback: one read() of up to 4 KiB: data -> nothing more; EOF or
- *          an error (or UV_DISCONNECT) -> uv_poll_stop, close the socket
+ *          an error (or UV_DISCONNECT) -> uv_poll_stop, close the fd
  *
  * Variants (libuv unchanged; how the program runs the loop):
  *   libuv-1.44        uv_run(UV_RUN_DEFAULT), as libuv's documentation shows
  *   libuv-1.44-once   uv_run(UV_RUN_ONCE) until it returns 0
  *   libuv-1.44-metrics  uv_loop_configure(UV_METRICS_IDLE_TIME), then as
- *                     libuv-1.44 */
+ *                     libuv-1.44
+ *   libuv-1.44-embed  embedded, as uv_backend_fd's documentation describes:
+ *                     uv_run(UV_RUN_NOWAIT), then while uv_loop_alive() the
+ *                     program's own poll() of uv_backend_fd() with
+ *                     uv_backend_timeout() and uv_run(UV_RUN_NOWAIT) again
+ *                     (the first run puts the handles in the backend's
+ *                     epoll set, which the embedder's poll watches) */
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,10 +59,11 @@
 
 #include "quietpoll/machine.h"
 #include "quietpoll/run.h"
+#include "quietpoll/timer_program.h"
 #include "quietpoll/units.h"
 #include "quietpoll/wrap.h"
 
-enum variant { UV_DEFAULT, UV_ONCE, UV_METRICS };
+enum variant { UV_DEFAULT, UV_ONCE, UV_METRICS, UV_EMBED };
 
 /* The findings, each confirmed in libuv 1.44.2's source (docs/CATALOG.md):
  *   timeout-early  uv_timer_start (src/timer.c) makes the due time
@@ -58,15 +75,24 @@ enum variant { UV_DEFAULT, UV_ONCE, UV_METRICS };
  *                  loop->time, those its callbacks start with 0 ms too, so a
  *                  0 ms timer restarted from a callback runs again in the
  *                  same pass while ready I/O waits (libuv #4245, PR 4250)
- *   syscall-bound  uv__io_poll (src/unix/epoll.c) takes the time spent in
- *                  its waits off the timeout with real_timeout -= loop->time
- *                  - base, base taken once at its entry: after a second
- *                  EINTR the time before the first is taken off again, the
- *                  wait ends before the nearest timer is due and the loop
- *                  goes round with nothing to run; and with
- *                  UV_METRICS_IDLE_TIME it first waits with a timeout of 0,
- *                  then with the loop's: one more epoll_wait every iteration
- *                  that blocks */
+ *   syscall-bound  uv__io_poll (src/unix/epoll.c), its wait interrupted
+ *                  by a signal, takes the time since it began (loop->time -
+ *                  base, base never moved) off what was left, not off the
+ *                  timeout: a second EINTR shortens the wait by the time
+ *                  before the first, and the wait ends before the timer is
+ *                  due; with UV_METRICS_IDLE_TIME, uv__io_poll first waits
+ *                  with a timeout of 0, then with the loop's: one more
+ *                  epoll_wait every iteration that blocks; embedded,
+ *                  uv_run(UV_RUN_NOWAIT) (src/unix/core.c) always polls the
+ *                  backend once more with a timeout of 0 after the
+ *                  embedder's own wait
+ *   spin           embedded: the zero-timeout epoll_wait of uv_run
+ *                  (UV_RUN_NOWAIT) moves loop->time on (uv__update_time
+ *                  after the wait) past the due time of a timer its pass
+ *                  restarted from the earlier loop time, so
+ *                  uv_backend_timeout (uv__next_timeout, src/timer.c) is
+ *                  0 and the embedder polls with 0 again, nothing run in
+ *                  between */
 static const qp_variant variants[] = {
     [UV_DEFAULT] = {"libuv-1.44", "timeout-early,lost-wakeup,syscall-bound",
                     "libuv #4773, #4245, src/unix/epoll.c (docs/CATALOG.md)",
@@ -77,9 +103,14 @@ static const qp_variant variants[] = {
     [UV_METRICS] = {"libuv-1.44-metrics", "timeout-early,lost-wakeup,syscall-bound",
                     "libuv #4773, #4245, src/unix/epoll.c (docs/CATALOG.md)",
                     "Debian's libuv_a.a with UV_METRICS_IDLE_TIME, uv_run(UV_RUN_DEFAULT)"},
+    [UV_EMBED] = {"libuv-1.44-embed", "timeout-early,lost-wakeup,syscall-bound,spin",
+                  "libuv #4773, #4245, src/unix/core.c uv_run (docs/CATALOG.md)",
+                  "Debian's libuv_a.a embedded: the program's poll() of uv_backend_fd() with "
+                  "uv_backend_timeout(), then uv_run(UV_RUN_NOWAIT)"},
 };
 
 #define SOCKETS 2
+#define TARGETS (SOCKETS + 1) /* the sockets, then the pipe */
 #define TIMERS QP_LOOP_TIMERS_MAX
 #define READ_BYTES 4096
 
@@ -87,13 +118,12 @@ typedef struct harness {
     qp_os *os;
     uv_loop_t loop;
     uv_async_t async;
-    uv_poll_t polls[SOCKETS];
-    bool poll_open[SOCKETS];
+    uv_poll_t polls[TARGETS];
+    bool poll_open[TARGETS];
     uv_timer_t timers[TIMERS];
     uint64_t timeout_ms[TIMERS];
-    unsigned restarts_left[TIMERS];
-    bool deferred[TIMERS];
-    unsigned timers_count;
+    uint64_t repeat_ms[TIMERS]; /* 0: one-shot */
+    qp_timer_program program;
     bool loop_open;
 } harness;
 
@@ -104,30 +134,44 @@ static void mark(harness *h, unsigned kind, unsigned timer, uint64_t timeout_ns,
     h->os->loop_mark(h->os, &(qp_loop_mark){kind, timer, timeout_ns, CLOCK_MONOTONIC, fd});
 }
 
-static void start_timer(harness *h, unsigned id);
-
 static void on_timer(uv_timer_t *t)
 {
     harness *h = t->loop->data;
-    unsigned id = (unsigned)(t - h->timers);
-    mark(h, QP_LOOP_TIMER_FIRE, id, 0, -1);
-    if (h->restarts_left[id] > 0) {
-        h->restarts_left[id]--;
-        start_timer(h, id);
-    }
-    unsigned next = id + 1;
-    if (next < h->timers_count && h->deferred[next]) {
-        h->deferred[next] = false;
-        start_timer(h, next);
-    }
+    qp_timer_program_fired(&h->program, (unsigned)(t - h->timers));
 }
 
-static void start_timer(harness *h, unsigned id)
+static void start_timer(void *ctx, unsigned id)
 {
+    harness *h = ctx;
     mark(h, QP_LOOP_TIMER_START, id, h->timeout_ms[id] * QP_NS_PER_MS, -1);
-    if (uv_timer_start(&h->timers[id], on_timer, h->timeout_ms[id], 0) != 0)
+    if (uv_timer_start(&h->timers[id], on_timer, h->timeout_ms[id], h->repeat_ms[id]) != 0)
         abort(); /* a harness bug: the timer is initialised and has a callback */
 }
+
+static void stop_timer(void *ctx, unsigned id)
+{
+    harness *h = ctx;
+    uv_timer_stop(&h->timers[id]);
+}
+
+static bool timer_pending(void *ctx, unsigned id)
+{
+    harness *h = ctx;
+    return uv_is_active((uv_handle_t *)&h->timers[id]);
+}
+
+/* libuv restarted it before this callback (uv__run_timers); uv_timer_again
+ * restarts it from the same loop time */
+static void repeat_timer(void *ctx, unsigned id)
+{
+    harness *h = ctx;
+    mark(h, QP_LOOP_TIMER_START, id, h->repeat_ms[id] * QP_NS_PER_MS, -1);
+    if (uv_timer_again(&h->timers[id]) != 0)
+        abort(); /* a harness bug: it was started with a callback */
+}
+
+static const qp_timer_library timer_library = {start_timer, stop_timer, timer_pending,
+                                               repeat_timer};
 
 static void on_poll(uv_poll_t *p, int status, int events)
 {
@@ -159,6 +203,32 @@ static void setup(qp_sim *sim, qp_world *world)
 {
     for (unsigned i = 0; i < SOCKETS; i++)
         world->fds[world->fds_count++] = qp_sim_add_stream(sim);
+    world->fds[world->fds_count++] = qp_sim_add_pipe_target(sim);
+}
+
+/* The embedder's loop (uv_backend_fd's documentation): its own poll() of
+ * libuv's backend fd, with libuv's timeout, then a turn of libuv's loop
+ * that does not block. */
+static void run_embedded(harness *h)
+{
+    uv_run(&h->loop, UV_RUN_NOWAIT);
+    while (uv_loop_alive(&h->loop)) {
+        struct pollfd pfd = {.fd = uv_backend_fd(&h->loop), .events = POLLIN};
+        if (h->os->poll(h->os, &pfd, 1, uv_backend_timeout(&h->loop)) < 0 && errno != EINTR)
+            return; /* the simulator refused it: the trace shows why */
+        uv_run(&h->loop, UV_RUN_NOWAIT);
+    }
+}
+
+static void init_timers(harness *h, const qp_schedule *sched)
+{
+    qp_timer_program_init(&h->program, h->os, sched, &timer_library, h);
+    for (unsigned i = 0; i < h->program.count; i++) {
+        const qp_timer_spec *t = &h->program.timers[i].spec;
+        h->timeout_ms[i] = t->never ? 0 : (t->timeout_ns + QP_NS_PER_MS - 1) / QP_NS_PER_MS;
+        h->repeat_ms[i] = !t->repeating ? 0 : h->timeout_ms[i] > 0 ? h->timeout_ms[i] : 1;
+        uv_timer_init(&h->loop, &h->timers[i]);
+    }
 }
 
 static void run(qp_os *os, const qp_machine_ctx *ctx)
@@ -175,27 +245,14 @@ static void run(qp_os *os, const qp_machine_ctx *ctx)
     if (uv_async_init(&h->loop, &h->async, on_async) != 0)
         return;
     uv_unref((uv_handle_t *)&h->async);
-    for (unsigned i = 0; i < SOCKETS; i++) {
+    for (unsigned i = 0; i < TARGETS; i++) {
         if (uv_poll_init(&h->loop, &h->polls[i], ctx->world->fds[i]) != 0)
             return;
         h->poll_open[i] = uv_poll_start(&h->polls[i], UV_READABLE | UV_DISCONNECT, on_poll) == 0;
         uv_unref((uv_handle_t *)&h->polls[i]);
     }
-    h->timers_count = (unsigned)(ctx->sched->ops_count < TIMERS ? ctx->sched->ops_count : TIMERS);
-    for (unsigned i = 0; i < h->timers_count; i++) {
-        const qp_op *op = &ctx->sched->ops[i];
-        uint32_t spec = op->size > 0 ? op->size - 1 : 0;
-        /* none is never due: a timer that far is never started */
-        h->timeout_ms[i] = op->timeout_ns == QP_NS_INFINITE
-                               ? 0
-                               : (op->timeout_ns + QP_NS_PER_MS - 1) / QP_NS_PER_MS;
-        h->restarts_left[i] = spec & 3;
-        h->deferred[i] = i > 0 && (spec & 4);
-        uv_timer_init(&h->loop, &h->timers[i]);
-    }
-    for (unsigned i = 0; i < h->timers_count; i++)
-        if (!h->deferred[i] && ctx->sched->ops[i].timeout_ns != QP_NS_INFINITE)
-            start_timer(h, i);
+    init_timers(h, ctx->sched);
+    qp_timer_program_start(&h->program);
     switch ((enum variant)ctx->variant) {
     case UV_DEFAULT:
     case UV_METRICS:
@@ -204,6 +261,9 @@ static void run(qp_os *os, const qp_machine_ctx *ctx)
     case UV_ONCE:
         while (uv_run(&h->loop, UV_RUN_ONCE) != 0)
             ;
+        break;
+    case UV_EMBED:
+        run_embedded(h);
         break;
     }
 }
@@ -274,30 +334,33 @@ static void init_once(void)
 
 static void describe_timer(FILE *out, const qp_schedule *s, size_t index)
 {
-    const qp_op *op = &s->ops[index];
-    uint32_t spec = op->size > 0 ? op->size - 1 : 0;
-    if (op->timeout_ns == QP_NS_INFINITE)
+    qp_timer_spec t = qp_timer_spec_of(s, index);
+    uint64_t timeout_ms = (t.timeout_ns + QP_NS_PER_MS - 1) / QP_NS_PER_MS;
+    if (t.never)
         fprintf(out, "never started");
+    else if (t.repeating)
+        fprintf(out, "uv_timer_start(%" PRIu64 " ms, repeat %" PRIu64 " ms)", timeout_ms,
+                timeout_ms > 0 ? timeout_ms : 1);
     else
-        fprintf(out, "uv_timer_start(%" PRIu64 " ms)",
-                (op->timeout_ns + QP_NS_PER_MS - 1) / QP_NS_PER_MS);
-    if (spec & 3)
-        fprintf(out, ", restarted from its callback %u time%s", spec & 3, (spec & 3) == 1 ? "" : "s");
-    if (index > 0 && (spec & 4))
-        fprintf(out, ", started by timer %zu's first callback", index);
+        fprintf(out, "uv_timer_start(%" PRIu64 " ms)", timeout_ms);
+    fprintf(out, " for ");
+    qp_describe_timeout(out, t.timeout_ns);
+    static const qp_timer_calls calls = {"uv_timer_start", "uv_timer_again in each callback",
+                                         "uv_timer_stop"};
+    qp_timer_spec_describe(out, s, index, &calls);
 }
 
 const qp_machine qp_machine_libuv = {
     .name = "libuv",
-    .summary = "the real libuv 1.44.2 (libuv_a.a, linked with --wrap): timers, polls and async "
-               "wakeups under the simulator",
+    .summary = "the real libuv 1.44.2 (libuv_a.a, linked with --wrap): timers, polls, a pipe "
+               "and async wakeups under the simulator",
     .variants = variants,
     .variants_count = sizeof variants / sizeof variants[0],
     .shape =
         {
             .op_noun = "timer",
-            .op_size_max = 8,
-            .targets_count = SOCKETS,
+            .op_size_max = QP_TIMER_SPEC_SIZE_MAX,
+            .targets_count = TARGETS,
             .event_kinds_mask = (1u << QP_EV_DATA) | (1u << QP_EV_EOF) | (1u << QP_EV_RESET) |
                                 (1u << QP_EV_SIGNAL) | (1u << QP_EV_SPURIOUS) |
                                 (1u << QP_EV_WAKEUP),

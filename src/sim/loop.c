@@ -1,8 +1,9 @@
 /* An event loop's marks (os->loop_mark): not syscalls, so they cost no time
  * and no budget, but they join the trace as '#' lines and the oracle holds
  * the loop to them (src/oracle/timers.c). Each mark notes which of the
- * world's streams are ready for input at that instant, so the oracle can
- * tell ready I/O from idle I/O without keeping a model of its own. */
+ * world's streams and pipes are ready for input at that instant, so the
+ * oracle can tell ready I/O from idle I/O without keeping a model of its
+ * own. */
 #include <assert.h>
 
 #include "quietpoll/units.h"
@@ -10,7 +11,7 @@
 
 _Static_assert(QP_SIM_FDS_MAX < 64, "a ready mask has a bit for every fd");
 
-/* The world's streams ready for input now: a bit per fd. */
+/* The world's streams and pipes ready for input now: a bit per fd. */
 static uint64_t ready_mask(qp_sim *sim, int32_t *lowest_fd)
 {
     uint64_t mask = 0;
@@ -18,7 +19,7 @@ static uint64_t ready_mask(qp_sim *sim, int32_t *lowest_fd)
     for (unsigned t = 0; t < sim->targets_count; t++) {
         int fd = sim->targets[t];
         qp_obj *obj = qp__sim_obj(sim, fd);
-        if (obj == NULL || obj->type != QP_OBJ_STREAM)
+        if (obj == NULL || (obj->type != QP_OBJ_STREAM && obj->type != QP_OBJ_PIPE_READ))
             continue; /* closed: nobody waits for it any more */
         if (!(qp__sim_revents(sim, fd, POLLIN) & (POLLIN | POLLERR | POLLHUP)))
             continue;

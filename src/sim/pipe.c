@@ -5,6 +5,9 @@
  * freed only when its buffer is fully consumed, so a pipe with one byte
  * left in each of its 16 buffers is full.
  *
+ * A pipe target (qp_sim_add_pipe_target) has the world for its writer:
+ * its world events write into it and close its write end.
+ *
  * Blocking: task 0 writing to a blocking write end sleeps on the pipe's
  * write queue until woken; the reader tasks of QP_EV_PIPE_READ (task 1
  * blocking, task 2 non-blocking) sleep on its read queue. Who is woken, and
@@ -79,6 +82,19 @@ int qp__sim_pipe2(qp_os *os, int pipefd[2], int flags)
     return (int)qp__pipe_create(sim, &rec, pipefd, flags);
 }
 
+/* The next pipe, its ends at rfd and wfd. */
+static void open_pipe(qp_sim *sim, int rfd, int wfd, bool blocking)
+{
+    assert(sim->pipes_count < QP_SIM_PIPES_MAX);
+    unsigned index = sim->pipes_count++;
+    qp_pipe *p = &sim->pipes[index];
+    memset(p, 0, sizeof *p);
+    p->reader_open = p->writer_open = true;
+    p->rd_waiter = p->wr_waiter = QP_NO_TASK;
+    sim->objs[rfd].index = sim->objs[wfd].index = (uint8_t)index;
+    sim->objs[rfd].blocking = sim->objs[wfd].blocking = blocking;
+}
+
 int64_t qp__pipe_create(qp_sim *sim, qp_rec *rec, int pipefd[2], int flags)
 {
     rec->call.pipe.flags = flags;
@@ -95,13 +111,7 @@ int64_t qp__pipe_create(qp_sim *sim, qp_rec *rec, int pipefd[2], int flags)
             sim->objs[rfd].type = QP_OBJ_NONE;
         return qp__sim_exit(sim, rec, -1, EMFILE);
     }
-    unsigned index = sim->pipes_count++;
-    qp_pipe *p = &sim->pipes[index];
-    memset(p, 0, sizeof *p);
-    p->reader_open = p->writer_open = true;
-    p->rd_waiter = p->wr_waiter = QP_NO_TASK;
-    sim->objs[rfd].index = sim->objs[wfd].index = (uint8_t)index;
-    sim->objs[rfd].blocking = sim->objs[wfd].blocking = !(flags & O_NONBLOCK);
+    open_pipe(sim, rfd, wfd, !(flags & O_NONBLOCK));
     pipefd[0] = rfd;
     pipefd[1] = wfd;
     rec->call.pipe.fds[0] = rfd;
@@ -439,6 +449,41 @@ void qp__pipe_close(qp_sim *sim, qp_obj *obj)
         qp__sim_notify(sim, peer);
     wake(sim, p, obj->type == QP_OBJ_PIPE_READ ? QUEUE_WRITE : QUEUE_READ, false);
     check_pipe(sim, p);
+}
+
+/* --- a pipe whose writer is the world --- */
+
+int qp_sim_add_pipe_target(qp_sim *sim)
+{
+    assert(sim->pipes_count < QP_SIM_PIPES_MAX && "out of sim pipes");
+    int rfd = qp__sim_alloc_fd(sim, QP_OBJ_PIPE_READ);
+    int wfd = rfd < 0 ? -1 : qp__sim_alloc_fd(sim, QP_OBJ_PIPE_WRITE);
+    assert(wfd >= 0 && "out of sim fds");
+    open_pipe(sim, rfd, wfd, false);
+    assert(sim->targets_count < QP_SIM_FDS_MAX);
+    sim->targets[sim->targets_count++] = rfd;
+    return rfd;
+}
+
+void qp__pipe_world_event(qp_sim *sim, const qp_event *ev, qp_obj *reader)
+{
+    assert(reader->type == QP_OBJ_PIPE_READ);
+    int wfd = qp__pipe_peer_fd(sim, reader);
+    if (wfd < 0)
+        return; /* the writer is gone: the pipe is at its end already */
+    qp_obj *writer = &sim->objs[wfd];
+    qp_pipe *p = pipe_of(sim, writer);
+    if (ev->kind == QP_EV_DATA) {
+        /* a non-blocking write of what fits; nothing once the reader is gone
+           (the writer's EPIPE) */
+        if (p->reader_open)
+            put_and_wake(sim, p, writer, ev->size);
+        return;
+    }
+    assert(ev->kind == QP_EV_EOF || ev->kind == QP_EV_RESET);
+    qp__pipe_close(sim, writer);
+    qp__epoll_forget_fd(sim, wfd);
+    writer->type = QP_OBJ_NONE;
 }
 
 /* --- the scheduled readers: task 1 blocks, task 2 does not --- */

@@ -199,6 +199,11 @@ static void apply_event(qp_sim *sim, const qp_event *ev, int fd)
 {
     qp_obj *obj = qp__sim_obj(sim, fd);
     bool is_stream = obj != NULL && obj->type == QP_OBJ_STREAM;
+    bool is_pipe = obj != NULL && obj->type == QP_OBJ_PIPE_READ;
+    if (is_pipe && (ev->kind == QP_EV_DATA || ev->kind == QP_EV_EOF || ev->kind == QP_EV_RESET)) {
+        qp__pipe_world_event(sim, ev, obj);
+        return;
+    }
     switch (ev->kind) {
     case QP_EV_SIGNAL:
         if (blocked(sim) && !sim->wait.signal_masked)

@@ -125,6 +125,9 @@ int64_t qp__unix_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *bu
 int64_t qp__unix_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const void *buf,
                       size_t count);
 void qp__unix_close(qp_sim *sim, qp_obj *obj);
+/* A world event on a pipe target (qp_sim_add_pipe_target), its read end
+ * reader: QP_EV_DATA, QP_EV_EOF or QP_EV_RESET. */
+void qp__pipe_world_event(qp_sim *sim, const qp_event *ev, qp_obj *reader);
 /* A scheduled reader's read (QP_EV_PIPE_READ), and the sim's own pipe events. */
 void qp__pipe_reader_event(qp_sim *sim, const qp_event *ev);
 void qp__pipe_internal(qp_sim *sim, const qp_internal_event *iev);

@@ -172,6 +172,7 @@ long __real_syscall(long number, ...);
 int __real_clock_gettime(clockid_t clock_id, struct timespec *ts);
 int __real_gettimeofday(struct timeval *tv, void *tz);
 time_t __real_time(time_t *t);
+pid_t __real_getpid(void);
 int __wrap_close(int fd);
 int __wrap_fcntl(int fd, int cmd, ...);
 int __wrap_fcntl64(int fd, int cmd, ...);
@@ -185,6 +186,7 @@ long __wrap_syscall(long number, ...);
 int __wrap_clock_gettime(clockid_t clock_id, struct timespec *ts);
 int __wrap_gettimeofday(struct timeval *tv, void *tz);
 time_t __wrap_time(time_t *t);
+pid_t __wrap_getpid(void);
 
 int __wrap_close(int fd)
 {
@@ -372,6 +374,18 @@ time_t __wrap_time(time_t *t)
     if (t != NULL)
         *t = now;
     return now;
+}
+
+/* getpid: the simulated process's pid, the one its trace prints, during a
+ * run and after it, so that what a library makes of it is the same in
+ * every process that replays a tape (libevent's poll backend seeds the
+ * order it reports ready fds in with it: evutil_weakrand_seed_); like a
+ * vDSO call, no record and no cost */
+pid_t __wrap_getpid(void)
+{
+    if (route() == REAL)
+        return __real_getpid();
+    return (pid_t)QP_PID_BASE;
 }
 
 /* the kernel's randomness (getrandom): unmodelled, and of no result */
