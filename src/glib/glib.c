@@ -1,0 +1,359 @@
+/* glib: Debian's GLib 2.74.6 (libglib-2.0.a, package libglib2.0-dev),
+ * unmodified and linked statically with the --wrap flags of
+ * include/quietpoll/wrap.h, its own GMainContext run under the simulator.
+ * Findings, with their citations: docs/CATALOG.md, glib/<variant>.
+ *
+ * What GLib's main loop calls, all in the syscall table: eventfd, read and
+ * write for its GWakeup (glib/gwakeup.c), poll through g_poll
+ * (glib/gpoll.c), clock_gettime(CLOCK_MONOTONIC) through
+ * g_get_monotonic_time (glib/gmain.c). Its GMutex takes a futex only on
+ * contention, which one thread never meets, and this program starts no
+ * GLib thread (no worker context, no child watch, no GTask).
+ *
+ * World: two stream sockets the program watches with g_unix_fd_source_new
+ * (G_IO_IN | G_IO_HUP | G_IO_ERR); data, EOFs, resets, signals and spurious
+ * readiness come on the schedule, and other threads wake the context with
+ * g_main_context_wakeup() (QP_EV_WAKEUP), as that thread: it takes no lock
+ * (it only signals the context's GWakeup), so it may come at any instant.
+ *
+ * The program. Op i of the schedule is timer i + 1, a timeout source on a
+ * context of its own (g_main_context_new). Its spec is the op's size - 1:
+ *   bits 0-1  restarts r: its callback removes it and adds it again (a new
+ *             source, same timeout) r times, so it fires 1 + r times
+ *   bit 2     deferred: the previous timer's first callback adds it
+ *   bit 3     seconds: g_timeout_source_new_seconds(timeout rounded up to
+ *             whole s), else g_timeout_source_new(timeout rounded up to ms)
+ *   bit 4     idle: each of its callbacks adds an idle source (g_idle_add's
+ *             source, G_PRIORITY_DEFAULT_IDLE) that runs once
+ * It marks what GLib's API shows it (the instant it attached a timeout
+ * source with what interval, on CLOCK_MONOTONIC; each callback; each fd
+ * callback with its fd), and the oracle computes each deadline itself:
+ * attach + interval, whatever GLib keeps (its ready time in us).
+ *
+ *   SETUP  g_main_context_new; an fd source per socket; the timers not
+ *          deferred attached
+ *   RUN    g_main_context_iteration(context, TRUE) until no timer is
+ *          pending
+ *   fd callback: one read() of up to 4 KiB: EOF or an error (or G_IO_HUP,
+ *          G_IO_ERR) -> close the socket and remove the source
+ *
+ * Variants (GLib unchanged; how the program runs the context):
+ *   glib-2.74          g_main_context_iteration(context, TRUE) while a timer
+ *                      is pending, as GLib's docs iterate a context
+ *   glib-2.74-high-io  the same, with the fd sources at G_PRIORITY_HIGH
+ *                      (the timers stay at G_PRIORITY_DEFAULT, the idle
+ *                      sources at G_PRIORITY_DEFAULT_IDLE)
+ * Not a GMainLoop: g_main_loop_quit() calls g_cond_broadcast() on the
+ * context's GCond, which makes a futex(FUTEX_WAKE) syscall whether or not
+ * a thread waits (glib/gthread-posix.c), and the simulator has no futex. */
+#include <errno.h>
+#include <glib-unix.h>
+#include <glib.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "quietpoll/machine.h"
+#include "quietpoll/units.h"
+#include "quietpoll/wrap.h"
+
+enum variant { GL_DEFAULT, GL_HIGH_IO };
+
+static const qp_variant variants[] = {
+    [GL_DEFAULT] = {"glib-2.74", "timeout-early,timeout-late", "GLib 2.74.6 (docs/CATALOG.md)",
+                    "Debian's libglib-2.0.a, g_main_context_iteration(TRUE) in a loop"},
+    [GL_HIGH_IO] = {"glib-2.74-high-io", "timeout-early,timeout-late", "GLib 2.74.6 (docs/CATALOG.md)",
+                    "Debian's libglib-2.0.a, fd sources at G_PRIORITY_HIGH"},
+};
+
+#define SOCKETS 2
+#define TIMERS QP_LOOP_TIMERS_MAX
+#define READ_BYTES 4096
+#define SPEC_RESTARTS 3u
+#define SPEC_DEFERRED 4u
+#define SPEC_SECONDS 8u
+#define SPEC_IDLE 16u
+
+typedef struct harness harness;
+
+/* A timer's callback data: the harness and the timer's id. */
+typedef struct timer_ref {
+    harness *h;
+    unsigned id;
+} timer_ref;
+
+struct harness {
+    qp_os *os;
+    enum variant variant;
+    GMainContext *context;
+    GSource *sockets[SOCKETS];
+    int socket_fds[SOCKETS];
+    GSource *timers[TIMERS];
+    uint32_t spec[TIMERS];
+    guint interval[TIMERS]; /* ms, or s with SPEC_SECONDS */
+    unsigned restarts_left[TIMERS];
+    bool deferred[TIMERS];
+    unsigned timers_count;
+    unsigned timers_pending; /* attached and not yet run */
+    unsigned idles_count;
+    GSource *idles[TIMERS * 4 * 2];
+    timer_ref refs[TIMERS];
+};
+
+_Static_assert(sizeof(harness) <= QP_MACHINE_STATE_BYTES, "the harness fits the state");
+
+static void mark(harness *h, unsigned kind, unsigned timer, uint64_t timeout_ns, int fd)
+{
+    h->os->loop_mark(h->os, &(qp_loop_mark){kind, timer, timeout_ns, CLOCK_MONOTONIC, fd});
+}
+
+static gboolean on_timer(gpointer data);
+
+static void add_timer(harness *h, unsigned id)
+{
+    bool seconds = h->spec[id] & SPEC_SECONDS;
+    uint64_t timeout_ns = (uint64_t)h->interval[id] * (seconds ? QP_NS_PER_S : QP_NS_PER_MS);
+    if (h->timers[id] != NULL)
+        g_source_unref(h->timers[id]);
+    h->timers[id] = seconds ? g_timeout_source_new_seconds(h->interval[id])
+                            : g_timeout_source_new(h->interval[id]);
+    g_source_set_callback(h->timers[id], on_timer, &h->refs[id], NULL);
+    mark(h, QP_LOOP_TIMER_START, id, timeout_ns, -1);
+    g_source_attach(h->timers[id], h->context);
+    h->timers_pending++;
+}
+
+static gboolean on_idle(gpointer data)
+{
+    harness *h = data;
+    mark(h, QP_LOOP_CALLBACK, 0, 0, -1);
+    return G_SOURCE_REMOVE;
+}
+
+static void add_idle(harness *h)
+{
+    if (h->idles_count == sizeof h->idles / sizeof h->idles[0])
+        abort(); /* a harness bug: more callbacks than the spec allows */
+    GSource *idle = g_idle_source_new();
+    g_source_set_callback(idle, on_idle, h, NULL);
+    g_source_attach(idle, h->context);
+    h->idles[h->idles_count++] = idle;
+}
+
+static gboolean on_timer(gpointer data)
+{
+    timer_ref *ref = data;
+    harness *h = ref->h;
+    unsigned id = ref->id;
+    mark(h, QP_LOOP_TIMER_FIRE, id, 0, -1);
+    h->timers_pending--;
+    if (h->spec[id] & SPEC_IDLE)
+        add_idle(h);
+    if (h->restarts_left[id] > 0) {
+        h->restarts_left[id]--;
+        add_timer(h, id);
+    }
+    if (id + 1 < h->timers_count && h->deferred[id + 1]) {
+        h->deferred[id + 1] = false;
+        add_timer(h, id + 1);
+    }
+    return G_SOURCE_REMOVE;
+}
+
+static gboolean on_socket(gint fd, GIOCondition condition, gpointer data)
+{
+    harness *h = data;
+    mark(h, QP_LOOP_IO, 0, 0, fd);
+    bool done = condition & (G_IO_HUP | G_IO_ERR | G_IO_NVAL);
+    if (!done && (condition & G_IO_IN)) {
+        char buf[READ_BYTES];
+        ssize_t n = h->os->read(h->os, fd, buf, sizeof buf);
+        done = n == 0 || (n < 0 && errno != EAGAIN);
+    }
+    if (!done)
+        return G_SOURCE_CONTINUE;
+    h->os->close(h->os, fd); /* GLib drops the fd from its poll set when the source goes */
+    return G_SOURCE_REMOVE;
+}
+
+static void setup(qp_sim *sim, qp_world *world)
+{
+    for (unsigned i = 0; i < SOCKETS; i++)
+        world->fds[world->fds_count++] = qp_sim_add_stream(sim);
+}
+
+/* A timeout the schedule gives in ns, as the interval the program asks
+ * for: rounded up to whole ms, or whole s (at least what it wants). */
+static guint interval_of(uint64_t timeout_ns, bool seconds)
+{
+    uint64_t unit_ns = seconds ? QP_NS_PER_S : QP_NS_PER_MS;
+    uint64_t n = (timeout_ns + unit_ns - 1) / unit_ns;
+    return n > G_MAXUINT / 2 ? G_MAXUINT / 2 : (guint)n;
+}
+
+static void run(qp_os *os, const qp_machine_ctx *ctx)
+{
+    harness *h = ctx->state;
+    h->os = os;
+    h->variant = (enum variant)ctx->variant;
+    qp_wrap_enter(os);
+    h->context = g_main_context_new();
+    gint io_priority = h->variant == GL_HIGH_IO ? G_PRIORITY_HIGH : G_PRIORITY_DEFAULT;
+    for (unsigned i = 0; i < SOCKETS; i++) {
+        h->socket_fds[i] = ctx->world->fds[i];
+        h->sockets[i] = g_unix_fd_source_new(h->socket_fds[i], G_IO_IN | G_IO_HUP | G_IO_ERR);
+        g_source_set_priority(h->sockets[i], io_priority);
+        g_source_set_callback(h->sockets[i], (GSourceFunc)(void (*)(void))on_socket, h, NULL);
+        g_source_attach(h->sockets[i], h->context);
+    }
+    h->timers_count = (unsigned)(ctx->sched->ops_count < TIMERS ? ctx->sched->ops_count : TIMERS);
+    for (unsigned i = 0; i < h->timers_count; i++) {
+        const qp_op *op = &ctx->sched->ops[i];
+        h->spec[i] = op->size > 0 ? op->size - 1 : 0;
+        /* none is never due: a timer that far is never attached */
+        h->interval[i] = op->timeout_ns == QP_NS_INFINITE
+                             ? 0
+                             : interval_of(op->timeout_ns, h->spec[i] & SPEC_SECONDS);
+        h->restarts_left[i] = h->spec[i] & SPEC_RESTARTS;
+        h->deferred[i] = i > 0 && (h->spec[i] & SPEC_DEFERRED);
+        h->refs[i] = (timer_ref){h, i};
+    }
+    for (unsigned i = 0; i < h->timers_count; i++)
+        if (!h->deferred[i] && ctx->sched->ops[i].timeout_ns != QP_NS_INFINITE)
+            add_timer(h, i);
+    while (h->timers_pending > 0)
+        g_main_context_iteration(h->context, TRUE);
+}
+
+/* A thread of the schedule wakes the context, as that thread. */
+static void world(qp_os *os, const qp_machine_ctx *ctx, const qp_event *ev)
+{
+    (void)os;
+    harness *h = ctx->state;
+    if (ev->kind == QP_EV_WAKEUP && h->context != NULL)
+        g_main_context_wakeup(h->context);
+}
+
+static void free_source(GSource *source)
+{
+    if (source == NULL)
+        return;
+    g_source_destroy(source);
+    g_source_unref(source);
+}
+
+/* A run cut short in g_main_dispatch leaves the slots of the sources it
+ * dispatched NULL in the context's pending dispatches (it clears each slot
+ * before its callback, and the array after the last), which
+ * g_main_context_unref then unrefs: GLib's g_return_if_fail skips each
+ * with a critical, which says nothing about the run. */
+static void drop_cut_short_critical(const gchar *domain, GLogLevelFlags level, const gchar *message,
+                                    gpointer data)
+{
+    (void)data;
+    if (strstr(message, "g_source_unref_internal: assertion 'source != NULL'") == NULL)
+        g_log_default_handler(domain, level, message, NULL);
+}
+
+/* After every run, also one cut short anywhere in GLib: free the sources
+ * and the context with the calls reaching nothing. A run cut short
+ * between GLib's LOCK_CONTEXT and UNLOCK_CONTEXT (a syscall it makes
+ * holding the lock: the eventfd's read and writes, the clock) leaves the
+ * context's mutex locked by this thread; GMainContext's first member is
+ * that GMutex (struct _GMainContext, glib/gmain.c), so it is released
+ * before GLib takes it again. */
+static void teardown(const qp_machine_ctx *ctx)
+{
+    harness *h = ctx->state;
+    qp_wrap_detach();
+    if (h->context != NULL) {
+        GMutex *lock = (GMutex *)(void *)h->context;
+        g_mutex_trylock(lock); /* held by the run cut short, or now by us */
+        g_mutex_unlock(lock);
+        for (unsigned i = 0; i < TIMERS; i++)
+            free_source(h->timers[i]);
+        for (unsigned i = 0; i < SOCKETS; i++)
+            free_source(h->sockets[i]);
+        for (unsigned i = 0; i < h->idles_count; i++)
+            free_source(h->idles[i]);
+        guint handler = g_log_set_handler("GLib", G_LOG_LEVEL_CRITICAL, drop_cut_short_critical, NULL);
+        g_main_context_unref(h->context);
+        g_log_remove_handler("GLib", handler);
+    }
+    qp_wrap_leave();
+}
+
+/* The per-process perturbation of g_timeout_add_seconds' sources
+ * (g_timeout_set_expiration, glib/gmain.c: timer_perturb, computed once
+ * from DBUS_SESSION_BUS_ADDRESS, else HOSTNAME, else 0) is made the same
+ * on every machine: GLib reads it here, once, from a fixed address, and the
+ * environment is put back as it was. */
+#define PERTURB_ADDRESS "unix:abstract=quietpoll"
+
+static void init_once(void)
+{
+    char *saved = NULL;
+    const char *dbus = getenv("DBUS_SESSION_BUS_ADDRESS");
+    if (dbus != NULL)
+        saved = strdup(dbus);
+    if (setenv("DBUS_SESSION_BUS_ADDRESS", PERTURB_ADDRESS, 1) != 0)
+        abort();
+    GSource *probe = g_timeout_source_new_seconds(1);
+    g_source_unref(probe);
+    if (saved != NULL) {
+        setenv("DBUS_SESSION_BUS_ADDRESS", saved, 1);
+        free(saved);
+    } else {
+        unsetenv("DBUS_SESSION_BUS_ADDRESS");
+    }
+    /* GLib's own first-use state (its thread-private data, the slice
+       allocator, the context list), made outside any run */
+    GMainContext *context = g_main_context_new();
+    g_main_context_iteration(context, FALSE);
+    g_main_context_unref(context);
+}
+
+static void describe_timer(FILE *out, const qp_schedule *s, size_t index)
+{
+    const qp_op *op = &s->ops[index];
+    uint32_t spec = op->size > 0 ? op->size - 1 : 0;
+    bool seconds = spec & SPEC_SECONDS;
+    if (op->timeout_ns == QP_NS_INFINITE)
+        fprintf(out, "never added");
+    else if (seconds)
+        fprintf(out, "g_timeout_source_new_seconds(%u)", interval_of(op->timeout_ns, true));
+    else
+        fprintf(out, "g_timeout_source_new(%u ms)", interval_of(op->timeout_ns, false));
+    if (spec & SPEC_RESTARTS)
+        fprintf(out, ", added again from its callback %u time%s", spec & SPEC_RESTARTS,
+                (spec & SPEC_RESTARTS) == 1 ? "" : "s");
+    if (index > 0 && (spec & SPEC_DEFERRED))
+        fprintf(out, ", added by timer %zu's first callback", index);
+    if (spec & SPEC_IDLE)
+        fprintf(out, ", each callback adds an idle source");
+}
+
+const qp_machine qp_machine_glib = {
+    .name = "glib",
+    .summary = "the real GLib 2.74.6 (libglib-2.0.a, linked with --wrap): a GMainContext with "
+               "timeout, fd and idle sources and other threads' g_main_context_wakeup under the "
+               "simulator",
+    .variants = variants,
+    .variants_count = sizeof variants / sizeof variants[0],
+    .shape =
+        {
+            .op_noun = "timer",
+            .op_size_max = 32,
+            .targets_count = SOCKETS,
+            .event_kinds_mask = (1u << QP_EV_DATA) | (1u << QP_EV_EOF) | (1u << QP_EV_RESET) |
+                                (1u << QP_EV_SIGNAL) | (1u << QP_EV_SPURIOUS) |
+                                (1u << QP_EV_WAKEUP),
+            .describe_op = describe_timer,
+        },
+    .setup = setup,
+    .run = run,
+    .world = world,
+    .teardown = teardown,
+    .init_once = init_once,
+};
