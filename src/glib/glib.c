@@ -10,7 +10,7 @@
  * contention, which one thread never meets, and this program starts no
  * GLib thread (no worker context, no child watch, no GTask).
  *
- * World: two stream sockets the program watches with g_unix_fd_source_new
+ * World: a stream socket the program watches with g_unix_fd_source_new
  * (G_IO_IN | G_IO_HUP | G_IO_ERR); data, EOFs, resets, signals and spurious
  * readiness come on the schedule, and other threads wake the context with
  * g_main_context_wakeup() (QP_EV_WAKEUP), as that thread: it takes no lock
@@ -30,7 +30,7 @@
  * callback with its fd), and the oracle computes each deadline itself:
  * attach + interval, whatever GLib keeps (its ready time in us).
  *
- *   SETUP  g_main_context_new; an fd source per socket; the timers not
+ *   SETUP  g_main_context_new; the socket's fd source; the timers not
  *          deferred attached
  *   RUN    g_main_context_iteration(context, TRUE) until no timer is
  *          pending
@@ -61,13 +61,19 @@
 enum variant { GL_DEFAULT, GL_HIGH_IO };
 
 static const qp_variant variants[] = {
-    [GL_DEFAULT] = {"glib-2.74", "timeout-early,timeout-late", "GLib 2.74.6 (docs/CATALOG.md)",
+    [GL_DEFAULT] = {"glib-2.74", "redundant-wakeup,timeout-early,timeout-late", "GLib 2.74.6 (docs/CATALOG.md)",
                     "Debian's libglib-2.0.a, g_main_context_iteration(TRUE) in a loop"},
-    [GL_HIGH_IO] = {"glib-2.74-high-io", "timeout-early,timeout-late", "GLib 2.74.6 (docs/CATALOG.md)",
+    [GL_HIGH_IO] = {"glib-2.74-high-io", "redundant-wakeup,timeout-early,timeout-late", "GLib 2.74.6 (docs/CATALOG.md)",
                     "Debian's libglib-2.0.a, fd sources at G_PRIORITY_HIGH"},
 };
 
-#define SOCKETS 2
+/* One socket: GLib's g_source_attach signals the context's wakeup for every
+ * fd it adds to the poll set (g_main_context_add_poll_unlocked), so a
+ * second fd source attached before the first iteration writes the eventfd
+ * again before anyone read it, the redundant wakeup every fd callback
+ * makes (docs/CATALOG.md, glib): with two, every run would fire it before
+ * the loop starts, and nothing else could be seen. */
+#define SOCKETS 1
 #define TIMERS QP_LOOP_TIMERS_MAX
 #define READ_BYTES 4096
 #define SPEC_RESTARTS 3u
