@@ -355,6 +355,17 @@ static const seed glib_seeds[] = {
      {.start_ns = START_NS, .cost_ns = 1, .slack_ns = 0,
       .ops = {GTIMER(3 * MS, 0, 0, 0, 0)}, .ops_count = 1,
       .events = {WAKE(3 * MS - 200, 0, 1)}, .events_count = 1}},
+    /* tests/strace_real/glib_context.c's schedule: a 3 ms timeout added again
+       three times, each callback adding an idle source, a 20 ms timeout; a
+       byte arrives every 2 ms, five times, another thread wakes the context
+       between the second and the third, and the peer closes */
+    {"reproducers/glib/glib-context-twin", &qp_machine_glib,
+     {.start_ns = START_NS, .cost_ns = 5 * US, .slack_ns = 50 * US,
+      .ops = {GTIMER(3 * MS, 3, 0, 0, 1), GTIMER(20 * MS, 0, 0, 0, 0)}, .ops_count = 2,
+      .events = {ON(2 * MS, QP_EV_DATA, 0, 1), ON(4 * MS, QP_EV_DATA, 0, 1), WAKE(4 * MS, 0, 1),
+                 ON(6 * MS, QP_EV_DATA, 0, 1), ON(8 * MS, QP_EV_DATA, 0, 1),
+                 ON(10 * MS, QP_EV_DATA, 0, 1), ON(10 * MS, QP_EV_EOF, 0, 0)},
+      .events_count = 7}},
     /* another thread calls g_main_context_wakeup twice while the loop waits:
        g_wakeup_signal writes the eventfd each time */
     {"reproducers/glib/g-wakeup-signal-twice", &qp_machine_glib,
