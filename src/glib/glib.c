@@ -7,8 +7,10 @@
  * write for its GWakeup (glib/gwakeup.c), poll through g_poll
  * (glib/gpoll.c), clock_gettime(CLOCK_MONOTONIC) through
  * g_get_monotonic_time (glib/gmain.c). Its GMutex takes a futex only on
- * contention, which one thread never meets, and this program starts no
- * GLib thread (no worker context, no child watch, no GTask).
+ * contention, which one thread never meets; its one-time initialisation
+ * wakes a futex once per process, outside any run (init_once); and this
+ * program starts no GLib thread (no worker context, no child watch, no
+ * GTask).
  *
  * World: a stream socket the program watches with g_unix_fd_source_new
  * (G_IO_IN | G_IO_HUP | G_IO_ERR); data, EOFs, resets, signals and spurious
@@ -313,8 +315,11 @@ static void init_once(void)
     } else {
         unsetenv("DBUS_SESSION_BUS_ADDRESS");
     }
-    /* GLib's own first-use state (its thread-private data, the slice
-       allocator, the context list), made outside any run */
+    /* GLib's own first-use state, made outside any run: the first
+       g_main_context_new() ends its one-time initialisation with
+       g_once_init_leave(), whose g_cond_broadcast() is a futex(FUTEX_WAKE)
+       syscall (glib/gthread.c, glib/gthread-posix.c), which the simulator
+       does not model; and its thread-private data, the slice allocator */
     GMainContext *context = g_main_context_new();
     g_main_context_iteration(context, FALSE);
     g_main_context_unref(context);
