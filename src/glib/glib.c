@@ -42,7 +42,7 @@
  * Variants (GLib unchanged; how the program runs the context):
  *   glib-2.74          g_main_context_iteration(context, TRUE) while a timer
  *                      is pending, as GLib's docs iterate a context
- *   glib-2.74-high-io  the same, with the fd sources at G_PRIORITY_HIGH
+ *   glib-2.74-high-io  the same, with the fd source at G_PRIORITY_HIGH
  *                      (the timers stay at G_PRIORITY_DEFAULT, the idle
  *                      sources at G_PRIORITY_DEFAULT_IDLE)
  * Not a GMainLoop: g_main_loop_quit() calls g_cond_broadcast() on the
@@ -62,11 +62,24 @@
 
 enum variant { GL_DEFAULT, GL_HIGH_IO };
 
+/* The findings, each confirmed in GLib 2.74.6's source (docs/CATALOG.md):
+ *   redundant-wakeup  g_main_dispatch (glib/gmain.c) blocks and unblocks a
+ *                     source around its callback, and
+ *                     g_main_context_remove_poll_unlocked and _add_poll_unlocked
+ *                     each signal the context's eventfd, from the loop's own
+ *                     thread; g_wakeup_signal (glib/gwakeup.c) writes however
+ *                     many wakeups are pending
+ *   timeout-early,    g_timeout_set_expiration puts a seconds timeout on the
+ *   timeout-late      process's timer_perturb mark: down by up to 1/4 s, up
+ *                     by up to 3/4 s (documented); g_get_monotonic_time is in
+ *                     whole us, floored: a ms timeout is due up to 1 us early */
+#define GL_FINDINGS "redundant-wakeup,timeout-early,timeout-late"
+
 static const qp_variant variants[] = {
-    [GL_DEFAULT] = {"glib-2.74", "redundant-wakeup,timeout-early,timeout-late", "GLib 2.74.6 (docs/CATALOG.md)",
+    [GL_DEFAULT] = {"glib-2.74", GL_FINDINGS, "GLib 2.74.6 (docs/CATALOG.md)",
                     "Debian's libglib-2.0.a, g_main_context_iteration(TRUE) in a loop"},
-    [GL_HIGH_IO] = {"glib-2.74-high-io", "redundant-wakeup,timeout-early,timeout-late", "GLib 2.74.6 (docs/CATALOG.md)",
-                    "Debian's libglib-2.0.a, fd sources at G_PRIORITY_HIGH"},
+    [GL_HIGH_IO] = {"glib-2.74-high-io", GL_FINDINGS, "GLib 2.74.6 (docs/CATALOG.md)",
+                    "Debian's libglib-2.0.a, the fd source at G_PRIORITY_HIGH"},
 };
 
 /* One socket: GLib's g_source_attach signals the context's wakeup for every
@@ -82,6 +95,7 @@ static const qp_variant variants[] = {
 #define SPEC_DEFERRED 4u
 #define SPEC_SECONDS 8u
 #define SPEC_IDLE 16u
+#define IDLES_MAX (TIMERS * (1 + SPEC_RESTARTS)) /* one per timer callback at most */
 
 typedef struct harness harness;
 
@@ -96,7 +110,6 @@ struct harness {
     enum variant variant;
     GMainContext *context;
     GSource *sockets[SOCKETS];
-    int socket_fds[SOCKETS];
     GSource *timers[TIMERS];
     uint32_t spec[TIMERS];
     guint interval[TIMERS]; /* ms, or s with SPEC_SECONDS */
@@ -105,7 +118,7 @@ struct harness {
     unsigned timers_count;
     unsigned timers_pending; /* attached and not yet run */
     unsigned idles_count;
-    GSource *idles[TIMERS * 4 * 2];
+    GSource *idles[IDLES_MAX];
     timer_ref refs[TIMERS];
 };
 
@@ -141,7 +154,7 @@ static gboolean on_idle(gpointer data)
 
 static void add_idle(harness *h)
 {
-    if (h->idles_count == sizeof h->idles / sizeof h->idles[0])
+    if (h->idles_count == IDLES_MAX)
         abort(); /* a harness bug: more callbacks than the spec allows */
     GSource *idle = g_idle_source_new();
     g_source_set_callback(idle, on_idle, h, NULL);
@@ -156,17 +169,18 @@ static gboolean on_timer(gpointer data)
     unsigned id = ref->id;
     mark(h, QP_LOOP_TIMER_FIRE, id, 0, -1);
     h->timers_pending--;
+    /* what the callback adds: an idle source, itself again as a new source
+       while it has restarts left, the next timer if it waited for this one */
+    bool again = h->restarts_left[id] > 0;
+    bool next = id + 1 < h->timers_count && h->deferred[id + 1];
     if (h->spec[id] & SPEC_IDLE)
         add_idle(h);
-    if (h->restarts_left[id] > 0) {
-        h->restarts_left[id]--;
-        add_timer(h, id);
+    for (unsigned add = again ? id : id + 1; add <= id + next; add++) {
+        h->restarts_left[add] -= add == id;
+        h->deferred[add] = false;
+        add_timer(h, add);
     }
-    if (id + 1 < h->timers_count && h->deferred[id + 1]) {
-        h->deferred[id + 1] = false;
-        add_timer(h, id + 1);
-    }
-    return G_SOURCE_REMOVE;
+    return G_SOURCE_REMOVE; /* this source is done: a restart is a new one */
 }
 
 static gboolean on_socket(gint fd, GIOCondition condition, gpointer data)
@@ -209,8 +223,7 @@ static void run(qp_os *os, const qp_machine_ctx *ctx)
     h->context = g_main_context_new();
     gint io_priority = h->variant == GL_HIGH_IO ? G_PRIORITY_HIGH : G_PRIORITY_DEFAULT;
     for (unsigned i = 0; i < SOCKETS; i++) {
-        h->socket_fds[i] = ctx->world->fds[i];
-        h->sockets[i] = g_unix_fd_source_new(h->socket_fds[i], G_IO_IN | G_IO_HUP | G_IO_ERR);
+        h->sockets[i] = g_unix_fd_source_new(ctx->world->fds[i], G_IO_IN | G_IO_HUP | G_IO_ERR);
         g_source_set_priority(h->sockets[i], io_priority);
         g_source_set_callback(h->sockets[i], (GSourceFunc)(void (*)(void))on_socket, h, NULL);
         g_source_attach(h->sockets[i], h->context);
@@ -285,7 +298,8 @@ static void teardown(const qp_machine_ctx *ctx)
             free_source(h->sockets[i]);
         for (unsigned i = 0; i < h->idles_count; i++)
             free_source(h->idles[i]);
-        guint handler = g_log_set_handler("GLib", G_LOG_LEVEL_CRITICAL, drop_cut_short_critical, NULL);
+        guint handler =
+            g_log_set_handler("GLib", G_LOG_LEVEL_CRITICAL, drop_cut_short_critical, NULL);
         g_main_context_unref(h->context);
         g_log_remove_handler("GLib", handler);
     }
@@ -345,6 +359,12 @@ static void describe_timer(FILE *out, const qp_schedule *s, size_t index)
         fprintf(out, ", each callback adds an idle source");
 }
 
+/* What the world does: the socket's data, EOF, reset, signals, spurious
+ * readiness, and other threads' g_main_context_wakeup */
+#define WORLD_EVENTS                                                                        \
+    ((1u << QP_EV_DATA) | (1u << QP_EV_EOF) | (1u << QP_EV_RESET) | (1u << QP_EV_SIGNAL) | \
+     (1u << QP_EV_SPURIOUS) | (1u << QP_EV_WAKEUP))
+
 const qp_machine qp_machine_glib = {
     .name = "glib",
     .summary = "the real GLib 2.74.6 (libglib-2.0.a, linked with --wrap): a GMainContext with "
@@ -352,16 +372,8 @@ const qp_machine qp_machine_glib = {
                "simulator",
     .variants = variants,
     .variants_count = sizeof variants / sizeof variants[0],
-    .shape =
-        {
-            .op_noun = "timer",
-            .op_size_max = 32,
-            .targets_count = SOCKETS,
-            .event_kinds_mask = (1u << QP_EV_DATA) | (1u << QP_EV_EOF) | (1u << QP_EV_RESET) |
-                                (1u << QP_EV_SIGNAL) | (1u << QP_EV_SPURIOUS) |
-                                (1u << QP_EV_WAKEUP),
-            .describe_op = describe_timer,
-        },
+    .shape = {.op_noun = "timer", .op_size_max = 32, .targets_count = SOCKETS,
+              .event_kinds_mask = WORLD_EVENTS, .describe_op = describe_timer},
     .setup = setup,
     .run = run,
     .world = world,
