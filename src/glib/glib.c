@@ -99,27 +99,31 @@ static const qp_variant variants[] = {
 
 typedef struct harness harness;
 
-/* A timer's callback data: the harness and the timer's id. */
-typedef struct timer_ref {
+/* A source of the program and its callback, which the harness owns (given
+ * with g_source_set_callback_indirect): GLib allocates nothing for it, so a
+ * run cut short while g_main_dispatch holds a reference to it leaves no
+ * memory behind. */
+typedef struct callback {
     harness *h;
-    unsigned id;
-} timer_ref;
+    GSource *source; /* the harness holds a reference until teardown */
+    GSourceFunc func;
+    unsigned id; /* the timer's, for a timeout source */
+} callback;
+
+#define CALLBACKS_MAX (TIMERS * (1 + SPEC_RESTARTS) + IDLES_MAX + SOCKETS)
 
 struct harness {
     qp_os *os;
     enum variant variant;
     GMainContext *context;
-    GSource *sockets[SOCKETS];
-    GSource *timers[TIMERS];
     uint32_t spec[TIMERS];
     guint interval[TIMERS]; /* ms, or s with SPEC_SECONDS */
     unsigned restarts_left[TIMERS];
     bool deferred[TIMERS];
     unsigned timers_count;
     unsigned timers_pending; /* attached and not yet run */
-    unsigned idles_count;
-    GSource *idles[IDLES_MAX];
-    timer_ref refs[TIMERS];
+    callback callbacks[CALLBACKS_MAX]; /* every source the run made */
+    unsigned callbacks_count;
 };
 
 _Static_assert(sizeof(harness) <= QP_MACHINE_STATE_BYTES, "the harness fits the state");
@@ -129,44 +133,74 @@ static void mark(harness *h, unsigned kind, unsigned timer, uint64_t timeout_ns,
     h->os->loop_mark(h->os, &(qp_loop_mark){kind, timer, timeout_ns, CLOCK_MONOTONIC, fd});
 }
 
+/* The harness's callbacks live as long as the run: GLib's references to
+ * them need no counting. */
+static void callback_ref(gpointer data)
+{
+    (void)data;
+}
+
+static void callback_unref(gpointer data)
+{
+    (void)data;
+}
+
+static void callback_get(gpointer data, GSource *source, GSourceFunc *func, gpointer *func_data)
+{
+    (void)source;
+    callback *cb = data;
+    *func = cb->func;
+    *func_data = cb;
+}
+
+static GSourceCallbackFuncs callback_funcs = {callback_ref, callback_unref, callback_get};
+
+/* Keeps source, with its callback func (called with its callback), and
+ * attaches it to the context. */
+static void attach(harness *h, GSource *source, GSourceFunc func, unsigned id)
+{
+    if (h->callbacks_count == CALLBACKS_MAX)
+        abort(); /* a harness bug: more sources than the spec allows */
+    callback *cb = &h->callbacks[h->callbacks_count++];
+    *cb = (callback){h, source, func, id};
+    g_source_set_callback_indirect(source, cb, &callback_funcs);
+    g_source_attach(source, h->context);
+}
+
 static gboolean on_timer(gpointer data);
 
 static void add_timer(harness *h, unsigned id)
 {
     bool seconds = h->spec[id] & SPEC_SECONDS;
     uint64_t timeout_ns = (uint64_t)h->interval[id] * (seconds ? QP_NS_PER_S : QP_NS_PER_MS);
-    if (h->timers[id] != NULL)
-        g_source_unref(h->timers[id]);
-    h->timers[id] = seconds ? g_timeout_source_new_seconds(h->interval[id])
-                            : g_timeout_source_new(h->interval[id]);
-    g_source_set_callback(h->timers[id], on_timer, &h->refs[id], NULL);
+    /* marked first, at the instant GLib reads its clock in the source's
+       constructor (a clock read takes no time): the world's events due then
+       happen at the mark, so none cuts the run short inside the constructor,
+       where the new source would be lost */
     mark(h, QP_LOOP_TIMER_START, id, timeout_ns, -1);
-    g_source_attach(h->timers[id], h->context);
+    GSource *timer = seconds ? g_timeout_source_new_seconds(h->interval[id])
+                             : g_timeout_source_new(h->interval[id]);
+    attach(h, timer, on_timer, id);
     h->timers_pending++;
 }
 
 static gboolean on_idle(gpointer data)
 {
-    harness *h = data;
+    harness *h = ((callback *)data)->h;
     mark(h, QP_LOOP_CALLBACK, 0, 0, -1);
     return G_SOURCE_REMOVE;
 }
 
 static void add_idle(harness *h)
 {
-    if (h->idles_count == IDLES_MAX)
-        abort(); /* a harness bug: more callbacks than the spec allows */
-    GSource *idle = g_idle_source_new();
-    g_source_set_callback(idle, on_idle, h, NULL);
-    g_source_attach(idle, h->context);
-    h->idles[h->idles_count++] = idle;
+    attach(h, g_idle_source_new(), on_idle, 0);
 }
 
 static gboolean on_timer(gpointer data)
 {
-    timer_ref *ref = data;
-    harness *h = ref->h;
-    unsigned id = ref->id;
+    callback *cb = data;
+    harness *h = cb->h;
+    unsigned id = cb->id;
     mark(h, QP_LOOP_TIMER_FIRE, id, 0, -1);
     h->timers_pending--;
     /* what the callback adds: an idle source, itself again as a new source
@@ -185,7 +219,7 @@ static gboolean on_timer(gpointer data)
 
 static gboolean on_socket(gint fd, GIOCondition condition, gpointer data)
 {
-    harness *h = data;
+    harness *h = ((callback *)data)->h;
     mark(h, QP_LOOP_IO, 0, 0, fd);
     bool done = condition & (G_IO_HUP | G_IO_ERR | G_IO_NVAL);
     if (!done && (condition & G_IO_IN)) {
@@ -223,10 +257,9 @@ static void run(qp_os *os, const qp_machine_ctx *ctx)
     h->context = g_main_context_new();
     gint io_priority = h->variant == GL_HIGH_IO ? G_PRIORITY_HIGH : G_PRIORITY_DEFAULT;
     for (unsigned i = 0; i < SOCKETS; i++) {
-        h->sockets[i] = g_unix_fd_source_new(ctx->world->fds[i], G_IO_IN | G_IO_HUP | G_IO_ERR);
-        g_source_set_priority(h->sockets[i], io_priority);
-        g_source_set_callback(h->sockets[i], (GSourceFunc)(void (*)(void))on_socket, h, NULL);
-        g_source_attach(h->sockets[i], h->context);
+        GSource *watch = g_unix_fd_source_new(ctx->world->fds[i], G_IO_IN | G_IO_HUP | G_IO_ERR);
+        g_source_set_priority(watch, io_priority);
+        attach(h, watch, (GSourceFunc)(void (*)(void))on_socket, 0);
     }
     h->timers_count = (unsigned)(ctx->sched->ops_count < TIMERS ? ctx->sched->ops_count : TIMERS);
     for (unsigned i = 0; i < h->timers_count; i++) {
@@ -238,7 +271,6 @@ static void run(qp_os *os, const qp_machine_ctx *ctx)
                              : interval_of(op->timeout_ns, h->spec[i] & SPEC_SECONDS);
         h->restarts_left[i] = h->spec[i] & SPEC_RESTARTS;
         h->deferred[i] = i > 0 && (h->spec[i] & SPEC_DEFERRED);
-        h->refs[i] = (timer_ref){h, i};
     }
     for (unsigned i = 0; i < h->timers_count; i++)
         if (!h->deferred[i] && ctx->sched->ops[i].timeout_ns != QP_NS_INFINITE)
@@ -256,14 +288,6 @@ static void world(qp_os *os, const qp_machine_ctx *ctx, const qp_event *ev)
         g_main_context_wakeup(h->context);
 }
 
-static void free_source(GSource *source)
-{
-    if (source == NULL)
-        return;
-    g_source_destroy(source);
-    g_source_unref(source);
-}
-
 /* A run cut short in g_main_dispatch leaves the slots of the sources it
  * dispatched NULL in the context's pending dispatches (it clears each slot
  * before its callback, and the array after the last), which
@@ -277,13 +301,18 @@ static void drop_cut_short_critical(const gchar *domain, GLogLevelFlags level, c
         g_log_default_handler(domain, level, message, NULL);
 }
 
-/* After every run, also one cut short anywhere in GLib: free the sources
- * and the context with the calls reaching nothing. A run cut short
- * between GLib's LOCK_CONTEXT and UNLOCK_CONTEXT (a syscall it makes
- * holding the lock: the eventfd's read and writes, the clock) leaves the
- * context's mutex locked by this thread; GMainContext's first member is
- * that GMutex (struct _GMainContext, glib/gmain.c), so it is released
- * before GLib takes it again. */
+/* After every run, also one cut short anywhere in GLib: free the context
+ * and the sources with the calls reaching nothing. A run cut short between
+ * GLib's LOCK_CONTEXT and UNLOCK_CONTEXT (a syscall it makes holding the
+ * lock: the eventfd's read and writes, the clock) leaves the context's
+ * mutex locked by this thread; GMainContext's first member is that GMutex
+ * (struct _GMainContext, glib/gmain.c), so it is released before GLib takes
+ * it again. g_main_context_unref then destroys every source and leaves each
+ * with no context; what references remain on one beyond the harness's are
+ * those a frame cut short held (g_main_dispatch's on the source it
+ * dispatched, a GSourceIter's in g_main_context_prepare or _check, which
+ * read the clock inside their loops over the sources): they are dropped
+ * with the harness's, and the source is freed. */
 static void teardown(const qp_machine_ctx *ctx)
 {
     harness *h = ctx->state;
@@ -292,16 +321,15 @@ static void teardown(const qp_machine_ctx *ctx)
         GMutex *lock = (GMutex *)(void *)h->context;
         g_mutex_trylock(lock); /* held by the run cut short, or now by us */
         g_mutex_unlock(lock);
-        for (unsigned i = 0; i < TIMERS; i++)
-            free_source(h->timers[i]);
-        for (unsigned i = 0; i < SOCKETS; i++)
-            free_source(h->sockets[i]);
-        for (unsigned i = 0; i < h->idles_count; i++)
-            free_source(h->idles[i]);
         guint handler =
             g_log_set_handler("GLib", G_LOG_LEVEL_CRITICAL, drop_cut_short_critical, NULL);
         g_main_context_unref(h->context);
         g_log_remove_handler("GLib", handler);
+        for (unsigned i = 0; i < h->callbacks_count; i++) {
+            GSource *source = h->callbacks[i].source;
+            for (guint refs = source->ref_count; refs > 0; refs--)
+                g_source_unref(source);
+        }
     }
     qp_wrap_leave();
 }
