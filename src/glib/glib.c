@@ -27,10 +27,11 @@
  *             whole s), else g_timeout_source_new(timeout rounded up to ms)
  *   bit 4     idle: each of its callbacks adds an idle source (g_idle_add's
  *             source, G_PRIORITY_DEFAULT_IDLE) that runs once
- * It marks what GLib's API shows it (the instant it attached a timeout
- * source with what interval, on CLOCK_MONOTONIC; each callback; each fd
- * callback with its fd), and the oracle computes each deadline itself:
- * attach + interval, whatever GLib keeps (its ready time in us).
+ * It marks what GLib's API shows it (the instant it made a timeout source,
+ * where GLib reads its clock, with what interval, on CLOCK_MONOTONIC; each
+ * callback; each fd callback with its fd), and the oracle computes each
+ * deadline itself: that instant + interval, whatever GLib keeps (its ready
+ * time in whole us).
  *
  *   SETUP  g_main_context_new; the socket's fd source; the timers not
  *          deferred attached
