@@ -325,6 +325,59 @@ static const seed udns_seeds[] = {
 };
 #endif
 
+#ifdef QP_HAVE_GLIB
+extern const qp_machine qp_machine_glib; /* src/glib/ */
+/* glib: timer i is op i, its timeout and its spec (the op's size - 1, read
+ * by src/glib/glib.c): r restarts from its callback, deferred (d: added by
+ * the previous timer's first callback), seconds (s: a
+ * g_timeout_source_new_seconds source), an idle source added by each
+ * callback (i) */
+#define GTIMER(timeout, r, d, sec, i) {(timeout), 1 + ((r) | (d) << 2 | (sec) << 3 | (i) << 4)}
+
+static const seed glib_seeds[] = {
+    /* ms timeouts: one restarted twice, one added by the first's callback,
+       one whose callbacks add idle sources */
+    {"corpus/fuzz_glib/timeouts", &qp_machine_glib,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {GTIMER(3 * MS, 2, 0, 0, 0), GTIMER(5 * MS, 0, 1, 0, 0), GTIMER(2 * MS, 1, 0, 0, 1)},
+      .ops_count = 3}},
+    /* another thread's g_main_context_wakeup while the loop waits for a timeout */
+    {"corpus/fuzz_glib/wakeup-mid-wait", &qp_machine_glib,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {GTIMER(10 * MS, 0, 0, 0, 0)}, .ops_count = 1,
+      .events = {WAKE(4 * MS, 0, 1)}, .events_count = 1}},
+    /* a signal interrupts the poll */
+    {"corpus/fuzz_glib/signal-mid-wait", &qp_machine_glib,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {GTIMER(4 * MS, 0, 0, 0, 0)}, .ops_count = 1,
+      .events = {EV(1 * MS, QP_EV_SIGNAL, 0)}, .events_count = 1}},
+    /* GLib keeps time in us (g_get_monotonic_time): a 3 ms timeout started
+       345 ns into a us is due 345 ns early, and another thread's wakeup in
+       those 345 ns lets it run then */
+    {"reproducers/glib/g-get-monotonic-time-us", &qp_machine_glib,
+     {.start_ns = START_NS, .cost_ns = 1, .slack_ns = 0,
+      .ops = {GTIMER(3 * MS, 0, 0, 0, 0)}, .ops_count = 1,
+      .events = {WAKE(3 * MS - 200, 0, 1)}, .events_count = 1}},
+    /* tests/strace_real/glib_context.c's schedule: a 3 ms timeout added again
+       three times, each callback adding an idle source, a 20 ms timeout; a
+       byte arrives every 2 ms, five times, another thread wakes the context
+       between the second and the third, and the peer closes */
+    {"reproducers/glib/glib-context-twin", &qp_machine_glib,
+     {.start_ns = START_NS, .cost_ns = 5 * US, .slack_ns = 50 * US,
+      .ops = {GTIMER(3 * MS, 3, 0, 0, 1), GTIMER(20 * MS, 0, 0, 0, 0)}, .ops_count = 2,
+      .events = {ON(2 * MS, QP_EV_DATA, 0, 1), ON(4 * MS, QP_EV_DATA, 0, 1), WAKE(4 * MS, 0, 1),
+                 ON(6 * MS, QP_EV_DATA, 0, 1), ON(8 * MS, QP_EV_DATA, 0, 1),
+                 ON(10 * MS, QP_EV_DATA, 0, 1), ON(10 * MS, QP_EV_EOF, 0, 0)},
+      .events_count = 7}},
+    /* another thread calls g_main_context_wakeup twice while the loop waits:
+       g_wakeup_signal writes the eventfd each time */
+    {"reproducers/glib/g-wakeup-signal-twice", &qp_machine_glib,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {GTIMER(10 * MS, 0, 0, 0, 0)}, .ops_count = 1,
+      .events = {WAKE(2 * MS, 0, 1), WAKE(2 * MS, 0, 1)}, .events_count = 2}},
+};
+#endif
+
 static const struct {
     const seed *seeds;
     size_t count;
@@ -332,6 +385,9 @@ static const struct {
     {dgram_seeds, sizeof dgram_seeds / sizeof dgram_seeds[0]},
 #ifdef QP_HAVE_UDNS
     {udns_seeds, sizeof udns_seeds / sizeof udns_seeds[0]},
+#endif
+#ifdef QP_HAVE_GLIB
+    {glib_seeds, sizeof glib_seeds / sizeof glib_seeds[0]},
 #endif
     {pipe_seeds, sizeof pipe_seeds / sizeof pipe_seeds[0]},
     {seeds, sizeof seeds / sizeof seeds[0]},

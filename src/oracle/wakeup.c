@@ -24,7 +24,18 @@
  * wakeup() writes only when no wakeup is pending (the flag), the wait that
  * reports the fd is the one that was blocked (or the next one), and one read
  * of at least the fd's level empties it (8 bytes from an eventfd; a pipe
- * holds one byte, drained by one read that comes back short). */
+ * holds one byte, drained by one read that comes back short).
+ *
+ * A library's event loop names no wakeup fd (its API shows no select
+ * operation); its wakeup fd is the eventfd it made, which it waits on and
+ * drains and other threads write to wake it. Where no selector op named a
+ * wakeup fd, redundant-wakeup also fires on
+ *   - a write to an eventfd that finds it still signalled (counter > 0,
+ *     nobody read since the previous write): the loop that waits on it
+ *     wakes anyway, or, when the loop's own thread writes it outside a
+ *     wait, it is not waiting at all; this write wakes nobody. It is the
+ *     first rule above with the fd known by its kind, and check-strace's
+ *     rule for a log (src/strace/wakeup.c). */
 #include <inttypes.h>
 
 #include "oracle_internal.h"
@@ -132,6 +143,20 @@ static bool on_read(qp_oracle *oracle, const qp_rec *rec, size_t index)
     return false;
 }
 
+/* A write to an eventfd of a loop that names no wakeup fd. */
+static bool on_loop_eventfd_write(qp_oracle *oracle, const qp_rec *rec, size_t index)
+{
+    const qp_call_io *io = &rec->call.io;
+    if (rec->call.ret <= 0 || io->unit != QP_UNIT_COUNTER || io->queued_before == 0)
+        return false;
+    return qp__fire(oracle, QP_PROP_REDUNDANT_WAKEUP, index,
+                    "eventfd %" PRId32 " was written while it still held %" PRIu64 " from an "
+                    "earlier write that nobody has read: %s, so this write wakes nobody",
+                    io->fd, io->queued_before,
+                    rec->task == 0 ? "the loop's own thread wrote it, outside a wait"
+                                   : "the loop that waits on it wakes anyway");
+}
+
 static bool on_record(qp_oracle *oracle, const qp_trace *trace, size_t index)
 {
     const qp_rec *rec = &trace->recs[index];
@@ -140,6 +165,8 @@ static bool on_record(qp_oracle *oracle, const qp_trace *trace, size_t index)
         on_op_begin(oracle, rec);
         return false;
     }
+    if (rec->type == QP_REC_SYSCALL && w->fd < 0 && rec->call.sys == QP_SYS_write)
+        return on_loop_eventfd_write(oracle, rec, index);
     if (rec->type != QP_REC_SYSCALL || w->fd < 0)
         return false;
     const qp_op_stats *op = qp__open_op(oracle, rec);
