@@ -42,7 +42,7 @@
 #include "quietpoll/machine.h"
 #include "quietpoll/units.h"
 #include "quietpoll/wrap.h"
-#include "udns_server.h"
+#include "../dns/dns_server.h"
 #include "udns_harness.h"
 
 enum variant { UDNS_ET, UDNS_LT };
