@@ -299,5 +299,6 @@ bool qp_sys_is_wait(unsigned sys);
  * never counted as a syscall, not printed (strace does not see it). */
 bool qp_sys_is_vdso(unsigned sys);
 bool qp_sys_is_receive(unsigned sys);
+bool qp_sys_is_send(unsigned sys);
 
 #endif
