@@ -348,7 +348,7 @@ static void arrive(qp_sim *sim, const qp_event *ev, size_t event_index, int fd, 
         if (socket != 0) {
             to = numbered_dgram(sim, socket);
             if (i == 0) {
-                rec->event.fd = to != NULL ? to->fd : -1;
+                rec->event.fd = to != NULL ? to->fd : QP_EVENT_FD_CLOSED;
                 rec->event.datagrams_before = to != NULL ? to->count : 0;
                 d = to;
             }
