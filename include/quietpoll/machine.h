@@ -88,6 +88,9 @@ extern const qp_machine qp_machine_libuv; /* built only where libuv_a.a was foun
 #ifdef QP_HAVE_LIBEVENT
 extern const qp_machine qp_machine_libevent; /* built only where libevent_core.a was found */
 #endif
+#ifdef QP_HAVE_CARES
+extern const qp_machine qp_machine_cares; /* built only where libcares.a was found */
+#endif
 
 /* Every machine, in a fixed order. */
 extern const qp_machine *const qp_machines[];

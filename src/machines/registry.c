@@ -22,6 +22,9 @@ const qp_machine *const qp_machines[] = {
 #ifdef QP_HAVE_LIBEVENT
     &qp_machine_libevent,
 #endif
+#ifdef QP_HAVE_CARES
+    &qp_machine_cares,
+#endif
 };
 const size_t qp_machines_count = sizeof qp_machines / sizeof qp_machines[0];
 
@@ -83,6 +86,11 @@ const char *qp_machine_missing(const char *name)
     if (strcmp(name, "libuv") == 0)
         return "this build has no libuv machine: libuv_a.a (Debian: libuv1-dev) was not found "
                "when meson configured it (or -Dlibuv=disabled); install it and reconfigure";
+#endif
+#ifndef QP_HAVE_CARES
+    if (strcmp(name, "cares") == 0)
+        return "this build has no cares machine: libcares.a (Debian: libc-ares-dev) was not "
+               "found when meson configured it (or -Dcares=disabled); install it and reconfigure";
 #endif
     (void)name;
     return NULL;
