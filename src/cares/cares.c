@@ -54,7 +54,6 @@
  *                         cares_resolve.c's stayopen mode */
 #include <ares.h>
 #include <arpa/nameser.h>
-#include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -103,18 +102,23 @@ static const qp_variant variants[] = {
                         "Debian's libcares.a, ARES_FLAG_STAYOPEN, ares_fds + select()"},
 };
 
+/* c-ares's own defaults (ares_private.h DEFAULT_TIMEOUT, DEFAULT_TRIES),
+ * given explicitly so that it reads no resolv.conf for them */
+#define DEFAULT_TIMEOUT_MS 5000
+#define DEFAULT_TRIES 4
+
 /* What each variant configures and how its loop waits: one row each. */
 static const struct config {
     enum wait_form form;
     int flags;
-    int timeout_ms; /* 0: c-ares's default */
-    int tries;      /* 0: c-ares's default */
+    int timeout_ms;
+    int tries;
 } configs[] = {
-    [CARES_POLL] = {FORM_POLL, 0, 0, 0},
-    [CARES_SELECT] = {FORM_SELECT, 0, 0, 0},
-    [CARES_EPOLL_ET] = {FORM_EPOLL_ET, 0, 0, 0},
+    [CARES_POLL] = {FORM_POLL, 0, DEFAULT_TIMEOUT_MS, DEFAULT_TRIES},
+    [CARES_SELECT] = {FORM_SELECT, 0, DEFAULT_TIMEOUT_MS, DEFAULT_TRIES},
+    [CARES_EPOLL_ET] = {FORM_EPOLL_ET, 0, DEFAULT_TIMEOUT_MS, DEFAULT_TRIES},
     [CARES_TIMEOUTMS] = {FORM_POLL, 0, 20, 3},
-    [CARES_STAYOPEN] = {FORM_SELECT, ARES_FLAG_STAYOPEN, 0, 0},
+    [CARES_STAYOPEN] = {FORM_SELECT, ARES_FLAG_STAYOPEN, DEFAULT_TIMEOUT_MS, DEFAULT_TRIES},
 };
 
 _Static_assert(sizeof configs / sizeof configs[0] == sizeof variants / sizeof variants[0],
@@ -132,6 +136,7 @@ typedef struct harness {
     ares_channel channel;
     bool channel_open;
     int epfd;
+    bool watched[QP_SIM_FDS_MAX]; /* in the epoll set (the epoll form) */
     bool op_open;
     uint32_t submitted;  /* queries submitted in the run (their names) */
     uint32_t pending;    /* of the session, not yet called back */
@@ -180,16 +185,18 @@ static void on_result(void *arg, int status, int timeouts, unsigned char *abuf, 
 static void on_sock_state(void *data, ares_socket_t fd, int readable, int writable)
 {
     harness *h = data;
-    if (h->epfd < 0 || !qp_wrap_active())
-        return;
+    if (h->epfd < 0 || !qp_wrap_active() || fd < 0 || fd >= QP_SIM_FDS_MAX)
+        return; /* torn down, or no fd of the sim's */
     struct epoll_event ev = {.events = EPOLLET, .data.fd = fd};
     ev.events |= (readable ? EPOLLIN : 0) | (writable ? EPOLLOUT : 0);
     if (!readable && !writable) {
-        h->os->epoll_ctl(h->os, h->epfd, EPOLL_CTL_DEL, fd, NULL);
+        if (h->watched[fd])
+            h->os->epoll_ctl(h->os, h->epfd, EPOLL_CTL_DEL, fd, NULL);
+        h->watched[fd] = false;
         return;
     }
-    if (h->os->epoll_ctl(h->os, h->epfd, EPOLL_CTL_MOD, fd, &ev) != 0 && errno == ENOENT)
-        h->os->epoll_ctl(h->os, h->epfd, EPOLL_CTL_ADD, fd, &ev);
+    int op = h->watched[fd] ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
+    h->watched[fd] = h->os->epoll_ctl(h->os, h->epfd, op, fd, &ev) == 0;
 }
 
 static bool open_channel(harness *h, size_t variant)
@@ -209,8 +216,8 @@ static bool open_channel(harness *h, size_t variant)
     o.lookups = lookups;
     o.ndots = 1;
     o.nsort = 0;
-    o.timeout = c->timeout_ms ? c->timeout_ms : 5000; /* c-ares's DEFAULT_TIMEOUT */
-    o.tries = c->tries ? c->tries : 4;                  /* its DEFAULT_TRIES */
+    o.timeout = c->timeout_ms;
+    o.tries = c->tries;
     if (c->form == FORM_EPOLL_ET) {
         mask |= ARES_OPT_SOCK_STATE_CB;
         o.sock_state_cb = on_sock_state;
