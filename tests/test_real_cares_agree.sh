@@ -6,8 +6,8 @@
 # nameserver on 127.0.0.1 that drops every other query, recorded under strace,
 # without and with ARES_FLAG_STAYOPEN. Each mode against its variant, on the
 # seeds that hold the program's two cases:
-#   the rounding spin before a retry: corpus/fuzz_cares/lost-then-retried
-#     fires spin in the sim; a log cannot tell a spin with nothing between
+#   the rounding spin before a retry: reproducers/cares/c-ares-631 fires
+#     spin in the sim; a log cannot tell a spin with nothing between
 #     its waits from callbacks, so check-strace must call it a possible spin
 #     (or a spin);
 #   the receive after each answer: corpus/fuzz_cares/answered-at-once fires
@@ -20,7 +20,7 @@ quietpoll=$1 record=$2 out=$3 program=$4 source=$5 root=$6
 
 # the property a seed fires under a variant, or pass
 sim_verdict() {
-    "$quietpoll" explain cares --variant "$1" "$root/corpus/fuzz_cares/$2" |
+    "$quietpoll" explain cares --variant "$1" "$root/$2" |
         awk 'NR == 1 { print ($2 == "VIOLATION" ? $3 : "pass"); exit }'
 }
 # whether check-strace's check fires on a log: yes or no
@@ -42,8 +42,8 @@ for pair in cares-1.18-select: cares-1.18-stayopen:stayopen; do
     [ "$(log_verdict "$report" possible-spin)" = yes ] && spin_log=yes
     receives_log=$(log_verdict "$report" syscall-bound)
     spin_sim=no receives_sim=no
-    [ "$(sim_verdict "$variant" lost-then-retried)" = spin ] && spin_sim=yes
-    [ "$(sim_verdict "$variant" answered-at-once)" = syscall-bound ] && receives_sim=yes
+    [ "$(sim_verdict "$variant" reproducers/cares/c-ares-631)" = spin ] && spin_sim=yes
+    [ "$(sim_verdict "$variant" corpus/fuzz_cares/answered-at-once)" = syscall-bound ] && receives_sim=yes
     for check in spin:$spin_sim:$spin_log syscall-bound:$receives_sim:$receives_log; do
         IFS=: read -r name sim_fires log_fires <<<"$check"
         status=agree
@@ -56,7 +56,7 @@ for pair in cares-1.18-select: cares-1.18-stayopen:stayopen; do
     done
     if [ $bad -ne 0 ]; then
         printf '%s\n' "$report"
-        echo "sim: $quietpoll explain cares --variant $variant $root/corpus/fuzz_cares/lost-then-retried"
+        echo "sim: $quietpoll explain cares --variant $variant $root/reproducers/cares/c-ares-631"
         echo "     $quietpoll explain cares --variant $variant $root/corpus/fuzz_cares/answered-at-once"
         echo "log: $quietpoll check-strace $log"
     fi
