@@ -30,6 +30,14 @@ log_verdict() {
     case $word in VIOLATION | possible) echo yes ;; *) echo no ;; esac
 }
 
+# one check of one mode: its line, and 1 when the two disagree
+compare() { # VARIANT MODE CHECK SIM_FIRES LOG_FIRES
+    local verdict=agree
+    [ "$4" = "$5" ] || verdict=DISAGREE
+    printf '%-20s %-9s %-14s sim: %-4s log: %-4s %s\n' "$1" "$2" "$3" "$4" "$5" "$verdict"
+    [ "$verdict" = agree ]
+}
+
 bad=0
 for pair in cares-1.18-select: cares-1.18-stayopen:stayopen; do
     variant=${pair%%:*} mode=${pair#*:}
@@ -40,25 +48,15 @@ for pair in cares-1.18-select: cares-1.18-stayopen:stayopen; do
     report=$("$quietpoll" check-strace "$log")
     spin_log=$(log_verdict "$report" spin)
     [ "$(log_verdict "$report" possible-spin)" = yes ] && spin_log=yes
-    receives_log=$(log_verdict "$report" syscall-bound)
     spin_sim=no receives_sim=no
     [ "$(sim_verdict "$variant" reproducers/cares/c-ares-631)" = spin ] && spin_sim=yes
     [ "$(sim_verdict "$variant" corpus/fuzz_cares/answered-at-once)" = syscall-bound ] && receives_sim=yes
-    for check in spin:$spin_sim:$spin_log syscall-bound:$receives_sim:$receives_log; do
-        IFS=: read -r name sim_fires log_fires <<<"$check"
-        status=agree
-        if [ "$sim_fires" != "$log_fires" ]; then
-            status=DISAGREE
-            bad=1
-        fi
-        printf '%-20s %-9s %-14s sim: %-4s log: %-4s %s\n' "$variant" "${mode:-select}" "$name" \
-            "$sim_fires" "$log_fires" "$status"
-    done
-    if [ $bad -ne 0 ]; then
-        printf '%s\n' "$report"
-        echo "sim: $quietpoll explain cares --variant $variant $root/reproducers/cares/c-ares-631"
-        echo "     $quietpoll explain cares --variant $variant $root/corpus/fuzz_cares/answered-at-once"
-        echo "log: $quietpoll check-strace $log"
-    fi
+    compare "$variant" "${mode:-select}" spin $spin_sim "$spin_log" || bad=1
+    compare "$variant" "${mode:-select}" syscall-bound $receives_sim "$(log_verdict "$report" syscall-bound)" || bad=1
+    [ $bad -eq 0 ] && continue
+    printf '%s\n' "$report"
+    echo "sim: $quietpoll explain cares --variant $variant $root/reproducers/cares/c-ares-631"
+    echo "     $quietpoll explain cares --variant $variant $root/corpus/fuzz_cares/answered-at-once"
+    echo "log: $quietpoll check-strace $log"
 done
 exit $bad
