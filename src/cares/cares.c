@@ -132,6 +132,18 @@ _Static_assert(sizeof configs / sizeof configs[0] == sizeof variants / sizeof va
 #define CONCURRENT_BIT 4  /* of a session's size - 1 */
 #define SOCKETS_MAX ARES_GETSOCK_MAXNUM
 
+/* ares_getsock's bits for socket i. Not ares.h's ARES_GETSOCK_WRITABLE,
+ * which shifts a signed 1 left by i + 16: undefined for i = 15 (UBSan). */
+static bool sock_readable(int bits, int i)
+{
+    return (unsigned)bits & (1u << i);
+}
+
+static bool sock_writable(int bits, int i)
+{
+    return (unsigned)bits & (1u << (i + ARES_GETSOCK_MAXNUM));
+}
+
 typedef struct harness {
     qp_dns_server server; /* first: the peer's context is the state */
     qp_os *os;
@@ -246,7 +258,7 @@ static int first_socket(harness *h)
     ares_socket_t socks[SOCKETS_MAX];
     int bits = ares_getsock(h->channel, socks, SOCKETS_MAX);
     for (int i = 0; i < SOCKETS_MAX; i++)
-        if (ARES_GETSOCK_READABLE(bits, i) || ARES_GETSOCK_WRITABLE(bits, i))
+        if (sock_readable(bits, i) || sock_writable(bits, i))
             return socks[i];
     return -1;
 }
@@ -294,8 +306,8 @@ static void wait_poll(harness *h, struct timeval *tv)
     nfds_t n = 0;
     int bits = ares_getsock(h->channel, socks, SOCKETS_MAX);
     for (int i = 0; i < SOCKETS_MAX; i++) {
-        short events = (short)((ARES_GETSOCK_READABLE(bits, i) ? POLLIN : 0) |
-                               (ARES_GETSOCK_WRITABLE(bits, i) ? POLLOUT : 0));
+        short events = (short)((sock_readable(bits, i) ? POLLIN : 0) |
+                               (sock_writable(bits, i) ? POLLOUT : 0));
         if (events)
             pfds[n++] = (struct pollfd){.fd = socks[i], .events = events};
     }
