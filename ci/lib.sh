@@ -6,7 +6,7 @@ qp_say() { printf '\n== %s\n' "$*"; }
 # libraries its C programs link, and the interpreters of the others. Where one
 # is missing, its test skips and says so.
 # The real libraries the machines run under the simulator (their static archives)
-QP_LIBRARY_PACKAGES="libudns-dev libuv1-dev libevent-dev libev-dev libglib2.0-dev"
+QP_LIBRARY_PACKAGES="libudns-dev libuv1-dev libevent-dev libev-dev libglib2.0-dev libc-ares-dev"
 QP_STRACE_REAL_PACKAGES="strace pkg-config libevent-dev libuv1-dev libev-dev libc-ares-dev libglib2.0-dev python3 nodejs"
 
 # qp_need_packages PKG...: installs the missing ones with apt-get when run as

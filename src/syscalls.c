@@ -59,6 +59,11 @@ bool qp_sys_is_receive(unsigned sys)
     return sys < QP_SYS_COUNT && qp_sys_table[sys].sys_class == QP_CLASS_RECEIVE;
 }
 
+bool qp_sys_is_send(unsigned sys)
+{
+    return sys < QP_SYS_COUNT && qp_sys_table[sys].sys_class == QP_CLASS_SEND;
+}
+
 bool qp_sys_is_vdso(unsigned sys)
 {
     if (sys >= QP_SYS_COUNT)

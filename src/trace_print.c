@@ -290,17 +290,23 @@ static void put_args(line *l, const qp_rec *rec)
         put(l, ") = ");
         break;
     }
-    case QP_ARGS_SOCKET:
-        put(l, "%s(%s, SOCK_DGRAM", name,
+    case QP_ARGS_SOCKET: {
+        int type = call->socket.type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC);
+        put(l, "%s(%s, ", name,
             call->socket.domain == AF_INET6 ? "AF_INET6"
             : call->socket.domain == AF_INET ? "AF_INET"
                                              : "?");
+        if (type == SOCK_DGRAM || type == SOCK_STREAM)
+            put(l, type == SOCK_DGRAM ? "SOCK_DGRAM" : "SOCK_STREAM");
+        else
+            put(l, "%d", type);
         if (call->socket.type & SOCK_NONBLOCK)
             put(l, "|SOCK_NONBLOCK");
         if (call->socket.type & SOCK_CLOEXEC)
             put(l, "|SOCK_CLOEXEC");
         put(l, ", %s) = ", call->socket.protocol == IPPROTO_UDP ? "IPPROTO_UDP" : "0");
         break;
+    }
     case QP_ARGS_CONNECT:
         put(l, "%s(%" PRId32 ", ", name, call->connect.fd);
         put_inet(l, call->connect.addr);
@@ -358,6 +364,11 @@ static void put_syscall(line *l, const qp_rec *rec)
 static void put_arrival(line *l, const qp_rec_event *ev, const char *noun, const char *what)
 {
     int64_t queued = (int64_t)ev->datagrams_after - (int64_t)ev->datagrams_before;
+    if (ev->fd == QP_EVENT_FD_CLOSED) {
+        put(l, "%" PRIu32 " %s%s%s arrive%s for a socket closed since its query: lost",
+            ev->arrived, noun, ev->arrived == 1 ? "" : "s", what, ev->arrived == 1 ? "s" : "");
+        return;
+    }
     put(l, "%" PRIu32 " %s%s%s arrive%s on fd %" PRId32, ev->arrived, noun,
         ev->arrived == 1 ? "" : "s", what, ev->arrived == 1 ? "s" : "", ev->fd);
     if (ev->fd < 0)

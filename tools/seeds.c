@@ -279,16 +279,15 @@ static const seed dgram_seeds[] = {
       .ops = {{2500 * US, POLL_Q}}, .ops_count = 1}},
 };
 
-#ifdef QP_HAVE_UDNS
+/* udns and cares: replies of a kind (enum qp_dns_reply: 0 an answer, 1
+   nxdomain, 2 servfail, 3 nodata, 4 truncated, 5 formerr, 6 wrong id, 7 wrong
+   name, 8 duplicate, 9 short, 10 bad name, 11 other server), n every period */
 extern const qp_machine qp_machine_udns; /* src/udns/ */
-
-/* udns: replies of a kind (enum qp_dns_reply: 0 an answer, 1 nxdomain, 2
-   servfail, 3 nodata, 4 truncated, 5 formerr, 6 wrong id, 7 wrong name, 8
-   duplicate, 9 short, 10 bad name, 11 other server), n every period */
 #define REPLIES(at, reply, n, period) \
     {.at_ns = START_NS + (at), .kind = QP_EV_REPLY, .size = (reply), .repeat = (n), \
      .period_ns = (period)}
 
+#ifdef QP_HAVE_UDNS
 static const seed udns_seeds[] = {
     /* seed 004: 100 queries one at a time, each answered by one reply, 1 ms apart */
     {"corpus/fuzz_udns/seed004-100-replies", &qp_machine_udns,
@@ -378,10 +377,61 @@ static const seed glib_seeds[] = {
 };
 #endif
 
+#ifdef QP_HAVE_CARES
+extern const qp_machine qp_machine_cares; /* src/cares/ */
+
+/* cares: a session's size s is 1 + (s - 1) % 4 queries, all at once when
+   (s - 1) & 4; replies as udns's (REPLIES above) */
+static const seed cares_seeds[] = {
+    /* 4 queries one at a time, each answered 1 ms after the one before: no
+       retry; c-ares closes its socket after each answer, unless it stays open */
+    {"corpus/fuzz_cares/answered-at-once", &qp_machine_cares,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {{100 * MS, 4}}, .ops_count = 1,
+      .events = {REPLIES(1 * MS, 0, 4, 1 * MS)}, .events_count = 1}},
+    /* c-ares #631, as a whole scenario (as the pipe's seed 003): the first
+       send is lost, the answer comes after c-ares's retry at 5 s (under 20 ms
+       tries, over after 140 ms, to a closed socket); a signal 0.3 ms after a
+       second began: the wait after it is given the time to the retry rounded
+       down, and the loop spins on poll(0) for the rest of that ms */
+    {"reproducers/cares/c-ares-631", &qp_machine_cares,
+     {.start_ns = START_NS, .cost_ns = 1 * US, .slack_ns = 0,
+      .ops = {{QP_NS_INFINITE, 1}}, .ops_count = 1,
+      .events = {EV(2999700 * US, QP_EV_SIGNAL, 0), REPLIES(5001 * MS, 0, 1, 0)},
+      .events_count = 2}},
+    /* c-ares #631 with one zero-timeout wait: a signal 1 ns before the wait
+       after it would be given whole ms that end 1 ns before the us the retry
+       is due in; one poll(0) covers that ns (syscall-bound, no spin) */
+    {"reproducers/cares/c-ares-631-one-zero-wait", &qp_machine_cares,
+     {.start_ns = START_NS - 412345 + 256 * MS, .cost_ns = 1, .slack_ns = 0,
+      .ops = {{QP_NS_INFINITE, 1}}, .ops_count = 1,
+      .events = {{.at_ns = START_NS - 412345 + 256 * MS + UINT64_C(3962999997),
+                  .kind = QP_EV_SIGNAL}},
+      .events_count = 1}},
+    /* a truncated answer: c-ares asks again over TCP, which the sim has not
+       (socket() of a SOCK_STREAM is refused), and gives the query up */
+    {"corpus/fuzz_cares/truncated", &qp_machine_cares,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {{20 * MS, 1}}, .ops_count = 1,
+      .events = {REPLIES(1 * MS, 4, 1, 0)}, .events_count = 1}},
+    /* an ICMP port unreachable refuses the first send; a signal, then the
+       answer to the query sent again */
+    {"corpus/fuzz_cares/refused-then-answered", &qp_machine_cares,
+     {.start_ns = START_NS, .cost_ns = 3 * US, .slack_ns = 50 * US,
+      .ops = {{30 * MS, 1}}, .ops_count = 1,
+      .events = {EV(1 * MS, QP_EV_DGRAM_ERROR, 0), EV(2 * MS, QP_EV_SIGNAL, 0),
+                 REPLIES(3 * MS, 0, 2, 1 * MS)},
+      .events_count = 3}},
+};
+#endif
+
 static const struct {
     const seed *seeds;
     size_t count;
 } seed_sets[] = {
+#ifdef QP_HAVE_CARES
+    {cares_seeds, sizeof cares_seeds / sizeof cares_seeds[0]},
+#endif
     {dgram_seeds, sizeof dgram_seeds / sizeof dgram_seeds[0]},
 #ifdef QP_HAVE_UDNS
     {udns_seeds, sizeof udns_seeds / sizeof udns_seeds[0]},

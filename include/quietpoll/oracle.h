@@ -112,6 +112,9 @@ typedef struct qp_op_stats {
     uint32_t signals_count;  /* signals that interrupted a wait of this op */
     uint32_t spurious_count; /* spurious wakeups delivered to a wait of this op */
     uint32_t reports_count;  /* waits of this op that reported its fd (QP_OP_RESOLVE) */
+    uint32_t resends_count;  /* its waits that timed out, after which it sent on its fd
+                                before waiting again: its own retransmission timer ran out */
+    bool last_wait_timed_out; /* the last wait returned 0, and no send of fd followed */
     bool ready_at_begin;
     /* what the world gave the operation (result.c, timeouts.c) */
     bool received_data;    /* a receive of fd returned bytes, or a datagram */

@@ -181,17 +181,29 @@ typedef struct qp_dgram {
        destination sent to (host byte order); 0 before either */
     uint32_t peer_addr;
     uint16_t peer_port;
+    /* which socket this is: the run's datagram sockets are numbered from 1
+       as they are made, never reused; a closed one's slot is (its number
+       stays, closed, until a new socket takes the slot) */
+    uint32_t socket;
+    int fd;
+    bool closed;
 } qp_dgram;
 
 /* The other end of the datagram sockets, for a machine whose replies depend
  * on what it sent (a DNS server answering the queries a resolver sent). The
  * sim calls it with the ctx given to qp_sim_set_dgram_peer. */
 typedef struct qp_dgram_peer {
-    /* a datagram was sent to addr:port (host order) */
-    void (*sent)(void *ctx, int fd, const uint8_t *buf, size_t len, uint32_t addr, uint16_t port);
+    /* a datagram was sent to addr:port (host order) from datagram socket
+       number socket (qp_dgram.socket) */
+    void (*sent)(void *ctx, uint32_t socket, const uint8_t *buf, size_t len, uint32_t addr,
+                 uint16_t port);
     /* datagram index (from 0) of QP_EV_REPLY ev arrives: its size, and a tag
        that fill gets back (chosen now, from what was sent before it) */
     uint32_t (*arrive)(void *ctx, const qp_event *ev, uint32_t index, uint32_t *tag);
+    /* where the datagram of tag goes: the number of the socket it is sent
+       back to (dropped when that socket is closed), or 0 for the event's
+       target; NULL: always the target */
+    uint32_t (*socket_of)(void *ctx, uint32_t tag);
     /* a receive takes it: its first len bytes, and where it comes from (the
        socket's peer address, which fill may change) */
     void (*fill)(void *ctx, uint32_t tag, uint8_t *buf, size_t len, uint32_t *addr,
@@ -249,6 +261,7 @@ typedef struct qp_sim {
     unsigned epolls_count;
     qp_dgram dgrams[QP_SIM_DGRAMS_MAX];
     unsigned dgrams_count;
+    uint32_t dgram_sockets_made; /* the last qp_dgram.socket given */
     const qp_dgram_peer *dgram_peer;
     void *dgram_peer_ctx;
     const qp_pipe_policy *pipe_policy;

@@ -168,11 +168,14 @@ typedef struct qp_rec_call {
 } qp_rec_call;
 
 /* A world event the sim executed (QP_REC_EVENT). */
+#define QP_EVENT_FD_CLOSED (-2)
+
 typedef struct qp_rec_event {
     uint8_t kind;      /* enum qp_event_kind */
     bool delivered;    /* it ended the blocked wait */
     int32_t fd;        /* its target's fd; -1 for none (another thread's action,
-                          a pipe reader, a datagram before its socket exists) */
+                          a pipe reader, a datagram before its socket exists);
+                          QP_EVENT_FD_CLOSED for a reply to a closed socket */
     uint64_t size;     /* the schedule's size: bytes, requests, a reply's kind */
     /* QP_EV_DGRAM, QP_EV_REPLY: datagrams that arrived, and those queued
      * on fd before and after them (more than the queue holds are dropped) */
@@ -302,5 +305,6 @@ bool qp_sys_is_wait(unsigned sys);
  * never counted as a syscall, not printed (strace does not see it). */
 bool qp_sys_is_vdso(unsigned sys);
 bool qp_sys_is_receive(unsigned sys);
+bool qp_sys_is_send(unsigned sys);
 
 #endif

@@ -47,13 +47,17 @@
  * Resolve (QP_OP_RESOLVE, a resolver waiting for replies on a datagram
  *   socket until its timeout): each wait returns because the socket was
  *   reported (a reply, an error, a spurious report: its handler runs), a
- *   signal interrupted it, or the timeout passed, which ends the operation
- *   (a wait's timeout is the time left rounded up, and it never returns
- *   early):
+ *   signal interrupted it, the resolver's own retransmission timer ran out
+ *   (it sends its query again), or the timeout passed, which ends the
+ *   operation (a wait's timeout is the time left rounded up, and it never
+ *   returns early):
  *
- *       waits <= 1 + reports + signals + spurious
+ *       waits <= 1 + reports + signals + spurious + resends
  *
- *   where reports counts the waits that reported the socket. The receives
+ *   where reports counts the waits that reported the socket, and resends
+ *   the waits that timed out after which the resolver sent on the socket
+ *   before it waited again (a wait that timed out and led to nothing counts
+ *   against it: it returned before the time the resolver needed). The receives
  *   of each report are bounded per readiness event, against the datagrams
  *   it had, in dgram.c: k + e + t + s (k datagrams, an error, one EAGAIN
  *   under EPOLLET, a spurious wakeup). */
@@ -73,7 +77,8 @@ uint32_t qp_op_bound(const qp_op_stats *op, uint64_t cost_ns)
     case QP_OP_WAKEUP:
         return 1;
     case QP_OP_RESOLVE:
-        return 1 + op->reports_count + op->signals_count + op->spurious_count;
+        return 1 + op->reports_count + op->signals_count + op->spurious_count +
+               op->resends_count;
     }
     return UINT32_MAX;
 }
@@ -85,10 +90,10 @@ static bool check(qp_oracle *oracle, const qp_op_stats *op, size_t rec_index)
             return false;
         return qp__fire(oracle, QP_PROP_SYSCALL_BOUND, rec_index,
                         "the resolve made %u waits; its bound is %u = 1 + %u reports of its "
-                        "socket + %u signals + %u spurious wakeups: a wait returned with nothing "
-                        "to report before the deadline",
+                        "socket + %u signals + %u spurious wakeups + %u retransmissions: a wait "
+                        "returned with nothing to report before the deadline",
                         op->waits_count, op->bound, op->reports_count, op->signals_count,
-                        op->spurious_count);
+                        op->spurious_count, op->resends_count);
     }
     if (op->kind == QP_OP_SELECT) {
         if (op->waits_count <= op->bound)

@@ -133,7 +133,19 @@ static void op_count(qp_op_stats *op, const qp_rec *rec)
         bool spurious = call->wake == QP_WAKE_SPURIOUS;
         op->reported_ready |= call->ret > 0 && !spurious;
         op->fd_reported_unread = !spurious && qp_wait_reported_fd(rec, op->fd) != 0;
-        op->last_wait_ran_out = call->ret == 0 && call->wait.timeout_ms > 0;
+        /* zero-timeout waits that time out after one that ran out a timeout
+           > 0 finish the same limit of its own (the last fraction of a ms
+           its rounding left): they keep it ran out */
+        if (call->ret != 0)
+            op->last_wait_ran_out = false;
+        else if (call->wait.timeout_ms > 0)
+            op->last_wait_ran_out = true;
+        op->last_wait_timed_out = call->ret == 0;
+        return;
+    }
+    if (qp_sys_is_send(call->sys) && call->io.fd == op->fd && call->ret >= 0) {
+        op->resends_count += op->last_wait_timed_out;
+        op->last_wait_timed_out = false;
         return;
     }
     if (!qp_sys_is_receive(call->sys) || call->io.fd != op->fd)

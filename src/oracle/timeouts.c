@@ -8,9 +8,11 @@
  *          EINTR, a return after a spurious wakeup) hands its caller nothing
  *          to act on, so the caller calls again: the spin, moved up one level
  *          (Netty's premature selector returns). One end is not early: an
- *          operation whose last wait ran out a timeout > 0 has waited as long
- *          as it asked; it ends by a time limit of its own, shorter than the
- *          caller's (a resolver whose retries are spent).
+ *          operation whose last wait ran out a timeout > 0 (or whose last
+ *          waits after that one were zero-timeout waits that timed out too,
+ *          the rest of the same limit) has waited as long as it asked; it
+ *          ends by a time limit of its own, shorter than the caller's (a
+ *          resolver whose retries are spent).
  *   late:  it returns after deadline + one wait quantum + the syscall costs
  *          it incurred. The quantum is what a correct wait may overshoot by:
  *          less than 1 ms from rounding the remaining time up to whole ms,

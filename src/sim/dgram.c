@@ -35,19 +35,40 @@ static bool blocked(const qp_sim *sim)
     return sim->wait.active && sim->wait.wake == QP_WAKE_NONE;
 }
 
+/* A closed socket's slot, or a new one; -1 when all are open. */
+static int free_slot(qp_sim *sim)
+{
+    for (unsigned i = 0; i < sim->dgrams_count; i++)
+        if (sim->dgrams[i].closed)
+            return (int)i;
+    return sim->dgrams_count < QP_SIM_DGRAMS_MAX ? (int)sim->dgrams_count : -1;
+}
+
 static int new_dgram(qp_sim *sim)
 {
-    if (sim->dgrams_count == QP_SIM_DGRAMS_MAX)
+    int slot = free_slot(sim);
+    if (slot < 0)
         return -1;
     int fd = qp__sim_alloc_fd(sim, QP_OBJ_DGRAM);
     if (fd < 0)
         return -1;
-    unsigned index = sim->dgrams_count++;
+    unsigned index = (unsigned)slot;
+    if (index == sim->dgrams_count)
+        sim->dgrams_count++;
     memset(&sim->dgrams[index], 0, sizeof sim->dgrams[index]);
+    sim->dgrams[index].socket = ++sim->dgram_sockets_made;
+    sim->dgrams[index].fd = fd;
     sim->objs[fd].index = (uint8_t)index;
     if (sim->targets_count < QP_SIM_FDS_MAX)
         sim->targets[sim->targets_count++] = fd;
     return fd;
+}
+
+void qp__dgram_close(qp_sim *sim, qp_obj *obj)
+{
+    qp_dgram *d = dgram_of(sim, obj);
+    d->closed = true;
+    d->count = 0; /* what was queued goes with it */
 }
 
 int qp_sim_add_dgram(qp_sim *sim, bool connected)
@@ -185,7 +206,7 @@ int64_t qp__dgram_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const void
         d->peer_port = port;
     }
     if (sim->dgram_peer != NULL && sim->dgram_peer->sent != NULL)
-        sim->dgram_peer->sent(sim->dgram_peer_ctx, fd, buf, len, ip, port);
+        sim->dgram_peer->sent(sim->dgram_peer_ctx, d->socket, buf, len, ip, port);
     /* the datagram leaves and its buffer space comes back: sock_wfree's
        write-space wakeup (keyed EPOLLOUT) re-arms EPOLLET entries for it */
     qp__sim_notify_events(sim, fd, EPOLLOUT);
@@ -278,8 +299,35 @@ static qp_dgram *target_dgram(qp_sim *sim, int fd)
     return obj != NULL && obj->type == QP_OBJ_DGRAM ? dgram_of(sim, obj) : NULL;
 }
 
+/* The open socket of that number, or NULL (closed, or never made). */
+static qp_dgram *numbered_dgram(qp_sim *sim, uint32_t socket)
+{
+    for (unsigned i = 0; i < sim->dgrams_count; i++)
+        if (sim->dgrams[i].socket == socket)
+            return sim->dgrams[i].closed ? NULL : &sim->dgrams[i];
+    return NULL;
+}
+
+/* Queues one datagram on d; false when the queue is full (dropped). */
+static bool enqueue(qp_dgram *d, uint32_t size, uint32_t tag, bool from_peer)
+{
+    if (d->count == QP_DGRAM_QUEUE_MAX) {
+        d->dropped++;
+        return false;
+    }
+    uint32_t slot = (d->head + d->count) % QP_DGRAM_QUEUE_MAX;
+    d->sizes[slot] = size;
+    d->tags[slot] = tag;
+    d->from_peer[slot] = from_peer;
+    d->count++;
+    return true;
+}
+
 /* Datagrams first.. of ev's train arrive at fd: all that are left when
- * they come at once, else one, and the next is scheduled a period later. */
+ * they come at once, else one, and the next is scheduled a period later.
+ * A peer's reply goes to the socket the peer sends it back to (the one its
+ * query came from), when it says one: a closed socket's is dropped, and the
+ * event's record shows the socket of its first datagram. */
 static void arrive(qp_sim *sim, const qp_event *ev, size_t event_index, int fd, uint32_t first,
                    qp_rec *rec)
 {
@@ -290,27 +338,34 @@ static void arrive(qp_sim *sim, const qp_event *ev, size_t event_index, int fd, 
     rec->event.fd = fd;
     rec->event.size = ev->size;
     rec->event.arrived = n;
-    if (d != NULL) {
+    bool from_peer = ev->kind == QP_EV_REPLY && sim->dgram_peer != NULL &&
+                     sim->dgram_peer->arrive != NULL;
+    bool routed = from_peer && sim->dgram_peer->socket_of != NULL;
+    if (d != NULL)
         rec->event.datagrams_before = d->count;
-        for (uint32_t i = 0; i < n; i++) {
-            uint32_t size = ev->size, tag = 0;
-            bool from_peer = ev->kind == QP_EV_REPLY && sim->dgram_peer != NULL &&
-                             sim->dgram_peer->arrive != NULL;
-            if (from_peer)
-                size = sim->dgram_peer->arrive(sim->dgram_peer_ctx, ev, first + i, &tag);
-            if (d->count == QP_DGRAM_QUEUE_MAX) {
-                d->dropped++;
-                continue;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t size = ev->size, tag = 0;
+        if (from_peer)
+            size = sim->dgram_peer->arrive(sim->dgram_peer_ctx, ev, first + i, &tag);
+        qp_dgram *to = d;
+        uint32_t socket = routed ? sim->dgram_peer->socket_of(sim->dgram_peer_ctx, tag) : 0;
+        if (socket != 0) {
+            to = numbered_dgram(sim, socket);
+            if (i == 0) {
+                rec->event.fd = to != NULL ? to->fd : QP_EVENT_FD_CLOSED;
+                rec->event.datagrams_before = to != NULL ? to->count : 0;
+                d = to;
             }
-            uint32_t slot = (d->head + d->count) % QP_DGRAM_QUEUE_MAX;
-            d->sizes[slot] = size;
-            d->tags[slot] = tag;
-            d->from_peer[slot] = from_peer;
-            d->count++;
         }
+        if (to == NULL)
+            continue; /* to a closed port: nobody receives it */
+        if (enqueue(to, size, tag, from_peer) && to != d)
+            qp__sim_notify_events(sim, to->fd, EPOLLIN);
+    }
+    if (d != NULL) {
         rec->event.datagrams_after = d->count;
         if (d->count > rec->event.datagrams_before)
-            qp__sim_notify_events(sim, fd, EPOLLIN); /* sock_def_readable's key */
+            qp__sim_notify_events(sim, d->fd, EPOLLIN); /* sock_def_readable's key */
     }
     if (left > n)
         qp__sim_schedule(sim, &(qp_internal_event){.at_ns = rec->t_enter_ns + ev->period_ns,

@@ -127,6 +127,8 @@ int qp__sim_close(qp_os *os, int fd)
         qp__timerfd_close(sim, obj);
     else if (obj->type == QP_OBJ_UNIX)
         qp__unix_close(sim, obj);
+    else if (obj->type == QP_OBJ_DGRAM)
+        qp__dgram_close(sim, obj);
     qp__epoll_forget_fd(sim, fd);
     obj->type = QP_OBJ_NONE;
     return (int)qp__sim_exit(sim, &rec, 0, 0);

@@ -149,6 +149,8 @@ int64_t qp__dgram_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, void *buf, size
 int64_t qp__dgram_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const void *buf, size_t len,
                        const struct sockaddr *dest, socklen_t destlen);
 short qp__dgram_revents(qp_sim *sim, const qp_obj *obj, short events);
+/* close(): the socket's slot is free for the next socket made (its number is never reused) */
+void qp__dgram_close(qp_sim *sim, qp_obj *obj);
 /* QP_EV_DGRAM, QP_EV_DGRAM_ERROR and QP_EV_REPLY: fills in the event's
  * record (at rec_index) and acts; the arrivals of a train after the first
  * come as QP_IEV_DGRAM internal events. */

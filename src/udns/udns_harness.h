@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "udns_server.h"
+#include "../dns/dns_server.h"
 
 #define QP_UDNS_QUERIES_MAX 128 /* queries in one session (an operation's size) */
 

@@ -20,11 +20,16 @@
  * c-ares reads its UDP socket until it would block (read_udp_packets), but
  * closes the socket when its last query ends (no ARES_FLAG_STAYOPEN): after
  * each answer, no second receive is made. No wakeup fd is used.
- * expect: spin=no possible-spin=yes syscall-bound=no redundant-wakeup=no real-spin=yes */
+ * expect: spin=no possible-spin=yes syscall-bound=no redundant-wakeup=no real-spin=yes
+ * In mode stayopen (ARES_FLAG_STAYOPEN) the socket outlives each query, so
+ * read_udp_packets receives once more after each answer and gets EAGAIN:
+ * the select is level-triggered, so that receive is wasted, once per lookup.
+ * expect stayopen: spin=no possible-spin=yes syscall-bound=yes redundant-wakeup=no real-spin=yes */
 #include <ares.h>
 #include <arpa/inet.h>
 #include <arpa/nameser.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/select.h>
 
 #include "nameserver.h"
@@ -41,8 +46,13 @@ static void on_answer(void *arg, int status, int timeouts, unsigned char *abuf, 
     *result = status == ARES_SUCCESS ? 1 : -1;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    int stayopen = argc > 1 && strcmp(argv[1], "stayopen") == 0;
+    if (argc > 1 && !stayopen) {
+        fprintf(stderr, "usage: cares_resolve [stayopen]\n");
+        return 2;
+    }
     nameserver ns;
     if (nameserver_start(&ns, 2) != 0) {
         perror("cares_resolve: nameserver");
@@ -52,7 +62,8 @@ int main(void)
         return 1;
     ares_channel channel;
     struct ares_options options = {.timeout = RETRY_MS, .tries = 3,
-                                   .flags = ARES_FLAG_NOSEARCH | ARES_FLAG_NOALIASES};
+                                   .flags = ARES_FLAG_NOSEARCH | ARES_FLAG_NOALIASES |
+                                            (stayopen ? ARES_FLAG_STAYOPEN : 0)};
     if (ares_init_options(&channel, &options,
                           ARES_OPT_TIMEOUTMS | ARES_OPT_TRIES | ARES_OPT_FLAGS) != ARES_SUCCESS)
         return 1;

@@ -1,8 +1,8 @@
-/* The nameserver of the udns harness (see udns_server.h). DNS messages as
+/* The nameserver of the resolver harnesses (see dns_server.h). DNS messages as
  * RFC 1035 section 4 lays them out: a 12-byte header (id, flags, four
  * counts), the question (a name as length-prefixed labels ending in a zero
  * byte, then type and class), then resource records. */
-#include "udns_server.h"
+#include "dns_server.h"
 
 #include <string.h>
 
@@ -71,15 +71,17 @@ static bool parse_query(const uint8_t *buf, size_t len, qp_dns_query *q)
     return true;
 }
 
-static void sent(void *ctx, int fd, const uint8_t *buf, size_t len, uint32_t addr, uint16_t port)
+static void sent(void *ctx, uint32_t socket, const uint8_t *buf, size_t len, uint32_t addr,
+                 uint16_t port)
 {
-    (void)fd, (void)addr, (void)port;
+    (void)addr, (void)port;
     qp_dns_server *s = ctx;
     qp_dns_query q;
     if (buf == NULL || !parse_query(buf, len, &q)) {
         s->junk_count++;
         return;
     }
+    q.socket = socket;
     s->sent[s->sent_count % QP_DNS_SENT_MAX] = q;
     s->sent_count++;
 }
@@ -115,7 +117,7 @@ static qp_dns_query query_for(const qp_dns_server *s, uint32_t query)
     if (query != NO_QUERY && query < s->sent_count && s->sent_count - query <= QP_DNS_SENT_MAX)
         return s->sent[query % QP_DNS_SENT_MAX];
     static const uint8_t name[] = "\x07unknown\x09quietpoll\x04test";
-    qp_dns_query q = {.id = 0, .qname_size = sizeof name, .typcls = {0, 1, 0, 1}};
+    qp_dns_query q = {.id = 0, .qname_size = sizeof name, .typcls = {0, 1, 0, 1}, .socket = 0};
     memcpy(q.qname, name, sizeof name);
     return q;
 }
@@ -212,4 +214,16 @@ static void fill(void *ctx, uint32_t tag, uint8_t *buf, size_t len, uint32_t *ad
         *addr = OTHER_SERVER_ADDR;
 }
 
-const qp_dgram_peer qp_dns_server_peer = {.sent = sent, .arrive = arrive, .fill = fill};
+/* A reply goes back to where its query came from; one to no query the ring
+ * holds, to the event's target. */
+static uint32_t socket_of(void *ctx, uint32_t tag)
+{
+    const qp_dns_server *s = ctx;
+    uint32_t query = query_of(tag);
+    if (query != NO_QUERY && query < s->sent_count && s->sent_count - query <= QP_DNS_SENT_MAX)
+        return s->sent[query % QP_DNS_SENT_MAX].socket;
+    return 0;
+}
+
+const qp_dgram_peer qp_dns_server_peer = {
+    .sent = sent, .arrive = arrive, .fill = fill, .socket_of = socket_of};

@@ -1,10 +1,13 @@
-/* The nameserver behind the udns harness's socket: it reads the queries
- * the library actually sends (their id and question, from the bytes of its
- * sendto), and builds the replies of QP_EV_REPLY events: well-formed
- * answers to them, and malformed and mismatched ones. Its state lives in
- * the run's machine state, so nothing outlives a run. */
-#ifndef QUIETPOLL_UDNS_SERVER_H
-#define QUIETPOLL_UDNS_SERVER_H
+/* The nameserver behind the sockets of the resolver machines (udns,
+ * cares): it reads the queries the library actually sends (their id and
+ * question, from the bytes of its sendto), and builds the replies of
+ * QP_EV_REPLY events: well-formed answers to them, and malformed and
+ * mismatched ones. A reply goes back to the socket its query came from
+ * (dropped when that socket is closed, as a real server's reply to a closed
+ * port is). Its state lives in the run's machine state, so nothing outlives
+ * a run. */
+#ifndef QUIETPOLL_DNS_SERVER_H
+#define QUIETPOLL_DNS_SERVER_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -42,6 +45,7 @@ typedef struct qp_dns_query {
     uint8_t qname[QP_DNS_NAME_MAX]; /* wire format */
     uint8_t qname_size;
     uint8_t typcls[4];
+    uint32_t socket; /* the socket it came from (the sim's number of it) */
 } qp_dns_query;
 
 typedef struct qp_dns_server {
