@@ -4,10 +4,12 @@
  * nothing; after qp_wrap_leave() the real libc again. Built with or without
  * libudns. */
 #include <errno.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "check.h"
 #include "quietpoll/sim.h"
+#include "quietpoll/trace.h"
 #include "quietpoll/units.h"
 #include "quietpoll/wrap.h"
 
@@ -40,6 +42,7 @@ static void test_a_library_runs_in_the_simulator(void)
     qp_wrap_enter(&sim.os);
     CHECK(qp_wrap_active());
     CHECK_EQ_I(tiny_now_s(), 5000); /* the virtual clock */
+    CHECK_EQ_I(getpid(), QP_PID_BASE); /* the trace's pid, in every process */
     int fd = tiny_open();           /* the sim's socket: event target 0 */
     CHECK_EQ_I(fd, QP_SIM_FIRST_FD);
     CHECK_EQ_I(tiny_wait_and_drain(fd, 10), 3); /* poll blocks 3 virtual ms */
@@ -58,6 +61,7 @@ static void test_a_library_runs_in_the_simulator(void)
     qp_wrap_leave();
     CHECK(!qp_wrap_active());
     CHECK(tiny_now_s() > 1000000000); /* the real clock again */
+    CHECK_EQ_I(getpid(), (pid_t)syscall(SYS_getpid)); /* the real pid again */
     int real = tiny_open();
     CHECK(real >= 0);
     CHECK_EQ_I(tiny_wait_and_drain(real, 0), 0);

@@ -35,7 +35,7 @@
  * harness must keep the library from making them; outside a run they are
  * the real ones. Other calls reach the real libc even during a run: those
  * that make no syscall (getenv, malloc), and the syscalls no row names
- * (mmap, getpid, the thread's signal mask, the pthread calls, calls made
+ * (mmap, the thread's signal mask, the pthread calls, calls made
  * inside libc itself): keep the library from those that would touch the
  * world. Configure it so it needs no file (udns: dns_reset and
  * dns_add_serv instead of dns_init's resolv.conf).
@@ -44,7 +44,9 @@
  * id (src/sim/sim.c: CLOCK_MONOTONIC is the virtual time, which starts at a
  * time of day on day 0; CLOCK_REALTIME is it plus a fixed offset; the
  * _COARSE clocks advance in ticks of the schedule's HZ); time() and
- * gettimeofday() read its CLOCK_REALTIME.
+ * gettimeofday() read its CLOCK_REALTIME. getpid() gives the pid the trace
+ * prints (QP_PID_BASE), so that a library seeding a generator with it runs
+ * the same in every process.
  * The routing state is per thread (the one piece of process-wide state
  * besides a fuzz target's), so runs on different threads do not mix. */
 #ifndef QUIETPOLL_WRAP_H

@@ -172,6 +172,7 @@ long __real_syscall(long number, ...);
 int __real_clock_gettime(clockid_t clock_id, struct timespec *ts);
 int __real_gettimeofday(struct timeval *tv, void *tz);
 time_t __real_time(time_t *t);
+pid_t __real_getpid(void);
 int __wrap_close(int fd);
 int __wrap_fcntl(int fd, int cmd, ...);
 int __wrap_fcntl64(int fd, int cmd, ...);
@@ -185,6 +186,7 @@ long __wrap_syscall(long number, ...);
 int __wrap_clock_gettime(clockid_t clock_id, struct timespec *ts);
 int __wrap_gettimeofday(struct timeval *tv, void *tz);
 time_t __wrap_time(time_t *t);
+pid_t __wrap_getpid(void);
 
 int __wrap_close(int fd)
 {
@@ -372,6 +374,18 @@ time_t __wrap_time(time_t *t)
     if (t != NULL)
         *t = now;
     return now;
+}
+
+/* The process's id: during a run (detached too) the pid the trace prints,
+ * never the real one, which differs from process to process: a library may
+ * seed a generator with it (libevent 2.1's poll and select backends start
+ * each scan of their fds at a random one, seeded in evutil_weakrand_seed_()
+ * from the time of day and getpid()). */
+pid_t __wrap_getpid(void)
+{
+    if (route() == REAL)
+        return __real_getpid();
+    return QP_PID_BASE;
 }
 
 /* the kernel's randomness (getrandom): unmodelled, and of no result */
