@@ -1,5 +1,7 @@
 # Shared by the ci/ scripts: progress lines and Debian package installs.
 
+qp_ci_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
 qp_say() { printf '\n== %s\n' "$*"; }
 
 # What the strace-real suite's corpus needs (tests/strace_real/): the
@@ -38,6 +40,44 @@ qp_setup() {
     else
         meson setup "$dir" "$@" >/dev/null
     fi
+}
+
+# qp_setup_libfuzzer DIR [meson options...]: ci/fuzz's libFuzzer build, with
+# ASan+UBSan; QP_LIBFUZZER_LIBS_ENV, the compiler and flags that build the
+# libraries from source as it compiles (ci/build-libs --flavour fuzz)
+QP_LIBFUZZER_LIBS_ENV=(CC=clang "CFLAGS=-O2 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all")
+qp_setup_libfuzzer() {
+    local dir=$1
+    shift
+    CC=clang qp_setup "$dir" -Dfuzzing=libfuzzer -Dbuildtype=debugoptimized \
+        -Db_sanitize=address,undefined -Db_lundef=false -Dc_args=-fno-sanitize-recover=all "$@"
+}
+
+# qp_libs_source FLAVOUR [ENV...]: builds the libraries from source (or
+# reuses that build) with the compiler and flags ENV sets (CC=... CFLAGS=...),
+# its progress on stderr; prints the prefix, for -Dlibs_prefix
+qp_libs_source() {
+    local flavour=$1
+    shift
+    env "$@" nice "$qp_ci_dir/build-libs" --flavour "$flavour" >&2 || return 1
+    printf '%s\n' "build-libs/$flavour/prefix"
+}
+
+# qp_libs_check BUILD_DIR PREFIX: every archive of ci/build-libs's table that
+# BUILD_DIR links is PREFIX's (meson's find_library takes the system's where
+# the prefix lacks one)
+qp_libs_check() {
+    local prefix a bad=0 ours
+    prefix=$(cd "$2" && pwd)
+    ours=" $("$qp_ci_dir/build-libs" --list | awk 'NR > 1 && $1 != "upstream:" { for (i = 5; i <= NF; i++) printf "%s ", $i }')"
+    for a in $(grep -oE '[^ ]*/lib[A-Za-z0-9_.+-]+\.a' "$1/build.ninja" | sort -u); do
+        case $ours in *" ${a##*/} "*) ;; *) continue ;; esac
+        case $a in
+        "$prefix"/*) ;;
+        *) echo "$1/ links $a, not the source build's (no ${a##*/} in $prefix/lib/)" >&2; bad=1 ;;
+        esac
+    done
+    return "$bad"
 }
 
 # qp_ninja DIR: builds quietly; on a failure shows ninja's output and fails

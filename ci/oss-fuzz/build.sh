@@ -37,10 +37,26 @@ if [ -z "${AFL_LLVM_DENYLIST:-}" ]; then
     export AFL_LLVM_DENYLIST=$WORK/afl-denylist.txt
     qp_afl_denylist "$root" "$AFL_LLVM_DENYLIST"
 fi
+# The real libraries, from the upstream releases the Dockerfile unpacked into
+# $SRC/libs/<lib>/ (ci/build-libs --fetch-upstream), built with $CC and
+# $CFLAGS like quietpoll itself, so that the engine sees their edges and the
+# sanitizer their memory; without them, the system's archives, uninstrumented.
+libs_opt=-Dlibs_prefix=
+if [ -d "$SRC/libs" ] && [ -n "$(ls -A "$SRC/libs")" ]; then
+    mapfile -t libs < <(find "$SRC/libs" -mindepth 1 -maxdepth 1 -printf '%f\n' | sort)
+    # one that does not build is no failure yet: the check after meson fails
+    # the build if a machine then links the system's archive
+    "$root/ci/build-libs" --sources "$SRC/libs" --out "$WORK/libs" --flavour oss-fuzz "${libs[@]}" ||
+        echo "build.sh: not every library built from source (above)" >&2
+    libs_opt=-Dlibs_prefix=$WORK/libs/prefix
+else
+    echo "build.sh: no library sources in \$SRC/libs/ (ci/build-libs --fetch-upstream): the library machines link the system's archives, uninstrumented" >&2
+fi
 # plain: the optimisation and debug flags are those of $CFLAGS; assertions
 # stay on (bugs in quietpoll abort, as they must under a fuzzer)
 meson setup "$build" "$root" -Dfuzzing=oss-fuzz -Dfuzzing_engine="$LIB_FUZZING_ENGINE" -Db_lundef=false -Dbuildtype=plain \
-    -Db_ndebug=false -Dwerror=false
+    -Db_ndebug=false -Dwerror=false "$libs_opt"
+[ "$libs_opt" = -Dlibs_prefix= ] || qp_libs_check "$build" "$WORK/libs/prefix"
 # the fuzz targets (fuzz_<machine> from targets/fuzz_machine.c, and the other targets/fuzz_<name>.c) and the quietpoll command
 mapfile -t fuzz_targets < <(ninja -C "$build" -t targets all | sed -n 's/^\(fuzz_[A-Za-z0-9_]*\): .*/\1/p' | sort -u)
 [ ${#fuzz_targets[@]} -gt 0 ] || { echo "build.sh: meson defines no fuzz_* target" >&2; exit 1; }
