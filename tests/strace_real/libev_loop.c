@@ -6,7 +6,10 @@
  * Mode epoll: ev_loop_new(EVFLAG_AUTO), which picks epoll; mode poll:
  * ev_loop_new(EVBACKEND_POLL | EVFLAG_NOENV). The timer repeats every 3 ms,
  * fifteen times; the thread, 2 ms apart, ten times writes a byte into the
- * socket and the pipe and sends an async wakeup. Each ev_io callback reads
+ * socket and the pipe and sends an async wakeup, each time once the loop has
+ * read the bytes of the time before (a handshake, so that no byte waits
+ * unread for the next on a loaded machine, whatever the scheduling; the
+ * loop runs until it has read them all). Each ev_io callback reads
  * once (one byte arrived, so the read returns it, never EAGAIN), and the
  * loop waits for the time to its timer rounded up to whole ms
  * (EV_TS_TO_MSEC: a * 1e3 + 0.9999), never 0 while the timer is ahead.
@@ -32,7 +35,9 @@ static struct ev_loop *loop;
 static ev_timer timer;
 static ev_async async;
 static ev_io sock_io, pipe_io;
-static int ticks, wakeups, reads;
+static int ticks, wakeups, reads; /* reads: under read_lock */
+static pthread_mutex_t read_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t read_done = PTHREAD_COND_INITIALIZER;
 static int sv[2], pipe_fds[2];
 
 static void on_tick(struct ev_loop *l, ev_timer *w, int revents)
@@ -52,8 +57,20 @@ static void on_read(struct ev_loop *l, ev_io *w, int revents)
 {
     (void)l, (void)revents;
     char buf[4096];
-    if (read(w->fd, buf, sizeof buf) > 0)
+    if (read(w->fd, buf, sizeof buf) > 0) {
+        pthread_mutex_lock(&read_lock);
         reads++;
+        pthread_cond_broadcast(&read_done);
+        pthread_mutex_unlock(&read_lock);
+    }
+}
+
+static int reads_so_far(void)
+{
+    pthread_mutex_lock(&read_lock);
+    int n = reads;
+    pthread_mutex_unlock(&read_lock);
+    return n;
 }
 
 static void *waker(void *arg)
@@ -62,6 +79,10 @@ static void *waker(void *arg)
     struct timespec pause = {0, 2000000};
     for (int i = 0; i < WAKEUPS; i++) {
         nanosleep(&pause, NULL);
+        pthread_mutex_lock(&read_lock);
+        while (reads < 2 * i) /* the socket's byte and the pipe's of round i - 1 */
+            pthread_cond_wait(&read_done, &read_lock);
+        pthread_mutex_unlock(&read_lock);
         if (write(sv[1], "x", 1) != 1 || write(pipe_fds[1], "x", 1) != 1)
             return NULL;
         ev_async_send(loop, &async);
@@ -92,7 +113,7 @@ int main(int argc, char **argv)
     pthread_t thread;
     if (pthread_create(&thread, NULL, waker, NULL) != 0)
         return 1;
-    while (ticks < TICKS)
+    while (ticks < TICKS || reads_so_far() < 2 * WAKEUPS)
         ev_run(loop, EVRUN_ONCE);
     pthread_join(thread, NULL);
     /* what the thread sent last: one more short wait for it */
