@@ -102,8 +102,9 @@ void qp_prop_run(const qp_prop_config *config, qp_check_fn check, void *ctx,
  * random trials, until every property of want has fired, or one outside
  * it fires, or the trials run out. Once a property is found, the trials
  * after take it for known (config->set_known), so that one that fires
- * early in most runs does not hide the others; each is shrunk with the
- * ones found before it known, and the check is left with none known. The first failure of each property is
+ * early in most runs does not hide the others (the always-seeds are run
+ * again while they find one more); each is shrunk with the ones found
+ * before it known, and the check is left with none known. The first failure of each property is
  * shrunk into by_property[p]; found says which fired; unexpected is the
  * first property outside want that fired (then the search stops), or -1. */
 typedef struct qp_prop_set_result {

@@ -103,7 +103,7 @@ static const qp_variant variants[] = {
     [UV_METRICS] = {"libuv-1.44-metrics", "timeout-early,lost-wakeup,syscall-bound",
                     "libuv #4773, #4245, src/unix/epoll.c (docs/CATALOG.md)",
                     "Debian's libuv_a.a with UV_METRICS_IDLE_TIME, uv_run(UV_RUN_DEFAULT)"},
-    [UV_EMBED] = {"libuv-1.44-embed", "timeout-early,lost-wakeup,syscall-bound,spin",
+    [UV_EMBED] = {"libuv-1.44-embed", "timeout-early,lost-wakeup,syscall-bound,spin,timeout-late",
                   "libuv #4773, #4245, src/unix/core.c uv_run (docs/CATALOG.md)",
                   "Debian's libuv_a.a embedded: the program's poll() of uv_backend_fd() with "
                   "uv_backend_timeout(), then uv_run(UV_RUN_NOWAIT)"},

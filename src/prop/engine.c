@@ -150,11 +150,18 @@ void qp_prop_run_set(const qp_prop_config *config, uint32_t want, qp_check_fn ch
         config->set_known(ctx, 0);
     static qp_tape_buf tape;
     bool going = true;
-    for (size_t i = 0; going && i < config->always_count; i++) {
-        if (!qp_tape_buf_read(&tape, config->always[i]))
-            continue;
-        int property = run_check(&ec, tape.data, tape.size);
-        going = property < 0 || set_failure(&ec, want, out, &tape, property, config->always[i], 0, 0);
+    /* the always-seeds again while they find something new: a seed that
+       fired a property found already may fire another once that is known */
+    for (bool found_new = true; going && found_new;) {
+        uint32_t found_before = out->found;
+        for (size_t i = 0; going && i < config->always_count; i++) {
+            if (!qp_tape_buf_read(&tape, config->always[i]))
+                continue;
+            int property = run_check(&ec, tape.data, tape.size);
+            going = property < 0 ||
+                    set_failure(&ec, want, out, &tape, property, config->always[i], 0, 0);
+        }
+        found_new = out->found != found_before && config->set_known != NULL;
     }
     uint64_t state = config->seed;
     for (unsigned long trial = 0; going && trial < config->trials; trial++) {
