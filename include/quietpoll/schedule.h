@@ -58,6 +58,14 @@ enum qp_event_kind {
     QP_EV_KIND_COUNT
 };
 
+/* The world of a stream socket's reader, and of an event loop's: what
+ * arrives on its sockets, signals and spurious readiness (QP_EV_STREAM_KINDS),
+ * and other threads calling into it (QP_EV_LOOP_KINDS). */
+#define QP_EV_STREAM_KINDS                                                                         \
+    ((1u << QP_EV_DATA) | (1u << QP_EV_EOF) | (1u << QP_EV_RESET) | (1u << QP_EV_SIGNAL) |        \
+     (1u << QP_EV_SPURIOUS))
+#define QP_EV_LOOP_KINDS (QP_EV_STREAM_KINDS | (1u << QP_EV_WAKEUP))
+
 typedef struct qp_event {
     uint64_t at_ns;
     uint8_t kind;   /* enum qp_event_kind */

@@ -502,9 +502,7 @@ const qp_machine qp_machine_libev = {
             .op_noun = "timer",
             .op_size_max = 64,
             .targets_count = SOCKETS,
-            .event_kinds_mask = (1u << QP_EV_DATA) | (1u << QP_EV_EOF) | (1u << QP_EV_RESET) |
-                                (1u << QP_EV_SIGNAL) | (1u << QP_EV_SPURIOUS) |
-                                (1u << QP_EV_WAKEUP),
+            .event_kinds_mask = QP_EV_LOOP_KINDS,
             .describe_op = describe_timer,
         },
     .setup = setup,

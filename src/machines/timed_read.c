@@ -123,8 +123,7 @@ const qp_machine qp_machine_timed_read = {
             .op_noun = "read",
             .op_sized = true,
             .targets_count = 1,
-            .event_kinds_mask = (1u << QP_EV_DATA) | (1u << QP_EV_EOF) | (1u << QP_EV_RESET) |
-                                (1u << QP_EV_SIGNAL) | (1u << QP_EV_SPURIOUS),
+            .event_kinds_mask = QP_EV_STREAM_KINDS,
         },
     .setup = setup,
     .run = run,

@@ -489,8 +489,7 @@ const qp_machine qp_machine_timer_loop = {
             .op_noun = "timer",
             .op_size_max = 256,
             .targets_count = SOCKETS,
-            .event_kinds_mask = (1u << QP_EV_DATA) | (1u << QP_EV_EOF) | (1u << QP_EV_RESET) |
-                                (1u << QP_EV_SIGNAL) | (1u << QP_EV_SPURIOUS),
+            .event_kinds_mask = QP_EV_STREAM_KINDS,
             .describe_op = describe_timer,
         },
     .setup = setup,
