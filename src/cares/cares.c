@@ -63,6 +63,7 @@
 #include <string.h>
 
 #include "../dns/dns_server.h"
+#include "cares_alloc.h"
 #include "quietpoll/machine.h"
 #include "quietpoll/units.h"
 #include "quietpoll/wrap.h"
@@ -450,7 +451,8 @@ static void run(qp_os *os, const qp_machine_ctx *ctx)
 
 /* After every run, also one cut short inside c-ares: its sockets' close()
  * reaches nothing, its pending queries are called back with
- * ARES_EDESTRUCTION, and its memory is freed. */
+ * ARES_EDESTRUCTION, and its memory is freed, that of the calls the run cut
+ * short too (ares_query's query buffer, cut short in ares_send). */
 static void teardown(const qp_machine_ctx *ctx)
 {
     harness *h = ctx->state;
@@ -458,12 +460,15 @@ static void teardown(const qp_machine_ctx *ctx)
     if (h->channel_open)
         ares_destroy(h->channel);
     h->channel_open = false;
+    qp_cares_free_orphans();
     qp_wrap_leave();
 }
 
+/* Once per process: c-ares's library state, and its allocator tracked. */
 static void init_once(void)
 {
-    if (ares_library_init(ARES_LIB_INIT_ALL) != ARES_SUCCESS)
+    if (ares_library_init_mem(ARES_LIB_INIT_ALL, qp_cares_malloc, qp_cares_free,
+                              qp_cares_realloc) != ARES_SUCCESS)
         abort();
 }
 
