@@ -20,6 +20,11 @@ typedef struct qp_variant {
     const char *expect;
     const char *origin; /* the bug it models: docs/CATALOG.md, machine/name */
     const char *summary;
+    /* Properties of expect that only coverage-guided fuzzing has found
+     * (ci/fuzz), which random trials do not reach in the props test's
+     * trials: the props test finds them from the always-seeds (their
+     * reproducers) only. NULL: none. */
+    const char *fuzzer_only;
 } qp_variant;
 
 /* The fds a machine's world was set up with. */
