@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # GLib under the simulator and under strace reach the same verdicts.
 # tests/strace_real/glib_context.c runs the real GLib 2.74 the way the glib
-# machine runs it (src/glib/glib.c), recorded under strace;
+# machine runs it (src/libraries/glib/glib.c), recorded under strace;
 # reproducers/glib/glib-context-twin is the same schedule in the simulator.
 # spin, syscall-bound and redundant-wakeup can be seen in a log: each must
 # fire in both or in neither. On a disagreement both reports are printed:

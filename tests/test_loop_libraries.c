@@ -23,10 +23,10 @@ static qp_run *the_run(void)
 }
 
 #ifdef QP_HAVE_LIBUV
-extern const qp_machine qp_machine_libuv; /* src/libuv/ */
+extern const qp_machine qp_machine_libuv; /* src/libraries/libuv/ */
 #endif
 #ifdef QP_HAVE_LIBEVENT
-extern const qp_machine qp_machine_libevent; /* src/libevent/ */
+extern const qp_machine qp_machine_libevent; /* src/libraries/libevent/ */
 #endif
 
 static const qp_machine *const machines[] = {

@@ -14,7 +14,7 @@
 #include "quietpoll/wrap.h"
 
 static qp_run *run;
-extern const qp_machine qp_machine_udns; /* src/udns/ */
+extern const qp_machine qp_machine_udns; /* src/libraries/udns/ */
 static const qp_machine *m = &qp_machine_udns;
 
 static size_t variant(const char *name)

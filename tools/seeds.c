@@ -282,7 +282,7 @@ static const seed dgram_seeds[] = {
 /* udns and cares: replies of a kind (enum qp_dns_reply: 0 an answer, 1
    nxdomain, 2 servfail, 3 nodata, 4 truncated, 5 formerr, 6 wrong id, 7 wrong
    name, 8 duplicate, 9 short, 10 bad name, 11 other server), n every period */
-extern const qp_machine qp_machine_udns; /* src/udns/ */
+extern const qp_machine qp_machine_udns; /* src/libraries/udns/ */
 #define REPLIES(at, reply, n, period) \
     {.at_ns = START_NS + (at), .kind = QP_EV_REPLY, .size = (reply), .repeat = (n), \
      .period_ns = (period)}
@@ -325,9 +325,9 @@ static const seed udns_seeds[] = {
 #endif
 
 #ifdef QP_HAVE_GLIB
-extern const qp_machine qp_machine_glib; /* src/glib/ */
+extern const qp_machine qp_machine_glib; /* src/libraries/glib/ */
 /* glib: timer i is op i, its timeout and its spec (the op's size - 1, read
- * by src/glib/glib.c): r restarts from its callback, deferred (d: added by
+ * by src/libraries/glib/glib.c): r restarts from its callback, deferred (d: added by
  * the previous timer's first callback), seconds (s: a
  * g_timeout_source_new_seconds source), an idle source added by each
  * callback (i) */
@@ -378,7 +378,7 @@ static const seed glib_seeds[] = {
 #endif
 
 #ifdef QP_HAVE_CARES
-extern const qp_machine qp_machine_cares; /* src/cares/ */
+extern const qp_machine qp_machine_cares; /* src/libraries/cares/ */
 
 /* cares: a session's size s is 1 + (s - 1) % 4 queries, all at once when
    (s - 1) & 4; replies as udns's (REPLIES above) */

@@ -102,7 +102,7 @@ typedef struct qp_machine {
 } qp_machine;
 
 /* The model machines, in libquietpoll.a. The real libraries' machines are
- * each in a library of its own (src/<machine>/), registered with the rest
+ * each in a library of its own (src/libraries/<machine>/), registered with the rest
  * by the program that runs them (qp_registry_use, or qp_cli_main). */
 extern const qp_machine qp_machine_timed_read;
 extern const qp_machine qp_machine_selector;

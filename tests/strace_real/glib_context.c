@@ -1,4 +1,4 @@
-/* check-strace corpus, and the real twin of the glib machine (src/glib/glib.c):
+/* check-strace corpus, and the real twin of the glib machine (src/libraries/glib/glib.c):
  * GLib 2.74 used the way that harness uses it.
  *
  * A GMainContext of its own (g_main_context_new), iterated with

@@ -1,5 +1,5 @@
 /* check-strace corpus: a libev 4.33 loop used as the libev machine uses it
- * (src/libev/libev.c): a loop of its own, a repeating ev_timer, ev_io
+ * (src/libraries/libev/libev.c): a loop of its own, a repeating ev_timer, ev_io
  * watchers on a socket pair and a pipe that another thread writes, and
  * ev_async_send from that thread.
  *

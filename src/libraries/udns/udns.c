@@ -10,7 +10,7 @@
  * O_NONBLOCK and FD_CLOEXEC, all in the simulator. udns does not connect
  * it, so ICMP errors never reach it (Linux reports them on connected UDP
  * sockets only): udns's retry of any recvfrom() error is out of reach here.
- * The server behind it (src/dns/dns_server.c) reads the queries udns sends and
+ * The server behind it (src/libraries/dns/dns_server.c) reads the queries udns sends and
  * answers the QP_EV_REPLY events with replies to them.
  *
  * Per session (an operation: timeout T, size n): n queries, one at a time,
