@@ -342,10 +342,37 @@ static void test_hung_up_fd_reported_again_spins(void)
     CHECK_EQ_U(r->spins_total, 1);
     CHECK_EQ_U(r->bursts[0].reason, QP_STRACE_REASON_HUNG_UP);
     CHECK_EQ_U(r->bursts[0].stuck_calls_count, 6);
+    /* epoll's hang-up: EPOLLHUP reported again, no call made */
+    static const char ctl[] = "epoll_ctl(9, EPOLL_CTL_ADD, 4, {events=EPOLLIN, data={u32=4, "
+                              "u64=4}}) = 0\n";
+    static const char hup[] = "epoll_wait(9, [{events=EPOLLIN|EPOLLHUP, data={u32=4, u64=4}}], 8, "
+                              "100) = 1 <0.000003>\n";
+    char log[2048];
+    snprintf(log, sizeof log, "%s%s%s%s%s", ctl, hup, hup, hup, hup);
+    r = check_log(log);
+    CHECK_EQ_U(r->spins_total, 1);
+    CHECK_EQ_U(r->bursts[0].reason, QP_STRACE_REASON_HUNG_UP);
     /* the fd closed after the first report: done */
     r = check_log("poll([{fd=4, events=POLLIN}], 1, 500) = 1 ([{fd=4, revents=POLLHUP}])\n"
                   "close(4) = 0\npoll([{fd=5, events=POLLIN}], 1, 500) = 0 (Timeout)\n");
     CHECK_EQ_U(r->bursts_total, 0);
+}
+
+/* One thread waits, another reads: the reader consumes what the waiter was
+ * told, so the waiter's reports are fresh ones. */
+static void test_a_call_in_another_thread_consumes_readiness(void)
+{
+    static const char wait[] =
+        "[pid 7] poll([{fd=5, events=POLLIN}], 1, 100) = 1 ([{fd=5, revents=POLLIN}]) <0.000004>\n";
+    static const char read_other[] = "[pid 8] read(5, \"x\", 1) = 1 <0.000002>\n";
+    char log[4096];
+    snprintf(log, sizeof log, "%s%s%s%s%s%s%s", wait, read_other, wait, read_other, wait,
+             read_other, wait);
+    CHECK_EQ_U(check_log(log)->bursts_total, 0);
+    /* the same without the reader: a spin of pid 7 */
+    const qp_strace_result *r = check_log(repeated("", wait, 4));
+    CHECK_EQ_U(r->spins_total, 1);
+    CHECK_EQ_I(r->bursts[0].tid, 7);
 }
 
 /* Every wait the checker knows reports readiness nobody consumes. */
@@ -932,6 +959,7 @@ int main(int argc, char **argv)
         TEST(test_readiness_never_consumed_spins),
         TEST(test_accept_failing_with_emfile_spins),
         TEST(test_hung_up_fd_reported_again_spins),
+        TEST(test_a_call_in_another_thread_consumes_readiness),
         TEST(test_every_wait_syscall_reports_stuck_readiness),
         TEST(test_epoll_readiness_is_known_through_registrations),
         TEST(test_a_pause_ends_a_run),
