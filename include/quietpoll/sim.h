@@ -24,31 +24,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "quietpoll/oracle.h"
+#include "quietpoll/limits.h"
 #include "quietpoll/os.h"
 #include "quietpoll/schedule.h"
 #include "quietpoll/trace.h"
 
-#define QP_SIM_FDS_MAX 16
 #define QP_SIM_FIRST_FD 3
 #define QP_SIM_CALLS_MAX 16384 /* syscalls per run, vDSO calls included */
-#define QP_SIM_TASKS_MAX 4    /* task 0 runs the machine; others act in world events */
-#define QP_PIPE_SLOTS 16      /* Linux's default: 16 pages, 64 KiB */
 #define QP_PAGE_SIZE 4096
 #define QP_PIPE_BUF 4096      /* writes up to this size are atomic */
 #define QP_SIM_PIPES_MAX 2
 #define QP_SIM_EPOLLS_MAX 2
-#define QP_SIM_DGRAMS_MAX 2
-#define QP_DGRAM_QUEUE_MAX 64 /* datagrams a socket holds; more are dropped, as a full
-                                 receive buffer drops them */
 #define QP_EPOLL_ENTRIES_MAX 8
 #define QP_EVENTFD_MAX (UINT64_MAX - 1)
 #define QP_SIM_TIMERFDS_MAX 2
 #define QP_SIM_UNIX_PAIRS_MAX 2
 #define QP_UNIX_BUF 4096 /* bytes a socketpair end holds for its reader */
-/* The world's signal (QP_EV_SIGNAL) is this one: a wait whose signal mask
- * (ppoll, epoll_pwait) blocks it is not interrupted by it. */
-#define QP_SIM_SIGNAL SIGUSR1
 /* events the sim schedules itself: a resume per task, the next read of each
  * repeated read (one chain per schedule event) */
 #define QP_SIM_INTERNAL_MAX (QP_EVENTS_MAX + QP_SIM_TASKS_MAX + QP_SIM_TIMERFDS_MAX)
@@ -237,7 +228,7 @@ typedef struct qp_obj {
 /* How a run stopped, when it stopped early. */
 enum qp_sim_stop {
     QP_STOP_NONE,
-    QP_STOP_VIOLATION,      /* the oracle fired */
+    QP_STOP_VIOLATION,      /* the observer stopped it, or the budget is spent */
     QP_STOP_BLOCKED_FOREVER /* a wait with no timeout that nothing will end */
 };
 
@@ -276,7 +267,7 @@ typedef struct qp_sim {
     uint32_t internal_seq;
 
     qp_trace *trace;
-    qp_oracle *oracle;
+    qp_trace_observer observer; /* no on_rec: the sim only traces */
     uint32_t calls_count;
     uint32_t calls_max;
 
@@ -308,11 +299,12 @@ typedef struct qp_sim {
     qp_os os;
 } qp_sim;
 
-/* Prepares a run of sched; the trace must have room for a full run. When a
- * violation fires or the run can never go on, the sim longjmps to stop_jmp.
- * oracle may be NULL: the sim then only traces (a spent budget still stops). */
-void qp_sim_init(qp_sim *sim, const qp_schedule *sched, qp_trace *trace, qp_oracle *oracle,
-                 jmp_buf *stop_jmp);
+/* Prepares a run of sched; the trace must have room for a full run. The
+ * sim reports each record to observer (NULL: none; the sim then only
+ * traces, and a spent budget still stops). When the observer stops the run,
+ * or the run can never go on, the sim longjmps to stop_jmp. */
+void qp_sim_init(qp_sim *sim, const qp_schedule *sched, qp_trace *trace,
+                 const qp_trace_observer *observer, jmp_buf *stop_jmp);
 
 /* Creates a stream socket that world events with the next target index act
  * on. Returns its fd. */

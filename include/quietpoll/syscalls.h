@@ -3,6 +3,7 @@
 #ifndef QUIETPOLL_SYSCALLS_H
 #define QUIETPOLL_SYSCALLS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -103,5 +104,14 @@ extern const size_t qp_strace_names_count;
 /* The wrapped functions (one -Wl,--wrap=NAME each: the QP_SYSCALL, QP_LIBC,
  * QP_ALIAS and QP_UNMODELLED rows), NULL-terminated. */
 extern const char *const qp_wrap_symbols[];
+
+/* What strace prints for a call ("?" for no row). */
+const char *qp_sys_name(unsigned sys);
+bool qp_sys_is_wait(unsigned sys);
+/* Served by the vDSO (clock_gettime, clock_getres): traced, costs no time,
+ * never counted as a syscall, not printed (strace does not see it). */
+bool qp_sys_is_vdso(unsigned sys);
+bool qp_sys_is_receive(unsigned sys);
+bool qp_sys_is_send(unsigned sys);
 
 #endif

@@ -286,6 +286,18 @@ typedef struct qp_trace {
 /* Appends a zeroed record and returns it; NULL when full. */
 qp_rec *qp_trace_push(qp_trace *trace);
 
+/* Who watches a trace as the sim writes it: the sim reports each record
+ * once it is complete, and the end of the run's budget; src/run/run.c
+ * wires the oracle to it. The sim knows nothing of its observer but this. */
+typedef struct qp_trace_observer {
+    /* the record at index is complete: true stops the run */
+    bool (*on_rec)(void *ctx, const qp_trace *trace, size_t index);
+    /* the run's syscall budget (calls_max) is spent, or its trace full, at
+       record index: the run stops after it */
+    void (*on_budget)(void *ctx, const qp_trace *trace, size_t index, uint32_t calls_max);
+    void *ctx;
+} qp_trace_observer;
+
 /* An annotation printed under one record: the oracle's verdict. */
 typedef struct qp_annotation {
     size_t rec_index;
@@ -297,14 +309,7 @@ void qp_trace_print(FILE *out, const qp_trace *trace, const qp_annotation *note)
 /* One record in strace style, without a newline (the text of a line). */
 void qp_trace_format_rec(char *buf, size_t buf_size, const qp_rec *rec);
 
-const char *qp_sys_name(unsigned sys);
 /* "CLOCK_MONOTONIC", ..., "CLOCK_?" for a clock id Linux does not know. */
 const char *qp_clock_name(int64_t clock_id);
-bool qp_sys_is_wait(unsigned sys);
-/* Served by the vDSO (clock_gettime, clock_getres): traced, costs no time,
- * never counted as a syscall, not printed (strace does not see it). */
-bool qp_sys_is_vdso(unsigned sys);
-bool qp_sys_is_receive(unsigned sys);
-bool qp_sys_is_send(unsigned sys);
 
 #endif

@@ -60,7 +60,7 @@ static qp_dgram_socket_watch *socket_of(qp_oracle *oracle, int64_t fd, bool crea
 {
     qp_dgram_watch *w = &oracle->dgram;
     qp_dgram_socket_watch *free_slot = NULL;
-    for (unsigned i = 0; i < QP_ORACLE_DGRAM_SOCKETS; i++) {
+    for (unsigned i = 0; i < QP_SIM_DGRAMS_MAX; i++) {
         qp_dgram_socket_watch *sw = &w->sockets[i];
         if (sw->used && sw->fd == fd)
             return sw;
@@ -79,20 +79,20 @@ static qp_dgram_socket_watch *socket_of(qp_oracle *oracle, int64_t fd, bool crea
 /* The queue as the sim reported it: count datagrams, the newest arrived at_ns. */
 static void sync_queue(qp_dgram_socket_watch *sw, uint64_t count, uint64_t at_ns)
 {
-    assert(count <= QP_ORACLE_DGRAM_QUEUE && "the sim queues no more than the oracle mirrors");
+    assert(count <= QP_DGRAM_QUEUE_MAX && "the sim queues no more than the oracle mirrors");
     while (sw->count > count) { /* receives take the oldest */
         sw->head++;
         sw->count--;
     }
     while (sw->count < count) {
-        sw->arrived_ns[(sw->head + sw->count) % QP_ORACLE_DGRAM_QUEUE] = at_ns;
+        sw->arrived_ns[(sw->head + sw->count) % QP_DGRAM_QUEUE_MAX] = at_ns;
         sw->count++;
     }
 }
 
 static uint64_t oldest_ns(const qp_dgram_socket_watch *sw)
 {
-    return sw->arrived_ns[sw->head % QP_ORACLE_DGRAM_QUEUE];
+    return sw->arrived_ns[sw->head % QP_DGRAM_QUEUE_MAX];
 }
 
 static uint32_t fd_bit(int64_t fd)
@@ -134,7 +134,7 @@ static bool stranded_at_wait(qp_oracle *oracle, const qp_rec *rec, size_t index)
 {
     if (rec->t_exit_ns - rec->t_enter_ns <= oracle->cost_ns)
         return false; /* it did not sleep */
-    for (unsigned i = 0; i < QP_ORACLE_DGRAM_SOCKETS; i++) {
+    for (unsigned i = 0; i < QP_SIM_DGRAMS_MAX; i++) {
         const qp_dgram_socket_watch *sw = &oracle->dgram.sockets[i];
         if (!sw->used || sw->count == 0 || sw->error == QP_DGRAM_ERROR_PERSISTENT ||
             oldest_ns(sw) > rec->t_enter_ns || !watches(oracle, rec, sw->fd) ||
@@ -294,7 +294,7 @@ static bool finish(qp_oracle *oracle, size_t rec_index, bool blocked_forever)
 {
     if (!blocked_forever)
         return false;
-    for (unsigned i = 0; i < QP_ORACLE_DGRAM_SOCKETS; i++) {
+    for (unsigned i = 0; i < QP_SIM_DGRAMS_MAX; i++) {
         const qp_dgram_socket_watch *sw = &oracle->dgram.sockets[i];
         if (!sw->used || sw->count == 0 || sw->error == QP_DGRAM_ERROR_PERSISTENT ||
             !(oracle->dgram.epoll_in_fds & fd_bit(sw->fd)))

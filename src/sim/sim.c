@@ -15,8 +15,7 @@ _Noreturn void qp__sim_stop(qp_sim *sim, unsigned why)
 
 static void check_at(qp_sim *sim, size_t index)
 {
-    if (sim->oracle != NULL && qp_oracle_on_rec(sim->oracle, sim->trace, index) &&
-        !sim->oracle->keep_going)
+    if (sim->observer.on_rec != NULL && sim->observer.on_rec(sim->observer.ctx, sim->trace, index))
         qp__sim_stop(sim, QP_STOP_VIOLATION);
 }
 
@@ -35,11 +34,13 @@ static uint64_t task_now_ns(const qp_sim *sim)
     return sim->in_world ? sim->world_now_ns : sim->now_ns;
 }
 
-/* A full trace ends the run as a spent budget does. */
-static void trace_full(qp_sim *sim)
+/* The run's budget is spent, or its trace full (which ends the run as a
+ * spent budget does): the observer hears it, and the run stops. */
+_Noreturn static void budget_spent(qp_sim *sim)
 {
-    if (sim->oracle != NULL && sim->oracle->violation.property < 0)
-        qp_oracle_on_budget(sim->oracle, sim->trace, sim->trace->count - 1, sim->calls_max);
+    if (sim->observer.on_budget != NULL)
+        sim->observer.on_budget(sim->observer.ctx, sim->trace, sim->trace->count - 1,
+                                sim->calls_max);
     qp__sim_stop(sim, QP_STOP_VIOLATION);
 }
 
@@ -47,7 +48,7 @@ qp_rec *qp__sim_push(qp_sim *sim, unsigned type)
 {
     qp_rec *rec = qp_trace_push(sim->trace);
     if (rec == NULL)
-        trace_full(sim);
+        budget_spent(sim);
     rec->type = (uint8_t)type;
     rec->task = sim->task;
     rec->t_enter_ns = task_now_ns(sim);
@@ -354,9 +355,7 @@ void qp__sim_enter(qp_sim *sim, qp_rec *rec, unsigned sys)
         while (qp__sim_step(sim, sim->now_ns))
             ;
     if (sim->calls_count == sim->calls_max) {
-        if (sim->oracle != NULL && sim->oracle->violation.property < 0)
-            qp_oracle_on_budget(sim->oracle, sim->trace, sim->trace->count - 1, sim->calls_max);
-        qp__sim_stop(sim, QP_STOP_VIOLATION);
+        budget_spent(sim);
     }
     sim->calls_count++;
     memset(rec, 0, sizeof *rec);
@@ -380,7 +379,7 @@ int64_t qp__sim_exit(qp_sim *sim, qp_rec *rec, int64_t ret, int err)
     /* appended at exit: world events during a blocking wait come before it */
     qp_rec *slot = qp_trace_push(sim->trace);
     if (slot == NULL)
-        trace_full(sim);
+        budget_spent(sim);
     *slot = *rec;
     check(sim);
     if (ret < 0)
@@ -460,8 +459,8 @@ static void sim_op_end(qp_os *os, unsigned result)
     check(sim);
 }
 
-void qp_sim_init(qp_sim *sim, const qp_schedule *sched, qp_trace *trace, qp_oracle *oracle,
-                 jmp_buf *stop_jmp)
+void qp_sim_init(qp_sim *sim, const qp_schedule *sched, qp_trace *trace,
+                 const qp_trace_observer *observer, jmp_buf *stop_jmp)
 {
     assert(sched->cost_ns >= 1);
     assert(trace->cap >= QP_SIM_TRACE_CAP);
@@ -470,7 +469,8 @@ void qp_sim_init(qp_sim *sim, const qp_schedule *sched, qp_trace *trace, qp_orac
     sim->now_ns = sched->start_ns;
     sim->sched = sched;
     sim->trace = trace;
-    sim->oracle = oracle;
+    if (observer != NULL)
+        sim->observer = *observer;
     sim->calls_max = QP_SIM_CALLS_MAX;
     sim->stop_jmp = stop_jmp;
     sim->wait.spurious_fd = -1;

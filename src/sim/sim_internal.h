@@ -17,7 +17,7 @@ void qp__sim_enter(qp_sim *sim, qp_rec *rec, unsigned sys);
 
 /* Ends a syscall: costs cost_ns (vDSO calls cost nothing; a world task's
  * cost does not move the machine's clock), appends the record to the trace,
- * hands it to the oracle, sets errno when ret is -1, and returns ret. */
+ * reports it to the observer, sets errno when ret is -1, and returns ret. */
 int64_t qp__sim_exit(qp_sim *sim, qp_rec *rec, int64_t ret, int err);
 
 /* Runs the next world event if it is due at or before until_ns, moving the
@@ -45,7 +45,7 @@ void qp__sim_ns_timespec(uint64_t ns, struct timespec *ts);
 unsigned qp__sim_sigmask(const sigset_t *sigmask);
 
 /* Appends a record (a full trace stops the run) and hands the newest record
- * to the oracle (which may stop it). */
+ * to the observer (which may stop the run). */
 qp_rec *qp__sim_push(qp_sim *sim, unsigned type);
 void qp__sim_check(qp_sim *sim);
 
