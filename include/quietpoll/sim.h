@@ -49,16 +49,18 @@
  * 0, as every trace prints it */
 #define QP_SIM_REALTIME_OFFSET_NS UINT64_C(0)
 
+/* The kinds of object (one file each in src/sim/, its table of operations
+ * qp_kind in src/sim/sim_internal.h). */
 enum qp_obj_type {
     QP_OBJ_NONE,
-    QP_OBJ_STREAM,
-    QP_OBJ_EVENTFD,
-    QP_OBJ_PIPE_READ,
-    QP_OBJ_PIPE_WRITE,
-    QP_OBJ_EPOLL,
-    QP_OBJ_DGRAM,
-    QP_OBJ_TIMERFD,
-    QP_OBJ_UNIX /* an end of a socketpair */
+    QP_OBJ_STREAM,  /* a connected TCP socket: stream.c */
+    QP_OBJ_EVENTFD, /* eventfd.c */
+    QP_OBJ_PIPE,    /* a pipe's end (qp_obj.end 0 reads, 1 writes): pipe.c */
+    QP_OBJ_EPOLL,   /* epoll.c */
+    QP_OBJ_DGRAM,   /* a UDP socket: dgram.c */
+    QP_OBJ_TIMERFD, /* timerfd.c */
+    QP_OBJ_UNIX,    /* an end of a socketpair: unix_stream.c */
+    QP_OBJ_TYPE_COUNT
 };
 
 /* A connected stream socket, seen from our end (Linux TCP: tcp_poll,
@@ -124,6 +126,7 @@ enum qp_internal_kind { QP_IEV_RESUME, QP_IEV_READ, QP_IEV_DGRAM, QP_IEV_TIMERFD
 typedef struct qp_internal_event {
     uint64_t at_ns;
     uint32_t seq;
+    uint8_t owner; /* enum qp_obj_type: the kind whose event it is */
     uint8_t kind; /* enum qp_internal_kind */
     uint8_t task;
     uint32_t size;
@@ -217,7 +220,7 @@ typedef struct qp_epoll {
 typedef struct qp_obj {
     uint8_t type;  /* enum qp_obj_type */
     uint8_t index; /* pipes[], epolls[], dgrams[], timerfds[] or unix_pairs[] */
-    uint8_t end;   /* a socketpair end: 0 or 1 */
+    uint8_t end;   /* a socketpair end: 0 or 1; a pipe end: 0 reads, 1 writes */
     bool blocking; /* O_NONBLOCK clear, as F_GETFL reports it (only pipes, timerfds and
                       socketpair ends then block) */
     qp_stream stream;

@@ -13,7 +13,7 @@
 #define EVENT_BITS (EPOLLIN | EPOLLOUT | EPOLLPRI | EPOLLRDHUP)
 #define ALWAYS_BITS (EPOLLERR | EPOLLHUP)
 
-int64_t qp__epoll_create(qp_sim *sim, qp_rec *rec)
+static int64_t new_epoll(qp_sim *sim, qp_rec *rec)
 {
     if (sim->epolls_count == QP_SIM_EPOLLS_MAX)
         return qp__sim_exit(sim, rec, -1, ENFILE);
@@ -35,7 +35,18 @@ int qp__sim_epoll_create1(qp_os *os, int flags)
     rec.call.epoll_create.flags = flags;
     if (flags & ~EPOLL_CLOEXEC)
         return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
-    return (int)qp__epoll_create(sim, &rec);
+    return (int)new_epoll(sim, &rec);
+}
+
+int qp__sim_epoll_create(qp_os *os, int size)
+{
+    qp_sim *sim = qp__sim_of(os);
+    qp_rec rec;
+    qp__sim_enter(sim, &rec, QP_SYS_epoll_create);
+    rec.call.int_arg.value = size;
+    if (size <= 0) /* the size is ignored, but must be positive */
+        return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
+    return (int)new_epoll(sim, &rec);
 }
 
 static qp_epoll_entry *find(qp_epoll *ep, int fd)
@@ -65,6 +76,29 @@ bool qp__epoll_has_ready(qp_sim *sim, unsigned epoll_index)
             return true;
     return false;
 }
+
+/* An epoll fd is readable while its set has an entry to report. */
+static short epoll_revents(qp_sim *sim, qp_obj *obj, short events)
+{
+    return qp__epoll_has_ready(sim, obj->index) ? (short)(events & POLLIN) : 0;
+}
+
+/* fs/eventpoll.c ep_eventpoll_ioctl (Linux 6.9 and later) fails every
+ * request it does not know with EINVAL */
+static int epoll_ioctl(qp_sim *sim, qp_obj *obj, unsigned long request, void *arg)
+{
+    (void)sim;
+    (void)obj;
+    (void)request;
+    (void)arg;
+    return EINVAL;
+}
+
+const qp_kind qp__kind_epoll = {
+    .name = "epoll",
+    .revents = epoll_revents,
+    .ioctl = epoll_ioctl,
+};
 
 void qp__epoll_forget_fd(qp_sim *sim, int fd)
 {

@@ -56,76 +56,6 @@ qp_rec *qp__sim_push(qp_sim *sim, unsigned type)
     return rec;
 }
 
-qp_obj *qp__sim_obj(qp_sim *sim, int fd)
-{
-    if (fd < 0 || fd >= QP_SIM_FDS_MAX || sim->objs[fd].type == QP_OBJ_NONE)
-        return NULL;
-    return &sim->objs[fd];
-}
-
-int qp__sim_alloc_fd(qp_sim *sim, unsigned type)
-{
-    for (int fd = QP_SIM_FIRST_FD; fd < QP_SIM_FDS_MAX; fd++)
-        if (sim->objs[fd].type == QP_OBJ_NONE) {
-            memset(&sim->objs[fd], 0, sizeof sim->objs[fd]);
-            sim->objs[fd].type = (uint8_t)type;
-            return fd;
-        }
-    return -1;
-}
-
-/* Linux's tcp_poll: POLLOUT while the connection is up and after it is
- * shut down for sending too (never 0 in the sim: the peer takes
- * everything); POLLIN and POLLRDHUP once the FIN or RST came; POLLHUP once
- * a RST closed it; POLLERR while its error is pending. */
-static short stream_revents(const qp_stream *s, short events)
-{
-    short revents = POLLOUT;
-    if (s->bytes_queued > 0 || s->eof)
-        revents |= POLLIN;
-    if (s->eof)
-        revents |= POLLRDHUP;
-    revents &= events;
-    if (s->closed)
-        revents |= POLLHUP; /* reported whatever was asked */
-    if (s->error != 0)
-        revents |= POLLERR;
-    return revents;
-}
-
-short qp__sim_revents(qp_sim *sim, int fd, short events)
-{
-    qp_obj *obj = qp__sim_obj(sim, fd);
-    if (obj == NULL)
-        return POLLNVAL;
-    switch (obj->type) {
-    case QP_OBJ_STREAM:
-        return stream_revents(&obj->stream, events);
-    case QP_OBJ_EVENTFD: {
-        short revents = 0;
-        if (obj->eventfd_count > 0)
-            revents |= POLLIN;
-        if (obj->eventfd_count < QP_EVENTFD_MAX) /* eventfd_poll: a write of 1 fits */
-            revents |= POLLOUT;
-        return revents & events;
-    }
-    case QP_OBJ_PIPE_READ:
-    case QP_OBJ_PIPE_WRITE: {
-        short revents = qp__pipe_revents(sim, obj);
-        return (short)((revents & events) | (revents & (POLLERR | POLLHUP)));
-    }
-    case QP_OBJ_EPOLL:
-        return qp__epoll_has_ready(sim, obj->index) ? (short)(events & POLLIN) : 0;
-    case QP_OBJ_DGRAM:
-        return qp__dgram_revents(sim, obj, events);
-    case QP_OBJ_TIMERFD:
-        return qp__timerfd_revents(sim, obj, events);
-    case QP_OBJ_UNIX:
-        return qp__unix_revents(sim, obj, events);
-    }
-    return 0;
-}
-
 bool qp__sim_wait_ready(qp_sim *sim)
 {
     if (sim->wait.type == QP_WAIT_PIPE)
@@ -139,7 +69,7 @@ bool qp__sim_wait_ready(qp_sim *sim)
     return false;
 }
 
-static bool blocked(const qp_sim *sim)
+bool qp__sim_blocked(const qp_sim *sim)
 {
     return sim->wait.active && sim->wait.wake == QP_WAKE_NONE;
 }
@@ -155,7 +85,7 @@ void qp__sim_notify_events(qp_sim *sim, int fd, uint32_t key)
                 (key == 0 || ((entry->events | EPOLLERR | EPOLLHUP) & key)))
                 entry->pending = true;
         }
-    if (blocked(sim) && qp__sim_wait_ready(sim))
+    if (qp__sim_blocked(sim) && qp__sim_wait_ready(sim))
         sim->wait.wake = QP_WAKE_READY;
 }
 
@@ -195,50 +125,27 @@ static void run_world_action(qp_sim *sim, const qp_event *ev, uint8_t task)
     qp__sim_world_end(sim, saved_task);
 }
 
-/* Applies one world event to the sim's own objects. */
-static void apply_event(qp_sim *sim, const qp_event *ev, int fd)
+/* Applies one world event: a signal or a spurious wakeup to the blocked
+ * wait, any other to the kind it is for (qp_kind.world_events), which
+ * fills in its record. */
+static void apply_event(qp_sim *sim, const qp_event *ev, int fd, qp_rec *rec)
 {
-    qp_obj *obj = qp__sim_obj(sim, fd);
-    bool is_stream = obj != NULL && obj->type == QP_OBJ_STREAM;
-    bool is_pipe = obj != NULL && obj->type == QP_OBJ_PIPE_READ;
-    if (is_pipe && (ev->kind == QP_EV_DATA || ev->kind == QP_EV_EOF || ev->kind == QP_EV_RESET)) {
-        qp__pipe_world_event(sim, ev, obj);
-        return;
-    }
     switch (ev->kind) {
     case QP_EV_SIGNAL:
-        if (blocked(sim) && !sim->wait.signal_masked)
+        if (qp__sim_blocked(sim) && !sim->wait.signal_masked)
             sim->wait.wake = QP_WAKE_SIGNAL;
-        break;
+        return;
     case QP_EV_SPURIOUS:
-        if (blocked(sim) && wait_watches_for_input(sim, fd)) {
+        if (qp__sim_blocked(sim) && wait_watches_for_input(sim, fd)) {
             sim->wait.wake = QP_WAKE_SPURIOUS;
             sim->wait.spurious_fd = fd;
         }
-        break;
-    case QP_EV_DATA:
-        /* the peer's send of nothing transmits nothing: no arrival, no wakeup */
-        if (is_stream && !obj->stream.eof && ev->size > 0) {
-            obj->stream.bytes_queued += ev->size;
-            qp__sim_notify_events(sim, fd, EPOLLIN); /* sk_data_ready's key */
-        }
-        break;
-    case QP_EV_EOF:
-        if (is_stream && !obj->stream.eof) {
-            obj->stream.eof = obj->stream.fin = true;
-            qp__sim_notify(sim, fd);
-        }
-        break;
-    case QP_EV_RESET:
-        if (is_stream && !obj->stream.eof) {
-            obj->stream.eof = obj->stream.closed = true;
-            obj->stream.error = ECONNRESET;
-            qp__sim_notify(sim, fd);
-        }
-        break;
-    default:
-        assert(!"not an event the sim acts on");
+        return;
     }
+    qp_obj *obj = qp__sim_obj(sim, fd);
+    const qp_kind *kind = qp__kind_of_event(obj, ev->kind);
+    if (kind != NULL)
+        kind->world_event(sim, ev, obj, fd, rec);
 }
 
 void qp__sim_schedule(qp_sim *sim, const qp_internal_event *iev)
@@ -268,12 +175,7 @@ static bool step_internal(qp_sim *sim, int index)
     sim->internal[index] = sim->internal[--sim->internal_count];
     if (iev.at_ns > sim->now_ns)
         sim->now_ns = iev.at_ns;
-    if (iev.kind == QP_IEV_DGRAM)
-        qp__dgram_internal(sim, &iev);
-    else if (iev.kind == QP_IEV_TIMERFD)
-        qp__timerfd_internal(sim, &iev);
-    else
-        qp__pipe_internal(sim, &iev);
+    qp__kind(iev.owner)->internal(sim, &iev);
     return true;
 }
 
@@ -291,13 +193,13 @@ bool qp__sim_step(qp_sim *sim, uint64_t until_ns)
         return false;
     bool world_action = ev->kind == QP_EV_WAKEUP || ev->kind == QP_EV_REGISTER;
     /* the thread waits for the loop's lock, and the world's order with it */
-    if (world_action && sim->world_at_waits && !blocked(sim))
+    if (world_action && sim->world_at_waits && !qp__sim_blocked(sim))
         return false;
     sim->next_event++;
     if (ev->at_ns > sim->now_ns)
         sim->now_ns = ev->at_ns;
     int fd = ev->target < sim->targets_count ? sim->targets[ev->target] : -1;
-    bool was_blocked = blocked(sim);
+    bool was_blocked = qp__sim_blocked(sim);
     qp_rec *rec = qp__sim_push(sim, QP_REC_EVENT);
     size_t index = sim->trace->count - 1;
     rec->event.kind = (uint8_t)ev->kind;
@@ -309,7 +211,7 @@ bool qp__sim_step(qp_sim *sim, uint64_t until_ns)
         rec->task = task;
         check_at(sim, index);
         run_world_action(sim, ev, task);
-        sim->trace->recs[index].event.delivered = was_blocked && !blocked(sim);
+        sim->trace->recs[index].event.delivered = was_blocked && !qp__sim_blocked(sim);
         return true;
     }
     if (ev->kind == QP_EV_PIPE_READ) {
@@ -318,14 +220,8 @@ bool qp__sim_step(qp_sim *sim, uint64_t until_ns)
         qp__pipe_reader_event(sim, ev);
         return true;
     }
-    if (qp__dgram_is_event(ev->kind)) {
-        qp__dgram_event(sim, ev, fd, index);
-        sim->trace->recs[index].event.delivered = was_blocked && !blocked(sim);
-        check_at(sim, index);
-        return true;
-    }
-    apply_event(sim, ev, fd);
-    rec->event.delivered = was_blocked && !blocked(sim);
+    apply_event(sim, ev, fd, rec);
+    rec->event.delivered = was_blocked && !qp__sim_blocked(sim);
     check_at(sim, index);
     return true;
 }
@@ -488,15 +384,6 @@ void qp_sim_init(qp_sim *sim, const qp_schedule *sched, qp_trace *trace,
         .op_end = sim_op_end,
         .loop_mark = qp__sim_loop_mark,
     };
-}
-
-int qp_sim_add_stream(qp_sim *sim)
-{
-    int fd = qp__sim_alloc_fd(sim, QP_OBJ_STREAM);
-    assert(fd >= 0 && "out of sim fds");
-    assert(sim->targets_count < QP_SIM_FDS_MAX);
-    sim->targets[sim->targets_count++] = fd;
-    return fd;
 }
 
 void qp_sim_set_world_hook(qp_sim *sim, qp_world_hook hook, void *ctx, bool at_waits)

@@ -75,11 +75,12 @@ static void schedule(qp_sim *sim, unsigned index)
         return;
     t->event_pending = true;
     qp__sim_schedule(sim, &(qp_internal_event){.at_ns = t->next_ns,
+                                               .owner = QP_OBJ_TIMERFD,
                                                .kind = QP_IEV_TIMERFD,
                                                .event_index = (uint8_t)index});
 }
 
-void qp__timerfd_internal(qp_sim *sim, const qp_internal_event *iev)
+static void timerfd_internal(qp_sim *sim, const qp_internal_event *iev)
 {
     qp_timerfd *t = &sim->timerfds[iev->event_index];
     t->event_pending = false;
@@ -95,15 +96,16 @@ static uint64_t task_now_ns(const qp_sim *sim)
     return sim->in_world ? sim->world_now_ns : sim->now_ns;
 }
 
-short qp__timerfd_revents(qp_sim *sim, qp_obj *obj, short events)
+static short timerfd_revents(qp_sim *sim, qp_obj *obj, short events)
 {
     qp_timerfd *t = timer_of(sim, obj);
     update(t, task_now_ns(sim));
     return t->expirations > 0 ? (short)(events & POLLIN) : 0;
 }
 
-void qp__timerfd_close(qp_sim *sim, qp_obj *obj)
+static void timerfd_close(qp_sim *sim, qp_obj *obj, int fd)
 {
+    (void)fd;
     unschedule(sim, obj->index);
     memset(timer_of(sim, obj), 0, sizeof(qp_timerfd));
 }
@@ -227,7 +229,8 @@ int qp__sim_timerfd_gettime(qp_os *os, int fd, struct itimerspec *curr_value)
     return (int)qp__sim_exit(sim, &rec, 0, 0);
 }
 
-int64_t qp__timerfd_read(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *buf, size_t count)
+static int64_t timerfd_read(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *buf,
+                            size_t count)
 {
     qp_timerfd *t = timer_of(sim, obj);
     rec->call.io.unit = QP_UNIT_COUNTER;
@@ -253,3 +256,11 @@ int64_t qp__timerfd_read(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *bu
     schedule(sim, obj->index);
     return qp__sim_exit(sim, rec, sizeof value, 0);
 }
+
+const qp_kind qp__kind_timerfd = {
+    .name = "timerfd",
+    .revents = timerfd_revents,
+    .read = timerfd_read,
+    .close = timerfd_close,
+    .internal = timerfd_internal,
+};
