@@ -118,7 +118,7 @@ static int64_t pipe_create(qp_sim *sim, qp_rec *rec, int pipefd[2], int flags)
     return qp__sim_exit(sim, rec, 0, 0);
 }
 
-int qp__sim_pipe2(qp_os *os, int pipefd[2], int flags)
+int qp__sim_pipe2(qp_os *os, int *pipefd, int flags)
 {
     qp_sim *sim = qp__sim_of(os);
     qp_rec rec;
@@ -126,7 +126,7 @@ int qp__sim_pipe2(qp_os *os, int pipefd[2], int flags)
     return (int)pipe_create(sim, &rec, pipefd, flags);
 }
 
-int qp__sim_pipe(qp_os *os, int pipefd[2])
+int qp__sim_pipe(qp_os *os, int *pipefd)
 {
     /* glibc's pipe is the pipe2 syscall with no flags (a blocking pipe) */
     qp_sim *sim = qp__sim_of(os);

@@ -56,7 +56,7 @@ int qp__sim_socket(qp_os *os, int domain, int type, int protocol)
     return (int)qp__sim_exit(sim, &rec, fd, 0);
 }
 
-int qp__sim_socketpair(qp_os *os, int domain, int type, int protocol, int sv[2])
+int qp__sim_socketpair(qp_os *os, int domain, int type, int protocol, int *sv)
 {
     qp_sim *sim = qp__sim_of(os);
     qp_rec rec;
