@@ -8,7 +8,8 @@
 
 #include <signal.h>
 
-#define QP_SIM_FDS_MAX 16   /* fds a run can have open, 0..2 included */
+#define QP_SIM_FDS_MAX 256  /* fds a run can have open, 0..2 included: a server with a few
+                               dozen connections, a library's reserve fds */
 #define QP_SIM_TASKS_MAX 4  /* task 0 runs the machine; others act in world events */
 #define QP_PIPE_SLOTS 16    /* a pipe's buffers: Linux's default, 16 pages, 64 KiB */
 #define QP_SIM_DGRAMS_MAX 2 /* UDP sockets open at once */

@@ -214,8 +214,8 @@ typedef struct qp_dgram_socket_watch {
 
 typedef struct qp_dgram_watch {
     qp_dgram_socket_watch sockets[QP_SIM_DGRAMS_MAX];
-    uint32_t epoll_in_fds; /* bit fd: registered for input in an epoll set */
-    uint32_t epoll_et_fds; /* ... with EPOLLET */
+    bool epoll_in[QP_SIM_FDS_MAX]; /* fd: registered for input in an epoll set */
+    bool epoll_et[QP_SIM_FDS_MAX]; /* ... with EPOLLET */
     /* the readiness event being handled: from a wait of task 0 that reported
        the fd of its open QP_OP_RESOLVE, to its next wait or the op's end */
     bool event_open;

@@ -33,12 +33,12 @@
 #define QP_SIM_CALLS_MAX 16384 /* syscalls per run, vDSO calls included */
 #define QP_PAGE_SIZE 4096
 #define QP_PIPE_BUF 4096      /* writes up to this size are atomic */
-#define QP_SIM_PIPES_MAX 2
-#define QP_SIM_EPOLLS_MAX 2
-#define QP_EPOLL_ENTRIES_MAX 8
+#define QP_SIM_PIPES_MAX 16
+#define QP_SIM_EPOLLS_MAX 8
+#define QP_EPOLL_ENTRIES_MAX QP_SIM_FDS_MAX /* an epoll set can watch every fd */
 #define QP_EVENTFD_MAX (UINT64_MAX - 1)
-#define QP_SIM_TIMERFDS_MAX 2
-#define QP_SIM_UNIX_PAIRS_MAX 2
+#define QP_SIM_TIMERFDS_MAX 8
+#define QP_SIM_UNIX_PAIRS_MAX 4
 #define QP_UNIX_BUF 4096 /* bytes a socketpair end holds for its reader */
 /* events the sim schedules itself: a resume per task, the next read of each
  * repeated read (one chain per schedule event) */
@@ -85,6 +85,7 @@ typedef struct qp_pipe {
     uint64_t bytes;
     bool reader_open;
     bool writer_open;
+    int fd[2]; /* the read end's and the write end's fds, -1 once closed */
     /* the wait queues: the task blocked in read (rd) and in write (wr) */
     uint8_t rd_waiter;
     uint8_t wr_waiter;
@@ -139,6 +140,7 @@ typedef struct qp_internal_event {
 /* A timerfd (src/sim/timerfd.c): armed, it expires at next_ns and then
  * every interval_ns (0: once); expirations counts those not yet read. */
 typedef struct qp_timerfd {
+    int fd; /* -1 once closed */
     bool armed;
     bool event_pending; /* an internal event at next_ns will wake its waiters */
     int32_t clock_id;
@@ -154,6 +156,7 @@ typedef struct qp_unix_pair {
     uint32_t head[2];
     uint32_t len[2];
     bool open[2];
+    int fd[2]; /* each end's fd, -1 once closed */
     int16_t error[2]; /* each end's pending error: ECONNRESET when the other end was
                          closed with bytes unread */
 } qp_unix_pair;
@@ -214,6 +217,7 @@ typedef struct qp_epoll_entry {
 } qp_epoll_entry;
 
 typedef struct qp_epoll {
+    unsigned entries_count; /* entries[] ever used: the others are free, and not read */
     qp_epoll_entry entries[QP_EPOLL_ENTRIES_MAX];
 } qp_epoll;
 
@@ -246,26 +250,19 @@ typedef struct qp_sim {
     const qp_schedule *sched;
     size_t next_event;
 
-    qp_obj objs[QP_SIM_FDS_MAX]; /* indexed by fd */
-    int targets[QP_SIM_FDS_MAX]; /* event target index -> fd */
+    int fds_high; /* objs[] below it have been used; those above are closed, and not read */
     unsigned targets_count;
-    qp_pipe pipes[QP_SIM_PIPES_MAX];
     unsigned pipes_count;
-    qp_epoll epolls[QP_SIM_EPOLLS_MAX];
     unsigned epolls_count;
-    qp_dgram dgrams[QP_SIM_DGRAMS_MAX];
     unsigned dgrams_count;
     uint32_t dgram_sockets_made; /* the last qp_dgram.socket given */
     const qp_dgram_peer *dgram_peer;
     void *dgram_peer_ctx;
     const qp_pipe_policy *pipe_policy;
-    qp_timerfd timerfds[QP_SIM_TIMERFDS_MAX];
     unsigned timerfds_count;
-    qp_unix_pair unix_pairs[QP_SIM_UNIX_PAIRS_MAX];
     unsigned unix_pairs_count;
     qp_pipe_wait pipe_waits[QP_SIM_TASKS_MAX];
 
-    qp_internal_event internal[QP_SIM_INTERNAL_MAX];
     unsigned internal_count;
     uint32_t internal_seq;
 
@@ -300,6 +297,18 @@ typedef struct qp_sim {
     jmp_buf *stop_jmp;
     uint8_t stop; /* enum qp_sim_stop */
     qp_os os;
+
+    /* The objects' tables, last: qp_sim_init does not zero them (their
+     * size is the limits', not what a run uses); each entry is set when it
+     * is taken, and nothing reads past the counts above. */
+    qp_obj objs[QP_SIM_FDS_MAX]; /* indexed by fd, below fds_high */
+    int targets[QP_SIM_FDS_MAX]; /* event target index -> fd */
+    qp_pipe pipes[QP_SIM_PIPES_MAX];
+    qp_epoll epolls[QP_SIM_EPOLLS_MAX];
+    qp_dgram dgrams[QP_SIM_DGRAMS_MAX];
+    qp_timerfd timerfds[QP_SIM_TIMERFDS_MAX];
+    qp_unix_pair unix_pairs[QP_SIM_UNIX_PAIRS_MAX];
+    qp_internal_event internal[QP_SIM_INTERNAL_MAX];
 } qp_sim;
 
 /* Prepares a run of sched; the trace must have room for a full run. The
@@ -337,6 +346,9 @@ int qp_sim_add_dgram(qp_sim *sim, bool connected);
 /* Puts a peer behind the datagram sockets (NULL: datagrams of zeros, no one
  * listening to what is sent). */
 void qp_sim_set_dgram_peer(qp_sim *sim, const qp_dgram_peer *peer, void *ctx);
+
+/* The fds open now (the world's ends of pipe targets included). */
+unsigned qp_sim_open_fds(const qp_sim *sim);
 
 /* A woken task runs this long after its wakeup: one syscall cost plus the
  * timer slack (the scheduler's latency). */

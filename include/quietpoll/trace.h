@@ -27,7 +27,8 @@ enum qp_rec_type {
     QP_REC_OP_BEGIN,
     QP_REC_OP_END,
     QP_REC_WAITQ,
-    QP_REC_LOOP
+    QP_REC_LOOP,
+    QP_REC_LIMIT
 };
 
 /* Why a blocking wait returned. */
@@ -234,6 +235,26 @@ typedef struct qp_rec_loop {
                                (QP_NS_INFINITE: never due) */
 } qp_rec_loop;
 
+/* A limit of the sim a call met (QP_REC_LIMIT), just before the call's
+ * record: the call fails as Linux fails it at its own limit (EMFILE,
+ * ENFILE, ENOSPC, EINVAL), and the trace says it was the sim's. */
+enum qp_sim_limit {
+    QP_LIMIT_FDS,           /* QP_SIM_FDS_MAX */
+    QP_LIMIT_PIPES,         /* QP_SIM_PIPES_MAX */
+    QP_LIMIT_EPOLLS,        /* QP_SIM_EPOLLS_MAX */
+    QP_LIMIT_EPOLL_ENTRIES, /* QP_EPOLL_ENTRIES_MAX */
+    QP_LIMIT_POLL_FDS,      /* QP_TRACE_POLL_FDS_MAX: the pollfds a record keeps */
+    QP_LIMIT_DGRAMS,        /* QP_SIM_DGRAMS_MAX */
+    QP_LIMIT_TIMERFDS,      /* QP_SIM_TIMERFDS_MAX */
+    QP_LIMIT_UNIX_PAIRS,    /* QP_SIM_UNIX_PAIRS_MAX */
+    QP_LIMIT_COUNT
+};
+
+typedef struct qp_rec_limit {
+    uint8_t limit; /* enum qp_sim_limit */
+    uint32_t max;  /* its value */
+} qp_rec_limit;
+
 /* One record of the trace: what kind it is, whose, when, and its fields. */
 typedef struct qp_rec {
     uint8_t type; /* enum qp_rec_type: which member of the union */
@@ -247,6 +268,7 @@ typedef struct qp_rec {
         qp_rec_op_end op_end;
         qp_rec_waitq waitq;
         qp_rec_loop loop;
+        qp_rec_limit limit;
     };
 } qp_rec;
 

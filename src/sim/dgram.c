@@ -42,8 +42,10 @@ static int free_slot(qp_sim *sim)
 int qp__dgram_new(qp_sim *sim)
 {
     int slot = free_slot(sim);
-    if (slot < 0)
+    if (slot < 0) {
+        qp__sim_limit(sim, QP_LIMIT_DGRAMS, QP_SIM_DGRAMS_MAX);
         return -1;
+    }
     int fd = qp__sim_alloc_fd(sim, QP_OBJ_DGRAM);
     if (fd < 0)
         return -1;

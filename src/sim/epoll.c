@@ -15,13 +15,15 @@
 
 static int64_t new_epoll(qp_sim *sim, qp_rec *rec)
 {
-    if (sim->epolls_count == QP_SIM_EPOLLS_MAX)
+    if (sim->epolls_count == QP_SIM_EPOLLS_MAX) {
+        qp__sim_limit(sim, QP_LIMIT_EPOLLS, QP_SIM_EPOLLS_MAX);
         return qp__sim_exit(sim, rec, -1, ENFILE);
+    }
     int fd = qp__sim_alloc_fd(sim, QP_OBJ_EPOLL);
     if (fd < 0)
         return qp__sim_exit(sim, rec, -1, EMFILE);
     unsigned index = sim->epolls_count++;
-    memset(&sim->epolls[index], 0, sizeof sim->epolls[index]);
+    sim->epolls[index].entries_count = 0; /* entries are set as they are taken */
     sim->objs[fd].index = (uint8_t)index;
     sim->objs[fd].blocking = true; /* an epoll file never has O_NONBLOCK at first */
     return qp__sim_exit(sim, rec, fd, 0);
@@ -51,7 +53,7 @@ int qp__sim_epoll_create(qp_os *os, int size)
 
 static qp_epoll_entry *find(qp_epoll *ep, int fd)
 {
-    for (unsigned i = 0; i < QP_EPOLL_ENTRIES_MAX; i++)
+    for (unsigned i = 0; i < ep->entries_count; i++)
         if (ep->entries[i].used && ep->entries[i].fd == fd)
             return &ep->entries[i];
     return NULL;
@@ -71,7 +73,7 @@ static uint32_t entry_events(qp_sim *sim, const qp_epoll_entry *e)
 bool qp__epoll_has_ready(qp_sim *sim, unsigned epoll_index)
 {
     qp_epoll *ep = &sim->epolls[epoll_index];
-    for (unsigned i = 0; i < QP_EPOLL_ENTRIES_MAX; i++)
+    for (unsigned i = 0; i < ep->entries_count; i++)
         if (entry_events(sim, &ep->entries[i]))
             return true;
     return false;
@@ -131,11 +133,15 @@ int qp__sim_epoll_ctl(qp_os *os, int epfd, int op, int fd, struct epoll_event *e
     case EPOLL_CTL_ADD:
         if (entry != NULL)
             return (int)qp__sim_exit(sim, &rec, -1, EEXIST);
-        for (unsigned i = 0; i < QP_EPOLL_ENTRIES_MAX && entry == NULL; i++)
+        for (unsigned i = 0; i < ep->entries_count && entry == NULL; i++)
             if (!ep->entries[i].used)
                 entry = &ep->entries[i];
-        if (entry == NULL)
+        if (entry == NULL && ep->entries_count < QP_EPOLL_ENTRIES_MAX)
+            entry = &ep->entries[ep->entries_count++];
+        if (entry == NULL) {
+            qp__sim_limit(sim, QP_LIMIT_EPOLL_ENTRIES, QP_EPOLL_ENTRIES_MAX);
             return (int)qp__sim_exit(sim, &rec, -1, ENOSPC);
+        }
         entry->used = true;
         entry->fd = fd;
         break;
@@ -163,7 +169,7 @@ int qp__sim_epoll_ctl(qp_os *os, int epfd, int op, int fd, struct epoll_event *e
 static int collect(qp_sim *sim, qp_epoll *ep, struct epoll_event *events, int maxevents, qp_rec *rec)
 {
     int n = 0;
-    for (unsigned i = 0; i < QP_EPOLL_ENTRIES_MAX && n < maxevents; i++) {
+    for (unsigned i = 0; i < ep->entries_count && n < maxevents; i++) {
         qp_epoll_entry *e = &ep->entries[i];
         uint32_t ready = entry_events(sim, e);
         if (e->events & EPOLLET)

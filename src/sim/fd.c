@@ -35,20 +35,33 @@ const qp_kind *qp__kind_of_event(const qp_obj *obj, unsigned ev_kind)
 
 qp_obj *qp__sim_obj(qp_sim *sim, int fd)
 {
-    if (fd < 0 || fd >= QP_SIM_FDS_MAX || sim->objs[fd].type == QP_OBJ_NONE)
+    if (fd < QP_SIM_FIRST_FD || fd >= sim->fds_high || sim->objs[fd].type == QP_OBJ_NONE)
         return NULL;
     return &sim->objs[fd];
 }
 
 int qp__sim_alloc_fd(qp_sim *sim, unsigned type)
 {
-    for (int fd = QP_SIM_FIRST_FD; fd < QP_SIM_FDS_MAX; fd++)
-        if (sim->objs[fd].type == QP_OBJ_NONE) {
-            memset(&sim->objs[fd], 0, sizeof sim->objs[fd]);
-            sim->objs[fd].type = (uint8_t)type;
-            return fd;
-        }
-    return -1;
+    int fd = QP_SIM_FIRST_FD; /* the lowest free fd, as Linux gives it */
+    while (fd < sim->fds_high && sim->objs[fd].type != QP_OBJ_NONE)
+        fd++;
+    if (fd == QP_SIM_FDS_MAX) {
+        qp__sim_limit(sim, QP_LIMIT_FDS, QP_SIM_FDS_MAX);
+        return -1;
+    }
+    if (fd == sim->fds_high)
+        sim->fds_high++;
+    memset(&sim->objs[fd], 0, sizeof sim->objs[fd]);
+    sim->objs[fd].type = (uint8_t)type;
+    return fd;
+}
+
+unsigned qp_sim_open_fds(const qp_sim *sim)
+{
+    unsigned open = 0;
+    for (int fd = QP_SIM_FIRST_FD; fd < sim->fds_high; fd++)
+        open += sim->objs[fd].type != QP_OBJ_NONE;
+    return open;
 }
 
 qp_obj *qp__sim_enter_fd(qp_sim *sim, qp_rec *rec, unsigned sys, int fd)

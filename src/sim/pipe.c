@@ -71,11 +71,7 @@ enum { END_READ, END_WRITE };
 /* The other end's fd of the pipe behind obj, or -1 (closed). */
 static int peer_fd(qp_sim *sim, const qp_obj *obj)
 {
-    for (int fd = 0; fd < QP_SIM_FDS_MAX; fd++)
-        if (sim->objs[fd].type == QP_OBJ_PIPE && sim->objs[fd].index == obj->index &&
-            sim->objs[fd].end != obj->end)
-            return fd;
-    return -1;
+    return sim->pipes[obj->index].fd[1 - obj->end];
 }
 
 /* The next pipe, its ends at rfd and wfd. */
@@ -87,6 +83,8 @@ static void open_pipe(qp_sim *sim, int rfd, int wfd, bool blocking)
     memset(p, 0, sizeof *p);
     p->reader_open = p->writer_open = true;
     p->rd_waiter = p->wr_waiter = QP_NO_TASK;
+    p->fd[END_READ] = rfd;
+    p->fd[END_WRITE] = wfd;
     sim->objs[rfd].index = sim->objs[wfd].index = (uint8_t)index;
     sim->objs[rfd].end = END_READ;
     sim->objs[wfd].end = END_WRITE;
@@ -101,8 +99,10 @@ static int64_t pipe_create(qp_sim *sim, qp_rec *rec, int pipefd[2], int flags)
         return qp__sim_exit(sim, rec, -1, EFAULT);
     if (flags & ~(O_NONBLOCK | O_CLOEXEC))
         return qp__sim_exit(sim, rec, -1, EINVAL);
-    if (sim->pipes_count == QP_SIM_PIPES_MAX)
+    if (sim->pipes_count == QP_SIM_PIPES_MAX) {
+        qp__sim_limit(sim, QP_LIMIT_PIPES, QP_SIM_PIPES_MAX);
         return qp__sim_exit(sim, rec, -1, ENFILE);
+    }
     int rfd = qp__sim_alloc_fd(sim, QP_OBJ_PIPE);
     int wfd = rfd < 0 ? -1 : qp__sim_alloc_fd(sim, QP_OBJ_PIPE);
     if (wfd < 0) {
@@ -457,6 +457,7 @@ static void pipe_close(qp_sim *sim, qp_obj *obj, int fd)
 {
     (void)fd;
     qp_pipe *p = pipe_of(sim, obj);
+    p->fd[obj->end] = -1;
     if (obj->end == END_READ)
         p->reader_open = false;
     else
@@ -512,7 +513,7 @@ static void pipe_world_event(qp_sim *sim, const qp_event *ev, qp_obj *reader, in
 
 static int reader_fd(const qp_sim *sim)
 {
-    for (int fd = 0; fd < QP_SIM_FDS_MAX; fd++)
+    for (int fd = QP_SIM_FIRST_FD; fd < sim->fds_high; fd++)
         if (sim->objs[fd].type == QP_OBJ_PIPE && sim->objs[fd].end == END_READ)
             return fd;
     return -1;

@@ -2,6 +2,7 @@
  * budget, operation marks, and the os table that routes into it. */
 #include <assert.h>
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "quietpoll/units.h"
@@ -77,7 +78,7 @@ bool qp__sim_blocked(const qp_sim *sim)
 void qp__sim_notify_events(qp_sim *sim, int fd, uint32_t key)
 {
     for (unsigned e = 0; e < sim->epolls_count; e++)
-        for (unsigned i = 0; i < QP_EPOLL_ENTRIES_MAX; i++) {
+        for (unsigned i = 0; i < sim->epolls[e].entries_count; i++) {
             qp_epoll_entry *entry = &sim->epolls[e].entries[i];
             /* ep_poll_callback: a keyed wakeup re-arms only the entries
                interested in one of its events */
@@ -99,7 +100,7 @@ static bool wait_watches_for_input(qp_sim *sim, int fd)
 {
     if (sim->wait.type == QP_WAIT_EPOLL) {
         const qp_epoll *ep = &sim->epolls[sim->wait.epoll_index];
-        for (unsigned i = 0; i < QP_EPOLL_ENTRIES_MAX; i++)
+        for (unsigned i = 0; i < ep->entries_count; i++)
             if (ep->entries[i].used && ep->entries[i].fd == fd && !ep->entries[i].disabled &&
                 (ep->entries[i].events & EPOLLIN))
                 return true;
@@ -146,6 +147,14 @@ static void apply_event(qp_sim *sim, const qp_event *ev, int fd, qp_rec *rec)
     const qp_kind *kind = qp__kind_of_event(obj, ev->kind);
     if (kind != NULL)
         kind->world_event(sim, ev, obj, fd, rec);
+}
+
+void qp__sim_limit(qp_sim *sim, unsigned limit, uint32_t max)
+{
+    qp_rec *rec = qp__sim_push(sim, QP_REC_LIMIT);
+    rec->limit.limit = (uint8_t)limit;
+    rec->limit.max = max;
+    check(sim);
 }
 
 void qp__sim_schedule(qp_sim *sim, const qp_internal_event *iev)
@@ -361,7 +370,8 @@ void qp_sim_init(qp_sim *sim, const qp_schedule *sched, qp_trace *trace,
     assert(sched->cost_ns >= 1);
     assert(trace->cap >= QP_SIM_TRACE_CAP);
     assert(trace->count == 0);
-    memset(sim, 0, sizeof *sim);
+    memset(sim, 0, offsetof(qp_sim, objs)); /* the tables are set as they are taken */
+    sim->fds_high = QP_SIM_FIRST_FD;
     sim->now_ns = sched->start_ns;
     sim->sched = sched;
     sim->trace = trace;

@@ -49,6 +49,10 @@ unsigned qp__sim_sigmask(const sigset_t *sigmask);
 qp_rec *qp__sim_push(qp_sim *sim, unsigned type);
 void qp__sim_check(qp_sim *sim);
 
+/* The call in progress meets the sim's limit (enum qp_sim_limit) of max:
+ * the trace says so, before the call's record. */
+void qp__sim_limit(qp_sim *sim, unsigned limit, uint32_t max);
+
 /* Schedules an event of the sim's own (a resume after a wakeup, the next
  * of a reader's repeated reads). */
 void qp__sim_schedule(qp_sim *sim, const qp_internal_event *iev);

@@ -32,12 +32,10 @@ static qp_timerfd *timer_of(qp_sim *sim, const qp_obj *obj)
     return &sim->timerfds[obj->index];
 }
 
+/* The timer's fd, -1 once closed (or never made). */
 static int fd_of(const qp_sim *sim, unsigned index)
 {
-    for (int fd = 0; fd < QP_SIM_FDS_MAX; fd++)
-        if (sim->objs[fd].type == QP_OBJ_TIMERFD && sim->objs[fd].index == index)
-            return fd;
-    return -1;
+    return index < sim->timerfds_count ? sim->timerfds[index].fd : -1;
 }
 
 /* Counts the expirations due by now_ns. */
@@ -108,6 +106,7 @@ static void timerfd_close(qp_sim *sim, qp_obj *obj, int fd)
     (void)fd;
     unschedule(sim, obj->index);
     memset(timer_of(sim, obj), 0, sizeof(qp_timerfd));
+    timer_of(sim, obj)->fd = -1;
 }
 
 int qp__sim_timerfd_create(qp_os *os, int clock_id, int flags)
@@ -124,12 +123,15 @@ int qp__sim_timerfd_create(qp_os *os, int clock_id, int flags)
     unsigned index = 0;
     while (index < QP_SIM_TIMERFDS_MAX && fd_of(sim, index) >= 0)
         index++;
-    if (index == QP_SIM_TIMERFDS_MAX)
+    if (index == QP_SIM_TIMERFDS_MAX) {
+        qp__sim_limit(sim, QP_LIMIT_TIMERFDS, QP_SIM_TIMERFDS_MAX);
         return (int)qp__sim_exit(sim, &rec, -1, ENFILE);
+    }
     int fd = qp__sim_alloc_fd(sim, QP_OBJ_TIMERFD);
     if (fd < 0)
         return (int)qp__sim_exit(sim, &rec, -1, EMFILE);
     memset(&sim->timerfds[index], 0, sizeof sim->timerfds[index]);
+    sim->timerfds[index].fd = fd;
     sim->timerfds[index].clock_id = clock_id;
     if (index >= sim->timerfds_count)
         sim->timerfds_count = index + 1;

@@ -42,13 +42,10 @@ static qp_unix_pair *pair_of(qp_sim *sim, const qp_obj *obj)
     return &sim->unix_pairs[obj->index];
 }
 
+/* The fd of a pair's end, -1 once closed (or never made). */
 static int end_fd(const qp_sim *sim, unsigned index, unsigned end)
 {
-    for (int fd = 0; fd < QP_SIM_FDS_MAX; fd++)
-        if (sim->objs[fd].type == QP_OBJ_UNIX && sim->objs[fd].index == index &&
-            sim->objs[fd].end == end)
-            return fd;
-    return -1;
+    return index < sim->unix_pairs_count ? sim->unix_pairs[index].fd[end] : -1;
 }
 
 static short unix_revents(qp_sim *sim, qp_obj *obj, short events)
@@ -72,8 +69,10 @@ int64_t qp__unix_pair_new(qp_sim *sim, qp_rec *rec, int type, int sv[2])
     unsigned index = 0;
     while (index < QP_SIM_UNIX_PAIRS_MAX && (end_fd(sim, index, 0) >= 0 || end_fd(sim, index, 1) >= 0))
         index++;
-    if (index == QP_SIM_UNIX_PAIRS_MAX)
+    if (index == QP_SIM_UNIX_PAIRS_MAX) {
+        qp__sim_limit(sim, QP_LIMIT_UNIX_PAIRS, QP_SIM_UNIX_PAIRS_MAX);
         return qp__sim_exit(sim, rec, -1, ENFILE);
+    }
     int fd0 = qp__sim_alloc_fd(sim, QP_OBJ_UNIX);
     int fd1 = fd0 < 0 ? -1 : qp__sim_alloc_fd(sim, QP_OBJ_UNIX);
     if (fd1 < 0) {
@@ -91,6 +90,7 @@ int64_t qp__unix_pair_new(qp_sim *sim, qp_rec *rec, int type, int sv[2])
         sim->objs[fds[end]].index = (uint8_t)index;
         sim->objs[fds[end]].end = (uint8_t)end;
         sim->objs[fds[end]].blocking = !(type & SOCK_NONBLOCK);
+        p->fd[end] = fds[end];
         sv[end] = fds[end];
         rec->call.socketpair.fds[end] = fds[end];
     }
@@ -202,6 +202,7 @@ static void unix_close(qp_sim *sim, qp_obj *obj, int fd)
     (void)fd;
     qp_unix_pair *p = pair_of(sim, obj);
     p->open[obj->end] = false;
+    p->fd[obj->end] = -1;
     if (p->len[obj->end] > 0)
         p->error[1 - obj->end] = ECONNRESET; /* unix_release_sock: bytes it never read */
     p->len[obj->end] = 0; /* what was queued for it is gone with it */
