@@ -60,6 +60,7 @@ enum qp_cf_obj_kind {
     QP_CF_UDP_UNCONN,  /* a UDP socket bound on 127.0.0.1, not connected */
     QP_CF_SOCKETPAIR,  /* socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK): two slots */
     QP_CF_TIMERFD,     /* timerfd_create(init = clock, TFD_NONBLOCK) */
+    QP_CF_DEVNULL,     /* open("/dev/null", O_RDWR | O_NONBLOCK) */
     QP_CF_OBJ_KIND_COUNT
 };
 

@@ -60,6 +60,7 @@ enum qp_obj_type {
     QP_OBJ_DGRAM,   /* a UDP socket: dgram.c */
     QP_OBJ_TIMERFD, /* timerfd.c */
     QP_OBJ_UNIX,    /* an end of a socketpair: unix_stream.c */
+    QP_OBJ_NULL,    /* /dev/null, or the root directory: devnull.c */
     QP_OBJ_TYPE_COUNT
 };
 

@@ -63,7 +63,8 @@ enum qp_sys_args {
     QP_ARGS_SLEEP,        /* sleep: nanosleep, clock_nanosleep */
     QP_ARGS_CLOCK_RES,    /* clock */
     QP_ARGS_SOCKETPAIR,   /* socketpair */
-    QP_ARGS_ACCEPT        /* accept */
+    QP_ARGS_ACCEPT,       /* accept */
+    QP_ARGS_OPEN          /* open: its path (the first bytes), flags and mode */
 };
 
 /* The trace's syscall ids: QP_SYS_read, QP_SYS_epoll_wait, ... */

@@ -17,6 +17,7 @@
  * eventfd and its timerfd), with room to spare; epoll records its first ones */
 #define QP_TRACE_POLL_FDS_MAX 8
 #define QP_TRACE_IOV_MAX 4 /* iovec lengths a record keeps */
+#define QP_TRACE_PATH_MAX 24 /* bytes of a path a record keeps, its NUL included */
 
 /* Printed traces give task t the pid QP_PID_BASE + t. */
 #define QP_PID_BASE 4200
@@ -165,6 +166,12 @@ typedef struct qp_rec_call {
         struct {
             int32_t fd, flags;
         } accept;
+        struct {
+            int32_t flags;
+            uint32_t mode;
+            char path[QP_TRACE_PATH_MAX]; /* its first bytes, NUL-terminated; "" for NULL */
+            bool path_null;
+        } open;
     };
 } qp_rec_call;
 

@@ -78,6 +78,7 @@ static bool returns_fd(unsigned sys)
     case QP_ARGS_INT: /* epoll_create */
     case QP_ARGS_TIMERFD_CREATE:
     case QP_ARGS_ACCEPT:
+    case QP_ARGS_OPEN:
         return true;
     }
     return false;

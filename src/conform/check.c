@@ -14,6 +14,7 @@ const char *qp_cf_obj_kind_name(unsigned kind)
         [QP_CF_EVENTFD] = "eventfd",      [QP_CF_EPOLL] = "epoll",
         [QP_CF_UDP] = "UDP socket",       [QP_CF_UDP_UNCONN] = "unconnected UDP socket",
         [QP_CF_SOCKETPAIR] = "socketpair", [QP_CF_TIMERFD] = "timerfd",
+        [QP_CF_DEVNULL] = "/dev/null",
     };
     return kind < QP_CF_OBJ_KIND_COUNT ? names[kind] : "?";
 }

@@ -31,6 +31,7 @@
 #define O_UDP_UNCONN {.kind = QP_CF_UDP_UNCONN}
 #define O_SOCKETPAIR {.kind = QP_CF_SOCKETPAIR}
 #define O_TFD(clock_) {.kind = QP_CF_TIMERFD, .init = (clock_)}
+#define O_DEVNULL {.kind = QP_CF_DEVNULL}
 
 #define MS(n) ((int64_t)(n) * 1000000) /* ns */
 

@@ -123,6 +123,10 @@ int qp__sim_epoll_ctl(qp_os *os, int epfd, int op, int fd, struct epoll_event *e
     qp_obj *epobj = qp__sim_obj(sim, epfd);
     if (epobj == NULL || qp__sim_obj(sim, fd) == NULL)
         return (int)qp__sim_exit(sim, &rec, -1, EBADF);
+    /* do_epoll_ctl's file_can_poll, before it looks at epfd: a file
+       without a poll of its own */
+    if (qp__kind(qp__sim_obj(sim, fd)->type)->revents == NULL)
+        return (int)qp__sim_exit(sim, &rec, -1, EPERM);
     if (epobj->type != QP_OBJ_EPOLL || fd == epfd)
         return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
     qp_epoll *ep = &sim->epolls[epobj->index];

@@ -148,7 +148,7 @@ typedef struct qp_kind {
 
 /* The kinds, one file each, indexed by enum qp_obj_type (kinds.c). */
 extern const qp_kind qp__kind_stream, qp__kind_eventfd, qp__kind_pipe, qp__kind_epoll,
-    qp__kind_dgram, qp__kind_timerfd, qp__kind_unix;
+    qp__kind_dgram, qp__kind_timerfd, qp__kind_unix, qp__kind_null;
 const qp_kind *qp__kind(unsigned type);
 /* The kind that acts on world event ev aimed at obj (NULL: closed), or NULL. */
 const qp_kind *qp__kind_of_event(const qp_obj *obj, unsigned ev_kind);
