@@ -115,14 +115,12 @@ int qp__sim_epoll_ctl(qp_os *os, int epfd, int op, int fd, struct epoll_event *e
 {
     qp_sim *sim = qp__sim_of(os);
     qp_rec rec;
-    qp__sim_enter(sim, &rec, QP_SYS_epoll_ctl);
-    rec.call.epoll_ctl.epfd = epfd;
+    qp_obj *epobj = qp__sim_enter_fd(sim, &rec, QP_SYS_epoll_ctl, epfd);
     rec.call.epoll_ctl.op = op;
     rec.call.epoll_ctl.fd = fd;
     rec.call.epoll_ctl.events = event != NULL ? event->events : 0;
-    qp_obj *epobj = qp__sim_obj(sim, epfd);
     if (epobj == NULL || qp__sim_obj(sim, fd) == NULL)
-        return (int)qp__sim_exit(sim, &rec, -1, EBADF);
+        return (int)qp__sim_bad_fd(sim, &rec);
     /* do_epoll_ctl's file_can_poll, before it looks at epfd: a file
        without a poll of its own */
     if (qp__kind(qp__sim_obj(sim, fd)->type)->revents == NULL)

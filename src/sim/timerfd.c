@@ -218,8 +218,7 @@ int qp__sim_timerfd_gettime(qp_os *os, int fd, struct itimerspec *curr_value)
 {
     qp_sim *sim = qp__sim_of(os);
     qp_rec rec;
-    qp__sim_enter(sim, &rec, QP_SYS_timerfd_gettime);
-    rec.call.timerfd.fd = fd;
+    qp__sim_enter_fd(sim, &rec, QP_SYS_timerfd_gettime, fd);
     int err = 0;
     qp_timerfd *t = timer_for(sim, fd, &err);
     if (t == NULL)
