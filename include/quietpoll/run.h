@@ -49,7 +49,11 @@ void qp_run_describe(FILE *out, const qp_run *run);
  * replay_cmd (a command line that replays it). */
 void qp_run_report(FILE *out, const qp_run *run, const char *details, const char *replay_cmd);
 
-/* The trace alone, annotated with the violation if there is one. */
+/* The trace alone, annotated with the violation if there is one, then the
+ * run's notices. */
 void qp_run_print_trace(FILE *out, const qp_run *run);
+
+/* The run's notices (findings below a violation: qp_notice), one line each. */
+void qp_run_print_notices(FILE *out, const qp_run *run);
 
 #endif

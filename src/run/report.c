@@ -19,6 +19,18 @@ void qp_run_print_trace(FILE *out, const qp_run *run)
     qp_trace_print(out, &run->trace, v->property >= 0 ? &note : NULL);
     if (run->blocked_forever)
         fprintf(out, "# the task waits with no timeout and no event will come: the run ends\n");
+    qp_run_print_notices(out, run);
+}
+
+void qp_run_print_notices(FILE *out, const qp_run *run)
+{
+    const qp_notice *n = &run->oracle.delay;
+    if (n->count == 0 || n->rec_index >= run->trace.count)
+        return;
+    char at[32];
+    fprintf(out, "note: %s %u time%s (a notice, not a violation); the first at %s: %s\n",
+            QP_NOTICE_DELAY_NAME, n->count, n->count == 1 ? "" : "s",
+            qp_fmt_clock(at, run->trace.recs[n->rec_index].t_enter_ns), n->why);
 }
 
 void qp_run_report(FILE *out, const qp_run *run, const char *details, const char *replay_cmd)
