@@ -147,6 +147,10 @@ typedef struct qp_violation {
     int property; /* enum qp_property, or -1 for none: the first violation */
     size_t rec_index;
     char why[320];
+    /* how much, for the report's headline: how early or late, how many calls
+       wasted per operation or iteration, and whether bounded or growing with
+       time ("" when the monitor has no measure) */
+    char magnitude[160];
     uint32_t counts[QP_PROP_COUNT]; /* every violation, when the run keeps going */
 } qp_violation;
 
@@ -279,6 +283,7 @@ typedef struct qp_oracle {
     uint32_t known;
     qp_violation violation;
     qp_notice delay; /* QP_NOTICE_DELAY_NAME: timers.c */
+    char magnitude_next[160]; /* qp__magnitude's, for the next qp__fire */
 } qp_oracle;
 
 void qp_oracle_init(qp_oracle *oracle, const qp_schedule *sched);

@@ -74,8 +74,9 @@ static void replay_file(qp_run *run, const replay_args *a, size_t variant, const
     tally->runs++;
     if (qp_run_bytes(run, a->machine, variant, tape.data, tape.size)) {
         const qp_violation *v = &run->oracle.violation;
-        printf("%s: VIOLATION %s in %s/%s: %s\n", path, qp_property_name((unsigned)v->property),
-               a->machine->name, vname, v->why);
+        printf("%s: VIOLATION %s in %s/%s: %s%s%s\n", path,
+               qp_property_name((unsigned)v->property), a->machine->name, vname, v->magnitude,
+               v->magnitude[0] ? "; " : "", v->why);
         printf("  explain: quietpoll explain %s --variant %s %s\n", a->machine->name, vname, path);
         tally->violations++;
     } else {

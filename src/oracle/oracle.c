@@ -72,17 +72,29 @@ bool qp__fire(qp_oracle *oracle, unsigned property, size_t rec_index, const char
     assert((oracle->keep_going || oracle->violation.property < 0) &&
            "a run stops at its first violation");
     oracle->violation.counts[property]++;
+    char magnitude[sizeof oracle->magnitude_next];
+    memcpy(magnitude, oracle->magnitude_next, sizeof magnitude);
+    oracle->magnitude_next[0] = '\0';
     if (!oracle->keep_going && (oracle->known >> property & 1))
         return false; /* counted, and the run goes on */
     if (oracle->violation.property >= 0)
         return true; /* keeping going: the first one is the one reported */
     oracle->violation.property = (int)property;
     oracle->violation.rec_index = rec_index;
+    memcpy(oracle->violation.magnitude, magnitude, sizeof magnitude);
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(oracle->violation.why, sizeof oracle->violation.why, fmt, ap);
     va_end(ap);
     return true;
+}
+
+void qp__magnitude(qp_oracle *oracle, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(oracle->magnitude_next, sizeof oracle->magnitude_next, fmt, ap);
+    va_end(ap);
 }
 
 void qp_oracle_init(qp_oracle *oracle, const qp_schedule *sched)
@@ -222,6 +234,7 @@ bool qp_oracle_on_rec(qp_oracle *oracle, const qp_trace *trace, size_t index)
         return false;
     bool fired = false;
     for (size_t m = 0; m < qp__monitors_count; m++) {
+        oracle->magnitude_next[0] = '\0'; /* a monitor's measure is for its own fire */
         if (qp__monitors[m]->on_record == NULL ||
             !qp__monitors[m]->on_record(oracle, trace, index))
             continue;
@@ -238,6 +251,7 @@ bool qp_oracle_on_budget(qp_oracle *oracle, const qp_trace *trace, size_t index,
                          uint32_t calls_max)
 {
     (void)trace;
+    qp__magnitude(oracle, "the whole budget of %u calls spent: grows until cut off", calls_max);
     return qp__fire(oracle, QP_PROP_SYSCALL_BOUND, index,
                     "the run spent its whole budget of %u calls: the loop never settles", calls_max);
 }
@@ -253,6 +267,7 @@ bool qp_oracle_finish(qp_oracle *oracle, const qp_trace *trace, uint64_t end_ns,
             oracle->op[task].bound = qp_op_bound(&oracle->op[task], oracle->cost_ns);
     bool fired = false;
     for (size_t m = 0; m < qp__monitors_count; m++) {
+        oracle->magnitude_next[0] = '\0';
         if (qp__monitors[m]->finish == NULL ||
             !qp__monitors[m]->finish(oracle, last, blocked_forever))
             continue;

@@ -149,17 +149,28 @@ static bool zero_wait_check(qp_oracle *oracle, size_t repeat_index)
     }
     char left[32];
     const char *name = qp_sys_name(w->zero_wait_sys);
-    if (w->zero_wait_left_ns == QP_NS_INFINITE)
+    if (w->zero_wait_left_ns == QP_NS_INFINITE) {
+        qp__magnitude(oracle, "zero waits with no timer pending: 1 wasted wait per iteration, "
+                              "growing with time, unbounded");
         return qp__fire(oracle, QP_PROP_SPIN, repeat_index,
                         "%s(..., 0) timed out at once again while no timer was pending: a zero "
                         "timeout where the loop had all the time in the world, so it polls "
                         "without waiting",
                         name);
-    if (w->zero_wait_left_ns == 0)
+    }
+    if (w->zero_wait_left_ns == 0) {
+        qp__magnitude(oracle, "zero waits while a timer is due and not run: 1 wasted wait per "
+                              "iteration until it runs");
         return qp__fire(oracle, QP_PROP_SPIN, repeat_index,
                         "%s(..., 0) timed out at once again while timer %u was due, and the loop "
                         "went round without running it: it polls without progress",
                         name, w->zero_wait_timer + 1);
+    }
+    qp__magnitude(oracle,
+                  "zero waits through the last %s before timer %u: up to %" PRIu64
+                  " wasted waits at this syscall cost, bounded by the time left, per timer",
+                  qp_fmt_amount(left, w->zero_wait_left_ns), w->zero_wait_timer + 1,
+                  w->zero_wait_left_ns / (oracle->cost_ns ? oracle->cost_ns : 1));
     return qp__fire(oracle, QP_PROP_SPIN, repeat_index,
                     "%s(..., 0) timed out at once again, %s before timer %u's deadline, and the "
                     "loop went round without a timer to run: the time to the nearest timer was "
@@ -220,6 +231,12 @@ static bool iterations_check(qp_oracle *oracle, uint32_t iterations, size_t inde
                 : w->idle_wait_open     ? w->idle_wait_index
                 : w->lone_zero_wait_seen ? w->lone_zero_wait_index
                                          : index;
+    qp__magnitude(oracle, "%" PRIu32 " iterations over a bound of %" PRIu32 ": %" PRIu32
+                          " wasted (%s)",
+                  iterations, bound, iterations - bound,
+                  wasted ? "a wait short of the nearest timer, each time it falls short"
+                  : w->lone_zero_wait_seen ? "one zero wait with nothing to run"
+                                           : "the loop went round without waiting");
     return qp__fire(oracle, QP_PROP_SYSCALL_BOUND, at,
                     "the loop ran %" PRIu32 " iterations; its bound is %" PRIu32 " = 1 + %" PRIu32
                     " timer callbacks + %" PRIu32 " other callbacks + %" PRIu32
@@ -254,29 +271,38 @@ static bool on_fire(qp_oracle *oracle, const qp_rec *rec, size_t index)
     w->zero_wait_open = false;
     uint64_t at_ns = rec->t_enter_ns;
     char a[32], b[32], c[32];
-    if (at_ns < t->deadline_ns)
+    if (at_ns < t->deadline_ns) {
+        qp__magnitude(oracle, "%s early, per timer start (bounded)",
+                      qp_fmt_amount(a, t->deadline_ns - at_ns));
         return qp__fire(oracle, QP_PROP_TIMEOUT_EARLY, index,
                         "timer %u fired %s before its deadline (it was started %s earlier, with a "
                         "timeout of %s): the loop took it for due too soon, as when its start is "
                         "kept in whole ms",
                         id + 1, qp_fmt_ms(a, t->deadline_ns - at_ns),
                         qp_fmt_ms(b, at_ns - t->start_ns), qp_fmt_ms(c, t->deadline_ns - t->start_ns));
+    }
     uint64_t late_ns = at_ns - t->deadline_ns;
     if (late_ns > w->late_max_ns)
         w->late_max_ns = late_ns;
     uint32_t calls = w->calls - t->calls_mark;
     uint64_t allowed_ns = QP_NS_PER_MS + oracle->slack_ns + calls * oracle->cost_ns;
-    if (late_ns >= allowed_ns)
+    if (late_ns >= allowed_ns) {
+        qp__magnitude(oracle, "%s late (%s beyond what a wait rounded up allows), per timer start",
+                      qp_fmt_amount(a, late_ns), qp_fmt_amount(b, late_ns - allowed_ns));
         return qp__fire(oracle, QP_PROP_TIMEOUT_LATE, index,
                         "timer %u fired %s after its deadline, no less than 1 ms + slack + the "
                         "cost of the %" PRIu32 " syscalls since the wait that covered it (%s), "
                         "which a wait rounded up to whole ms always beats: a wait overshot by a "
                         "whole ms, as when 1 ms is added to a timeout that needed none",
                         id + 1, qp_fmt_ms(a, late_ns), calls, qp_fmt_ms(b, allowed_ns));
+    }
     if (t->armed_in != w->iterations || rec->loop.ready_fds == 0 || !t->armed_by_callback)
         return false;
     if (t->armed_by_timer) {
         w->pass_reruns++;
+        qp__magnitude(oracle, "fd %" PRId32 " withheld past the iteration while the timer pass "
+                              "re-runs what it armed: grows with every re-arm, unbounded",
+                      rec->loop.lowest_ready_fd);
         return qp__fire(oracle, QP_PROP_LOST_WAKEUP, index,
                         "timer %u runs again in the timer pass that re-armed it (%" PRIu32
                         " such run%s so far, %s after the wait before the pass returned) while "
@@ -361,6 +387,7 @@ static bool finish(qp_oracle *oracle, size_t rec_index, bool blocked_forever)
         const qp_timer_watch *t = &w->timers[i];
         if (!t->pending || t->deadline_ns == QP_NS_INFINITE)
             continue;
+        qp__magnitude(oracle, "timer %u never runs: late without bound", i + 1);
         if (blocked_forever)
             return qp__fire(oracle, QP_PROP_TIMEOUT_LATE, rec_index,
                             "the loop waits with no timeout and no event will come, though timer "

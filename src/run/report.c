@@ -38,8 +38,9 @@ void qp_run_report(FILE *out, const qp_run *run, const char *details, const char
     const qp_violation *v = &run->oracle.violation;
     if (v->property < 0)
         return;
-    fprintf(out, "quietpoll: VIOLATION %s in %s/%s\n", qp_property_name((unsigned)v->property),
-            run->machine->name, qp_run_variant(run)->name);
+    fprintf(out, "quietpoll: VIOLATION %s in %s/%s%s%s\n", qp_property_name((unsigned)v->property),
+            run->machine->name, qp_run_variant(run)->name, v->magnitude[0] ? ": " : "",
+            v->magnitude);
     if (details != NULL)
         fputs(details, out);
     fprintf(out, "why: %s\n", v->why);
