@@ -78,7 +78,10 @@
       "under test loops where no syscall budget sees it; found by the engines, not the oracle") \
     X(CRASH, "crash",                                                                            \
       "a trial dies of a signal in fork mode (prop --fork): the code under test, or quietpoll, " \
-      "crashed; found by the engines, not the oracle")
+      "crashed; found by the engines, not the oracle")                                          \
+    X(UNMODELLED, "unmodelled",                                                                  \
+      "the code under test called what the simulator does not model (a QP_UNMODELLED row): "   \
+      "the run stops there; a gap of the harness or the model, never a finding of the code")
 
 enum qp_property {
 #define QP_PROPERTY_ENUM(id, name, summary) QP_PROP_##id,

@@ -28,6 +28,7 @@ typedef struct qp_run {
     _Alignas(max_align_t) unsigned char state[QP_MACHINE_STATE_BYTES];
     uint64_t end_ns;
     bool blocked_forever;
+    bool unmodelled; /* stopped at a call the simulator does not model (QP_PROP_UNMODELLED) */
 } qp_run;
 
 qp_run *qp_run_new(void);
@@ -37,6 +38,16 @@ void qp_run_free(qp_run *run);
  * run->oracle.violation says which. */
 bool qp_run_bytes(qp_run *run, const qp_machine *machine, size_t variant, const uint8_t *data,
                   size_t size);
+
+/* The wrappers' (src/wrap/) report of a QP_UNMODELLED call made during a
+ * run on this thread: the trace records it where it was made, the outcome
+ * is QP_PROP_UNMODELLED, and the run stops (a longjmp out of the code under
+ * test, as a violation stops it). Returns false, doing nothing, when no run
+ * is in progress on this thread. */
+bool qp_run_unmodelled_call(const char *call);
+
+/* The call a run stopped at (QP_PROP_UNMODELLED: "bind()"), or NULL. */
+const char *qp_run_unmodelled_name(const qp_run *run);
 
 const qp_variant *qp_run_variant(const qp_run *run);
 bool qp_run_violated(const qp_run *run);

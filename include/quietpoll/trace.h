@@ -27,7 +27,8 @@ enum qp_rec_type {
     QP_REC_OP_BEGIN,
     QP_REC_OP_END,
     QP_REC_WAITQ,
-    QP_REC_LOOP
+    QP_REC_LOOP,
+    QP_REC_UNMODELLED /* the code under test called what the simulator does not model */
 };
 
 /* Why a blocking wait returned. */
@@ -234,6 +235,12 @@ typedef struct qp_rec_loop {
                                (QP_NS_INFINITE: never due) */
 } qp_rec_loop;
 
+/* A call of a QP_UNMODELLED row made during a run (src/wrap/): the run
+ * stops at it, and its outcome is the gap, not a finding (run.h). */
+typedef struct qp_rec_unmodelled {
+    char call[32]; /* "setsockopt()" */
+} qp_rec_unmodelled;
+
 /* One record of the trace: what kind it is, whose, when, and its fields. */
 typedef struct qp_rec {
     uint8_t type; /* enum qp_rec_type: which member of the union */
@@ -247,6 +254,7 @@ typedef struct qp_rec {
         qp_rec_op_end op_end;
         qp_rec_waitq waitq;
         qp_rec_loop loop;
+        qp_rec_unmodelled unmodelled;
     };
 } qp_rec;
 

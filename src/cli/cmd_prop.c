@@ -148,6 +148,15 @@ static void db_store(const prop_args *a, qp_run *run, const qp_machine *m, size_
         return;
     qp_finding f;
     cli_run(run, m, variant, r->minimal.data, r->minimal.size);
+    const char *call = qp_run_unmodelled_name(run);
+    if (call != NULL) {
+        bool noted = qp_db_note_gap(a->db, m->name, m->variants[variant].name, call);
+        snprintf(note, note_size,
+                 "a gap of the harness or the model (the code under test called %s), not a "
+                 "finding: not stored in the failure database%s%s/%s",
+                 call, noted ? "; noted in " : "; cannot note it in ", a->db, QP_DB_GAPS_FILE);
+        return;
+    }
     if (!qp_finding_of(run, &f))
         return; /* the shrinker keeps the property: cannot happen */
     char path[4400];
@@ -286,7 +295,9 @@ static bool matrix_rows_set(const prop_args *a, const qp_machine *m, size_t vari
         bool ok = (want & bit) && (set.found & bit);
         printf("%-30s %-14s %7lu  %-14s %-12s %-18s%s\n", name,
                single ? v->expect : qp_property_name(q), set.trials_run, verdict, first, shrunk,
-               ok ? "" : (want & bit) ? "  MISMATCH" : "  UNEXPECTED");
+               ok ? "" : (want & bit) ? "  MISMATCH"
+                       : q == QP_PROP_UNMODELLED ? "  GAP (the harness's or the model's: list --gaps)"
+                                                 : "  UNEXPECTED");
         if (set.found & bit) {
             char suffix[40] = "";
             if (!single)
@@ -316,7 +327,10 @@ static bool matrix_row(const prop_args *a, const qp_machine *m, size_t variant, 
     if (r.failed)
         describe_failure(a, &r, first, sizeof first, shrunk, sizeof shrunk);
     printf("%-30s %-14s %7lu  %-14s %-12s %-18s%s\n", name, v->expect, r.trials_run, verdict,
-           first, shrunk, r.failed ? "  MISMATCH" : "");
+           first, shrunk,
+           !r.failed                          ? ""
+           : r.property == QP_PROP_UNMODELLED ? "  GAP (the harness's or the model's: list --gaps)"
+                                              : "  MISMATCH");
     if (r.failed)
         keep_failure(a, run, m, variant, &r, "");
     fflush(stdout);

@@ -91,6 +91,29 @@ bool qp_db_store(const char *db, const char *machine, const char *variant, const
     return true;
 }
 
+bool qp_db_note_gap(const char *db, const char *machine, const char *variant, const char *call)
+{
+    char path[4200], line[512], want[512];
+    snprintf(path, sizeof path, "%s/%s", db, QP_DB_GAPS_FILE);
+    snprintf(want, sizeof want, "%s\t%s\t%s\n", machine, variant, call);
+    FILE *in = fopen(path, "r");
+    if (in != NULL) {
+        bool there = false;
+        while (!there && fgets(line, sizeof line, in) != NULL)
+            there = strcmp(line, want) == 0;
+        fclose(in);
+        if (there)
+            return true;
+    }
+    if (!make_dirs(db))
+        return false;
+    FILE *out = fopen(path, "a");
+    if (out == NULL)
+        return false;
+    bool ok = fputs(want, out) >= 0;
+    return fclose(out) == 0 && ok;
+}
+
 bool qp_db_holds(const char *db, const char *path)
 {
     size_t n = strlen(db);

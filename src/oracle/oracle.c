@@ -212,6 +212,8 @@ static bool note(qp_oracle *oracle, const qp_rec *rec)
     case QP_REC_WAITQ:
     case QP_REC_LOOP:
         return true;
+    case QP_REC_UNMODELLED:
+        return false; /* the run stops there (src/run/run.c) */
     }
     assert(!"unknown record type");
     return false;

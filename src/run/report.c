@@ -38,7 +38,15 @@ void qp_run_report(FILE *out, const qp_run *run, const char *details, const char
     const qp_violation *v = &run->oracle.violation;
     if (v->property < 0)
         return;
-    fprintf(out, "quietpoll: VIOLATION %s in %s/%s%s%s\n", qp_property_name((unsigned)v->property),
+    const char *call = qp_run_unmodelled_name(run);
+    if (call != NULL)
+        fprintf(out,
+                "quietpoll: GAP in %s/%s: the code under test called %s, which the simulator "
+                "does not model (the harness's or the model's gap, not a finding of the code "
+                "under test)\n",
+                run->machine->name, qp_run_variant(run)->name, call);
+    else
+        fprintf(out, "quietpoll: VIOLATION %s in %s/%s%s%s\n", qp_property_name((unsigned)v->property),
             run->machine->name, qp_run_variant(run)->name, v->magnitude[0] ? ": " : "",
             v->magnitude);
     if (details != NULL)

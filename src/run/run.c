@@ -5,6 +5,7 @@
 #include <assert.h>
 #include <setjmp.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -49,6 +50,45 @@ static void init_once(const qp_machine *machine)
     machine->init_once();
 }
 
+/* The run whose machine is running on this thread, for the wrappers'
+ * qp_run_unmodelled_call; NULL outside machine->run. */
+static _Thread_local struct {
+    qp_run *run;
+    jmp_buf *stop_jmp;
+} active;
+
+bool qp_run_unmodelled_call(const char *call)
+{
+    qp_run *run = active.run;
+    if (run == NULL)
+        return false;
+    qp_rec *rec = qp_trace_push(&run->trace);
+    if (rec == NULL) { /* a full trace: the call takes the last record */
+        rec = &run->trace.recs[run->trace.count - 1];
+        memset(rec, 0, sizeof *rec);
+    }
+    rec->type = QP_REC_UNMODELLED;
+    rec->task = run->sim.task;
+    rec->t_enter_ns = rec->t_exit_ns = run->sim.now_ns;
+    snprintf(rec->unmodelled.call, sizeof rec->unmodelled.call, "%s", call);
+    qp_violation *v = &run->oracle.violation;
+    v->counts[QP_PROP_UNMODELLED]++;
+    if (v->property < 0) {
+        v->property = QP_PROP_UNMODELLED;
+        v->rec_index = run->trace.count - 1;
+        v->magnitude[0] = '\0';
+        snprintf(v->why, sizeof v->why,
+                 "the code under test called %s, which the simulator does not model: the harness "
+                 "must keep the library from it during a run, or the model must add it "
+                 "(include/quietpoll/syscalls.def); not a finding of the code under test",
+                 call);
+    }
+    run->unmodelled = true;
+    jmp_buf *stop = active.stop_jmp;
+    active.run = NULL;
+    longjmp(*stop, 1);
+}
+
 bool qp_run_bytes(qp_run *run, const qp_machine *machine, size_t variant, const uint8_t *data,
                   size_t size)
 {
@@ -75,16 +115,30 @@ bool qp_run_bytes(qp_run *run, const qp_machine *machine, size_t variant, const 
     if (machine->dgram_peer != NULL)
         qp_sim_set_dgram_peer(&run->sim, machine->dgram_peer, run->state);
 
-    if (setjmp(stop_jmp) == 0)
+    run->unmodelled = false;
+    if (setjmp(stop_jmp) == 0) {
+        active.run = run;
+        active.stop_jmp = &stop_jmp;
         machine->run(&run->sim.os, &run->ctx);
+    }
+    active.run = NULL;
     if (machine->teardown != NULL)
         machine->teardown(&run->ctx);
 
     run->end_ns = run->sim.now_ns;
     run->blocked_forever = run->sim.stop == QP_STOP_BLOCKED_FOREVER;
-    if (run->sim.stop != QP_STOP_VIOLATION)
+    if (run->sim.stop != QP_STOP_VIOLATION && !run->unmodelled)
         qp_oracle_finish(&run->oracle, &run->trace, run->end_ns, run->blocked_forever);
     return qp_run_violated(run);
+}
+
+const char *qp_run_unmodelled_name(const qp_run *run)
+{
+    const qp_violation *v = &run->oracle.violation;
+    if (!run->unmodelled || v->property != QP_PROP_UNMODELLED || v->rec_index >= run->trace.count)
+        return NULL;
+    const qp_rec *rec = &run->trace.recs[v->rec_index];
+    return rec->type == QP_REC_UNMODELLED ? rec->unmodelled.call : NULL;
 }
 
 const qp_variant *qp_run_variant(const qp_run *run)
