@@ -488,6 +488,42 @@ static void test_lost_wakeup_when_a_timer_pass_runs_what_it_armed(void)
     CHECK_EQ_U(f.oracle.delay.count, 0);
 }
 
+/* A known spin's burst (JDK-8307425 with spin known, as a fuzz target of a
+ * library takes its expected findings): the operation then goes over its
+ * syscall bound on those very calls, which is the same finding, counted,
+ * not a new one. Once the loop has made progress (data), a syscall-bound is
+ * its own again. */
+static void spin_burst(fixture *f)
+{
+    op_begin(f, T0, 2 * MS, false);
+    sys_read(f, T0, -1);
+    sys_poll(f, T0 + COST, MS + SLACK, 1, 0);
+    uint64_t t = T0 + 2 * COST + MS + SLACK;
+    for (int i = 0; i < 4; i++, t += 2 * COST) {
+        sys_read(f, t, -1);
+        sys_poll(f, t + COST, COST, 0, 0);
+    }
+}
+
+static void test_a_syscall_bound_on_a_known_spin_burst_is_that_finding(void)
+{
+    fixture f;
+    start(&f);
+    f.oracle.known = UINT32_C(1) << QP_PROP_SPIN;
+    spin_burst(&f);
+    CHECK_STR(fired(&f), "none");
+    op_end(&f, T0 + 2 * MS + SLACK, QP_OP_TIMEOUT);
+    CHECK_STR(fired(&f), "none"); /* 10 calls, bound 3: the spin's calls */
+    CHECK_EQ_U(f.oracle.violation.counts[QP_PROP_SYSCALL_BOUND], 1);
+    CHECK(f.oracle.violation.counts[QP_PROP_SPIN] >= 1);
+    start(&f);
+    f.oracle.known = UINT32_C(1) << QP_PROP_SPIN;
+    spin_burst(&f);
+    sys_read(&f, T0 + MS + SLACK + 20 * COST, 1); /* data: the loop went on */
+    op_end(&f, T0 + MS + SLACK + 21 * COST, QP_OP_DATA);
+    CHECK_STR(fired(&f), "syscall-bound");
+}
+
 int main(void)
 {
     static const test_case tests[] = {
@@ -510,6 +546,7 @@ int main(void)
         TEST(test_callbacks_between_zero_waits_are_work),
         TEST(test_lost_wakeup_quiet_for_a_one_iteration_delay),
         TEST(test_lost_wakeup_when_a_timer_pass_runs_what_it_armed),
+        TEST(test_a_syscall_bound_on_a_known_spin_burst_is_that_finding),
     };
     return check_run(tests, sizeof tests / sizeof tests[0]);
 }

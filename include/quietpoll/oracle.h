@@ -284,6 +284,11 @@ typedef struct qp_oracle {
      * target's documented findings (bit p for enum qp_property p); kept
      * across runs, as keep_going is */
     uint32_t known;
+    /* a known spin, redundant wakeup or syscall-bound has fired, and the
+       loop has made no progress since (no data received, no wait that
+       reported an fd, no callback, no new operation): the same burst, whose
+       calls a syscall-bound that fires now counts (oracle.c) */
+    bool known_burst_open;
     qp_violation violation;
     qp_notice delay; /* QP_NOTICE_DELAY_NAME: timers.c */
     char magnitude_next[160]; /* qp__magnitude's, for the next qp__fire */

@@ -62,7 +62,7 @@ int cmd_finding(int argc, char **argv)
     if (store && db == NULL)
         return cli_usage_error("finding", "--store with QP_DB=none: there is no database");
     qp_run *run = qp_run_new();
-    run->oracle.known = cli_known("finding", known_arg, &m->variants[v]);
+    run->oracle.known = cli_known("finding", known_arg, m, v);
     int rc = CLI_EXIT_OK;
     static qp_tape_buf tape;
     for (int i = optind + 1; i < argc; i++) {

@@ -432,7 +432,7 @@ int cmd_prop(int argc, char **argv)
     if (known_arg != NULL && a.variant == NULL)
         return cli_usage_error("prop", "--known needs --variant");
     if (known_arg != NULL)
-        a.known = cli_known("prop", known_arg, &a.machine->variants[cli_variant(a.machine, a.variant)]);
+        a.known = cli_known("prop", known_arg, a.machine, cli_variant(a.machine, a.variant));
     cli_fork_timeout_ms = a.config.fork_timeout_ms;
     return a.variant != NULL ? one_variant(&a) : matrix(&a);
 }

@@ -115,7 +115,7 @@ int cmd_replay(int argc, char **argv)
     replay_tally tally = {0, 0};
     for (size_t v = 0; v < a.machine->variants_count; v++) {
         bool chosen = a.refs ? qp_variant_is_ref(&a.machine->variants[v]) : v == a.variant;
-        run->oracle.known = cli_known("replay", a.known, &a.machine->variants[v]);
+        run->oracle.known = cli_known("replay", a.known, a.machine, v);
         for (int i = 0; chosen && i < a.files_count; i++)
             replay_path(run, &a, v, a.files[i], &tally);
     }
@@ -144,7 +144,7 @@ int cmd_explain(int argc, char **argv)
     qp_tape_buf tape;
     cli_read_tape(a.files[0], &tape);
     qp_run *run = qp_run_new();
-    run->oracle.known = cli_known("explain", a.known, &a.machine->variants[a.variant]);
+    run->oracle.known = cli_known("explain", a.known, a.machine, a.variant);
     const char *variant = a.machine->variants[a.variant].name;
     if (qp_run_bytes(run, a.machine, a.variant, tape.data, tape.size)) {
         char cmd[4200];

@@ -75,8 +75,21 @@ bool qp__fire(qp_oracle *oracle, unsigned property, size_t rec_index, const char
     char magnitude[sizeof oracle->magnitude_next];
     memcpy(magnitude, oracle->magnitude_next, sizeof magnitude);
     oracle->magnitude_next[0] = '\0';
-    if (!oracle->keep_going && (oracle->known >> property & 1))
+    /* A property that fires on the very calls of a known finding is that
+       finding: a syscall-bound while a known burst of wasted calls (a spin,
+       a redundant wakeup, a syscall-bound) goes on counts those calls (a
+       spin through the last ms of a deadline, then its operation over its
+       bound, or the run's budget spent by it). Known here, it is counted,
+       and the run goes on. */
+    bool known = oracle->known >> property & 1;
+    bool burst = property == QP_PROP_SPIN || property == QP_PROP_REDUNDANT_WAKEUP ||
+                 property == QP_PROP_SYSCALL_BOUND;
+    if (property == QP_PROP_SYSCALL_BOUND && oracle->known_burst_open)
+        known = true;
+    if (!oracle->keep_going && known) {
+        oracle->known_burst_open |= burst;
         return false; /* counted, and the run goes on */
+    }
     if (oracle->violation.property >= 0)
         return true; /* keeping going: the first one is the one reported */
     oracle->violation.property = (int)property;
@@ -185,8 +198,30 @@ static void count_event(qp_oracle *oracle, const qp_rec *rec)
 
 /* The oracle's own bookkeeping of a record, before the monitors see it.
  * Returns false for a record no monitor looks at. */
+/* Does the record show the loop's task going on (known_burst_open ends)? */
+static bool progress(const qp_rec *rec)
+{
+    if (rec->task != 0)
+        return false;
+    switch (rec->type) {
+    case QP_REC_OP_BEGIN:
+        return true;
+    case QP_REC_LOOP:
+        return rec->loop.mark == QP_LOOP_TIMER_FIRE || rec->loop.mark == QP_LOOP_CALLBACK ||
+               rec->loop.mark == QP_LOOP_IO;
+    case QP_REC_SYSCALL:
+        if (qp_sys_is_wait(rec->call.sys))
+            return rec->call.ret > 0 && rec->call.wake != QP_WAKE_SPURIOUS;
+        return qp_sys_is_receive(rec->call.sys) && rec->call.ret > 0;
+    default:
+        return false;
+    }
+}
+
 static bool note(qp_oracle *oracle, const qp_rec *rec)
 {
+    if (progress(rec))
+        oracle->known_burst_open = false;
     switch (rec->type) {
     case QP_REC_OP_BEGIN:
         op_begin(oracle, rec);
