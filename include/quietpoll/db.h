@@ -42,6 +42,9 @@ bool qp_db_holds(const char *db, const char *path);
  * and call ("MACHINE\tVARIANT\tCALL"), for `quietpoll list --gaps`.
  * qp_db_note_gap adds one (creating the directory) unless it is there
  * already; false with errno set when it cannot. */
+/* mkdir -p: dir and every directory above it; false with errno set. */
+bool qp_make_dirs(const char *dir);
+
 #define QP_DB_GAPS_FILE "gaps.tsv"
 bool qp_db_note_gap(const char *db, const char *machine, const char *variant, const char *call);
 

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *cli_program = "quietpoll";
+
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;

@@ -45,7 +45,7 @@ void qp_db_entry_path(const char *db, const char *machine, const char *variant, 
 }
 
 /* mkdir -p of dir's components, the last one included */
-static bool make_dirs(const char *dir)
+bool qp_make_dirs(const char *dir)
 {
     char path[4096];
     if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path) {
@@ -75,7 +75,7 @@ bool qp_db_store(const char *db, const char *machine, const char *variant, const
     *known = stat(path, &st) == 0;
     if (*known)
         return true;
-    if (!make_dirs(dir))
+    if (!qp_make_dirs(dir))
         return false;
     /* write then rename: parallel runs never see half an entry */
     char tmp[4200];
@@ -105,7 +105,7 @@ bool qp_db_note_gap(const char *db, const char *machine, const char *variant, co
         if (there)
             return true;
     }
-    if (!make_dirs(db))
+    if (!qp_make_dirs(db))
         return false;
     FILE *out = fopen(path, "a");
     if (out == NULL)
