@@ -4,6 +4,7 @@
  * nothing; after qp_wrap_leave() the real libc again. Built with or without
  * libudns. */
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -133,9 +134,49 @@ static void test_an_unmodelled_call_is_named_in_the_trace(void)
     qp_run_free(run);
 }
 
+/* A run whose budget runs out says whose calls spent it: the library's
+ * (through the wrappers) or the harness's own (the os table directly). */
+static bool harness_spins;
+
+static void spender_run(qp_os *os, const qp_machine_ctx *ctx)
+{
+    (void)ctx;
+    qp_wrap_enter(os);
+    int fd = tiny_open();
+    for (;;) {
+        if (harness_spins) {
+            struct pollfd pfd = {.fd = fd, .events = POLLIN};
+            os->poll(os, &pfd, 1, 0);
+        } else {
+            tiny_wait_and_drain(fd, 0);
+        }
+    }
+}
+
+static void test_a_spent_budget_says_whose_calls_spent_it(void)
+{
+    qp_machine spender = {.name = "spender", .variants = binder_variants, .variants_count = 1,
+                          .shape = {.op_noun = "query", .targets_count = 1,
+                                    .event_kinds_mask = 1u << QP_EV_DGRAM},
+                          .setup = binder_setup, .run = spender_run,
+                          .teardown = binder_teardown};
+    qp_run *run = qp_run_new();
+    static const uint8_t tape[1];
+    harness_spins = false;
+    CHECK(qp_run_bytes(run, &spender, 0, tape, sizeof tape));
+    CHECK_STR(qp_property_name((unsigned)run->oracle.violation.property), "syscall-bound");
+    CHECK(strstr(run->budget_note, "calls were the library's") != NULL);
+    CHECK(strstr(run->budget_note, "the harness spent most") == NULL);
+    harness_spins = true;
+    CHECK(qp_run_bytes(run, &spender, 0, tape, sizeof tape));
+    CHECK(strstr(run->budget_note, "the harness spent most of the budget") != NULL);
+    qp_run_free(run);
+}
+
 int main(void)
 {
     static const test_case tests[] = {TEST(test_a_library_runs_in_the_simulator),
-                                      TEST(test_an_unmodelled_call_is_named_in_the_trace)};
+                                      TEST(test_an_unmodelled_call_is_named_in_the_trace),
+                                      TEST(test_a_spent_budget_says_whose_calls_spent_it)};
     return check_run(tests, sizeof tests / sizeof tests[0]);
 }

@@ -289,6 +289,7 @@ typedef struct qp_oracle {
        reported an fd, no callback, no new operation): the same burst, whose
        calls a syscall-bound that fires now counts (oracle.c) */
     bool known_burst_open;
+    bool budget_spent; /* qp_oracle_on_budget was called: the run's budget ran out */
     qp_violation violation;
     qp_notice delay; /* QP_NOTICE_DELAY_NAME: timers.c */
     char magnitude_next[160]; /* qp__magnitude's, for the next qp__fire */

@@ -29,10 +29,17 @@ typedef struct qp_run {
     uint64_t end_ns;
     bool blocked_forever;
     bool unmodelled; /* stopped at a call the simulator does not model (QP_PROP_UNMODELLED) */
+    uint32_t library_calls; /* calls the wrappers routed into the run (qp_run_library_call) */
+    char budget_note[200];  /* the run's budget spent: whose calls spent it ("" otherwise) */
 } qp_run;
 
 qp_run *qp_run_new(void);
 void qp_run_free(qp_run *run);
+
+/* The machine's init_once, the first time in this process (qp_run_bytes
+ * calls it too): a fuzz target calls it at start-up, so that no input's run
+ * takes the first-time path (AFL++'s stability). */
+void qp_run_init_once(const qp_machine *machine);
 
 /* Runs data through machine/variant. Returns true when a property fired;
  * run->oracle.violation says which. */
@@ -48,6 +55,11 @@ bool qp_run_unmodelled_call(const char *call);
 
 /* The call a run stopped at (QP_PROP_UNMODELLED: "bind()"), or NULL. */
 const char *qp_run_unmodelled_name(const qp_run *run);
+
+/* The wrappers' count of a library's call routed into the run in progress on
+ * this thread, so that a run whose budget is spent can say whose calls spent
+ * it: the library's, through its libc calls, or the harness's own. */
+void qp_run_library_call(void);
 
 const qp_variant *qp_run_variant(const qp_run *run);
 bool qp_run_violated(const qp_run *run);

@@ -70,6 +70,7 @@ int qp_fuzz_init(const qp_machine *machine, int argc, char **argv)
         fprintf(stderr, "quietpoll: fuzzing %s/%s (the variant from the program's name)\n",
                 machine->name, name);
     target.run = qp_run_new();
+    qp_run_init_once(machine); /* before the engine's first input */
     const char *known = getenv("QP_FUZZ_KNOWN");
     uint32_t known_set = 0;
     size_t bad_len;

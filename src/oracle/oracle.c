@@ -288,6 +288,7 @@ bool qp_oracle_on_budget(qp_oracle *oracle, const qp_trace *trace, size_t index,
                          uint32_t calls_max)
 {
     (void)trace;
+    oracle->budget_spent = true;
     qp__magnitude(oracle, "the whole budget of %u calls spent: grows until cut off", calls_max);
     return qp__fire(oracle, QP_PROP_SYSCALL_BOUND, index,
                     "the run spent its whole budget of %u calls: the loop never settles", calls_max);

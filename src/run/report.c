@@ -52,6 +52,8 @@ void qp_run_report(FILE *out, const qp_run *run, const char *details, const char
     if (details != NULL)
         fputs(details, out);
     fprintf(out, "why: %s\n", v->why);
+    if (run->budget_note[0] != '\0')
+        fprintf(out, "budget: %s\n", run->budget_note);
     fprintf(out, "schedule:\n");
     qp_run_describe(out, run);
     fprintf(out, "trace (strace -f -tt -T style, virtual time):\n");

@@ -3,6 +3,7 @@
 #include "quietpoll/run.h"
 
 #include <assert.h>
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -38,7 +39,7 @@ static void world_action(void *ctx, qp_os *os, const qp_event *ev)
 static const qp_machine *initialised[INIT_MACHINES_MAX];
 static size_t initialised_count;
 
-static void init_once(const qp_machine *machine)
+void qp_run_init_once(const qp_machine *machine)
 {
     if (machine->init_once == NULL)
         return;
@@ -89,11 +90,38 @@ bool qp_run_unmodelled_call(const char *call)
     longjmp(*stop, 1);
 }
 
+void qp_run_library_call(void)
+{
+    if (active.run != NULL)
+        active.run->library_calls++;
+}
+
+/* A run whose budget ran out, of a machine whose code under test is reached
+ * through the wrappers: how many of its calls were the library's and how
+ * many the harness's own (the rest of the trace's calls, vDSO reads
+ * included on both sides), and whether the harness spent most of it. */
+static void note_budget(qp_run *run)
+{
+    run->budget_note[0] = '\0';
+    if (!run->oracle.budget_spent || run->library_calls == 0)
+        return;
+    uint32_t calls = 0;
+    for (size_t i = 0; i < run->trace.count; i++)
+        calls += run->trace.recs[i].type == QP_REC_SYSCALL;
+    uint32_t library = run->library_calls < calls ? run->library_calls : calls;
+    uint32_t harness = calls - library;
+    snprintf(run->budget_note, sizeof run->budget_note,
+             "%" PRIu32 " of the run's %" PRIu32 " calls were the library's (through its libc "
+             "calls), %" PRIu32 " the harness's own%s",
+             library, calls, harness,
+             harness > library ? ": the harness spent most of the budget, look there first" : "");
+}
+
 bool qp_run_bytes(qp_run *run, const qp_machine *machine, size_t variant, const uint8_t *data,
                   size_t size)
 {
     assert(variant < machine->variants_count);
-    init_once(machine);
+    qp_run_init_once(machine);
     run->machine = machine;
     run->variant = variant;
     qp_tape tape;
@@ -116,6 +144,7 @@ bool qp_run_bytes(qp_run *run, const qp_machine *machine, size_t variant, const 
         qp_sim_set_dgram_peer(&run->sim, machine->dgram_peer, run->state);
 
     run->unmodelled = false;
+    run->library_calls = 0;
     if (setjmp(stop_jmp) == 0) {
         active.run = run;
         active.stop_jmp = &stop_jmp;
@@ -125,6 +154,7 @@ bool qp_run_bytes(qp_run *run, const qp_machine *machine, size_t variant, const 
     if (machine->teardown != NULL)
         machine->teardown(&run->ctx);
 
+    note_budget(run);
     run->end_ns = run->sim.now_ns;
     run->blocked_forever = run->sim.stop == QP_STOP_BLOCKED_FOREVER;
     if (run->sim.stop != QP_STOP_VIOLATION && !run->unmodelled)

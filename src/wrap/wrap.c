@@ -64,9 +64,14 @@ bool qp_wrap_active(void)
     return current.os != NULL && !current.detached;
 }
 
+/* Where a wrapped call goes; one routed into a run is the library's, counted
+ * (qp_run_library_call: whose calls spent a run's budget). */
 static enum route route(void)
 {
-    return current.os == NULL ? REAL : current.detached ? NOWHERE : SIM;
+    enum route r = current.os == NULL ? REAL : current.detached ? NOWHERE : SIM;
+    if (r == SIM)
+        qp_run_library_call();
+    return r;
 }
 
 /* A detached call that is not meant to succeed. */
