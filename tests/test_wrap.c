@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "quietpoll/db.h"
 #include "quietpoll/prop.h"
 #include "quietpoll/run.h"
 #include "quietpoll/sim.h"
@@ -128,6 +129,24 @@ static void test_an_unmodelled_call_is_named_in_the_trace(void)
     fclose(out);
     CHECK(strstr(text, "unmodelled call: bind(), which the simulator does not model") != NULL);
     free(text);
+    /* a gap, not a finding: noted once in the database's gaps.tsv (quietpoll list --gaps) */
+    char db[] = "/tmp/qp-gaps-XXXXXX";
+    CHECK(mkdtemp(db) != NULL);
+    CHECK(qp_db_note_gap(db, "binder", "ref", qp_run_unmodelled_name(run)));
+    CHECK(qp_db_note_gap(db, "binder", "ref", qp_run_unmodelled_name(run)));
+    char path[64], line[128] = "";
+    snprintf(path, sizeof path, "%s/%s", db, QP_DB_GAPS_FILE);
+    FILE *gaps = fopen(path, "r");
+    CHECK(gaps != NULL);
+    int lines = 0;
+    while (gaps != NULL && fgets(line + (lines ? 64 : 0), 64, gaps) != NULL)
+        lines++;
+    if (gaps != NULL)
+        fclose(gaps);
+    CHECK_EQ_I(lines, 1);
+    CHECK_STR(line, "binder\tref\tbind()\n");
+    remove(path);
+    rmdir(db);
     /* in process too, and the same */
     CHECK(qp_run_bytes(run, &binder, 0, tape, sizeof tape));
     CHECK_STR(qp_property_name((unsigned)run->oracle.violation.property), "unmodelled");
