@@ -22,9 +22,10 @@
 
 # the --known of the quietpoll commands, as the targets ran
 qp_known_args() {
-    case ${QP_FUZZ_KNOWN:-expected} in
+    case ${QP_FUZZ_KNOWN:-} in
     none) ;;
-    *) printf '%s\n' --known "${QP_FUZZ_KNOWN:-expected}" ;;
+    '') printf '%s\n' --known target ;; # as the target takes it: qp_variant_known_default
+    *) printf '%s\n' --known "$QP_FUZZ_KNOWN" ;;
     esac
 }
 
@@ -148,6 +149,7 @@ qp_finding_add() {
             case "$(printf '%s\n' "$line" | cut -f5)" in
             new) qp_f_new+="$id " ;;
             known) case "$qp_f_known" in *" $id "*) status=known ;; esac ;;
+            gap) status=gap ;; # a call the simulator does not model: the harness's or the model's
             esac
             qp_finding_dir "$machine" "$v" "$id" "$shrunk"
         fi
@@ -190,6 +192,10 @@ qp_findings_summary() {
         total=$(($(wc -l <"$qp_findings/$id/found.tsv") - 1))
         printf '  %-22s %-40s %6s %8s  %-18s %s\n' "$id" "${qp_f_what[$id]}" "${qp_f_count[$id]}" "$total" \
             "${qp_f_engines[$id]:--}" \
-            "$([ "${qp_f_status[$id]}" = known ] && echo "known (in the database before this run)" || echo new)"
+            "$(case ${qp_f_status[$id]} in
+                known) echo "known (in the database before this run)" ;;
+                gap) echo "gap: a call the simulator does not model (the harness's or the model's, not a finding)" ;;
+                *) echo new ;;
+               esac)"
     done
 }

@@ -170,7 +170,7 @@ qp_afl_driver() {
 }
 
 # qp_afl_denylist ROOT FILE: writes an AFL_LLVM_DENYLIST naming the sources of
-# ROOT that define --wrap wrappers (__wrap_read, ...). Every target links them,
+# ROOT that define --wrap wrappers (__wrap_read, ...), and the wrappers by name. Every target links them,
 # so AFL++'s own runtime, which reads and writes its fork-server pipes between
 # two test cases, would run through them: instrumented, they put edges in the
 # coverage map that belong to no input, and the stability falls below 100 %.
@@ -182,6 +182,9 @@ qp_afl_denylist() {
         echo "# sources of --wrap wrappers, which AFL++'s runtime calls between test cases"
         grep -rlE --include='*.c' '^[A-Za-z].*[^A-Za-z_]__wrap_[A-Za-z0-9_]+\(' "$1/src" |
             sed "s|^$1/|src: *|"
+        # and the wrappers themselves by name: those a macro makes from the syscall table
+        # carry the table's file (syscalls.def) as their source, which no src: line names
+        echo "fun: __wrap_*"
     })
     if [ ! -f "$2" ] || [ "$(cat "$2")" != "$new" ]; then
         printf '%s\n' "$new" >"$2"

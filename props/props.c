@@ -3,10 +3,12 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "quietpoll/oracle.h"
 #include "quietpoll/prop.h"
+#include "quietpoll/rng.h"
 
 typedef struct props {
     const qp_machine *machine;
@@ -147,6 +149,67 @@ static void fires_its_expected_properties(props *p, size_t variant, bool with_se
     }
 }
 
+/* The run of a tape as text: its trace, verdict and counts (malloc'd). */
+static char *run_text(props *p, size_t variant, const uint8_t *data, size_t size)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    if (out == NULL)
+        abort();
+    qp_run_bytes(p->run, p->machine, variant, data, size);
+    const qp_violation *v = &p->run->oracle.violation;
+    fprintf(out, "verdict %d at %zu: %s\n", v->property, v->rec_index, v->why);
+    qp_run_print_trace(out, p->run);
+    fclose(out);
+    return text;
+}
+
+/* Each tape twice in this process, the first runs of the process among
+ * them: the two traces must be the same, byte for byte. A machine whose
+ * library keeps process-wide state across runs (a context that only its
+ * first run initialises, a cache, a counter) gives two (quietpoll's own
+ * determinism across builds is ci/test's). */
+#define TWICE_RANDOM_TAPES 40
+
+static void every_tape_runs_the_same_twice(props *p)
+{
+    qp_path_list seeds = {0};
+    qp_always_seeds(p->root, p->machine, &seeds);
+    static qp_tape_buf tape;
+    size_t tapes = 0;
+    int failures_before = p->failures;
+    for (size_t v = 0; v < p->machine->variants_count; v++) {
+        const char *name = p->machine->variants[v].name;
+        uint64_t state = p->config.seed;
+        size_t mismatches = 0;
+        for (size_t i = 0; i < seeds.count + TWICE_RANDOM_TAPES && mismatches == 0; i++) {
+            const char *what = i < seeds.count ? seeds.paths[i] : "a random tape";
+            if (i < seeds.count ? !qp_tape_buf_read(&tape, seeds.paths[i]) : false)
+                continue;
+            if (i >= seeds.count) {
+                tape.size = (size_t)(qp_splitmix64(&state) % (QP_TAPE_MAX_BYTES / 8 + 1));
+                qp_random_bytes(&state, tape.data, tape.size);
+            }
+            char *first = run_text(p, v, tape.data, tape.size);
+            char *second = run_text(p, v, tape.data, tape.size);
+            if (strcmp(first, second) != 0) {
+                fail(p, name, "%s gives two different runs in one process: the machine (its "
+                     "library) keeps state from one run to the next; reset it in teardown or "
+                     "make it once in init_once", what);
+                mismatches++;
+            }
+            free(first);
+            free(second);
+            tapes++;
+        }
+    }
+    qp_path_list_free(&seeds);
+    if (p->failures == failures_before)
+        printf("ok   %s: %zu tapes ran twice in one process, the same both times\n", p->machine->name,
+           tapes);
+}
+
 int qp_props_main(const qp_machine *machine, int argc, char **argv)
 {
     if (argc != 2) {
@@ -157,7 +220,8 @@ int qp_props_main(const qp_machine *machine, int argc, char **argv)
     qp_prop_config_defaults(&p.config);
     if (!qp_prop_config_from_env(&p.config))
         return 2;
-    size_t checks = 0;
+    size_t checks = machine->variants_count; /* one failure at most per variant */
+    every_tape_runs_the_same_twice(&p);
     for (size_t v = 0; v < machine->variants_count; v++) {
         if (qp_variant_is_ref(&machine->variants[v])) {
             ref_passes_every_property(&p, v);

@@ -422,6 +422,108 @@ static void test_callbacks_between_zero_waits_are_work(void)
     CHECK_STR(fired(&f), "spin");
 }
 
+/* An ae-style loop (Redis's aeProcessEvents: the wait, the file events,
+ * then the time events, those the file events created included), copied
+ * without care: a 0 ms timer created from fd 3's I/O callback runs in the
+ * same iteration while fd 4 is ready. fd 4 waits for that one callback and
+ * is polled at the next wait: a one-iteration delay, a notice, not a
+ * lost-wakeup. */
+static void ready_fire(fixture *f, uint64_t at_ns, unsigned timer, int fd)
+{
+    feed(f, (qp_rec){.type = QP_REC_LOOP, .t_enter_ns = at_ns, .t_exit_ns = at_ns,
+                     .loop = {.mark = QP_LOOP_TIMER_FIRE, .timer = timer, .fd = -1,
+                              .ready_fds = UINT64_C(1) << fd, .lowest_ready_fd = fd}});
+}
+
+static void io_mark(fixture *f, uint64_t at_ns, int fd)
+{
+    feed(f, (qp_rec){.type = QP_REC_LOOP, .t_enter_ns = at_ns, .t_exit_ns = at_ns,
+                     .loop = {.mark = QP_LOOP_IO, .fd = fd, .lowest_ready_fd = -1}});
+}
+
+static void ready_wait(fixture *f, uint64_t at_ns, int timeout_ms)
+{
+    feed(f, (qp_rec){.type = QP_REC_SYSCALL, .t_enter_ns = at_ns, .t_exit_ns = at_ns + COST,
+                     .call = {.sys = QP_SYS_epoll_wait, .ret = 1,
+                              .wait = {.epfd = 5, .fds_count = 8, .timeout_ms = timeout_ms}}});
+}
+
+static void test_lost_wakeup_quiet_for_a_one_iteration_delay(void)
+{
+    fixture f;
+    start(&f);
+    ready_wait(&f, T0, -1);
+    io_mark(&f, T0 + COST, 3);
+    loop_mark(&f, T0 + COST, QP_LOOP_TIMER_START, 0, 0);
+    ready_fire(&f, T0 + 2 * COST, 0, 4);
+    CHECK_STR(fired(&f), "none");
+    CHECK_EQ_U(f.oracle.delay.count, 1);
+    CHECK_EQ_U(f.oracle.delay.rec_index, 3);
+    ready_wait(&f, T0 + 3 * COST, -1); /* fd 4 is polled at the next wait */
+    io_mark(&f, T0 + 4 * COST, 4);
+    CHECK_STR(fired(&f), "none");
+}
+
+/* libuv #4245: the same timer re-armed from its own callback runs again in
+ * the pass that re-armed it: the pass feeds itself, the fd starves. */
+static void test_lost_wakeup_when_a_timer_pass_runs_what_it_armed(void)
+{
+    fixture f;
+    start(&f);
+    ready_wait(&f, T0, -1);
+    io_mark(&f, T0 + COST, 3);
+    loop_mark(&f, T0 + COST, QP_LOOP_TIMER_START, 0, 0);
+    ready_fire(&f, T0 + 2 * COST, 0, 4);
+    loop_mark(&f, T0 + 2 * COST, QP_LOOP_TIMER_START, 0, 0); /* from its own callback */
+    CHECK_STR(fired(&f), "none");
+    ready_fire(&f, T0 + 3 * COST, 0, 4);
+    CHECK_STR(fired(&f), "lost-wakeup");
+    CHECK(strstr(f.oracle.violation.why, "1 such run so far") != NULL);
+    /* a timer started before the pass and due at once, run in it: neither */
+    start(&f);
+    loop_mark(&f, T0, QP_LOOP_TIMER_START, 0, 0);
+    ready_wait(&f, T0, 0);
+    ready_fire(&f, T0 + COST, 0, 4);
+    CHECK_STR(fired(&f), "none");
+    CHECK_EQ_U(f.oracle.delay.count, 0);
+}
+
+/* A known spin's burst (JDK-8307425 with spin known, as a fuzz target of a
+ * library takes its expected findings): the operation then goes over its
+ * syscall bound on those very calls, which is the same finding, counted,
+ * not a new one. Once the loop has made progress (data), a syscall-bound is
+ * its own again. */
+static void spin_burst(fixture *f)
+{
+    op_begin(f, T0, 2 * MS, false);
+    sys_read(f, T0, -1);
+    sys_poll(f, T0 + COST, MS + SLACK, 1, 0);
+    uint64_t t = T0 + 2 * COST + MS + SLACK;
+    for (int i = 0; i < 4; i++, t += 2 * COST) {
+        sys_read(f, t, -1);
+        sys_poll(f, t + COST, COST, 0, 0);
+    }
+}
+
+static void test_a_syscall_bound_on_a_known_spin_burst_is_that_finding(void)
+{
+    fixture f;
+    start(&f);
+    f.oracle.known = UINT32_C(1) << QP_PROP_SPIN;
+    spin_burst(&f);
+    CHECK_STR(fired(&f), "none");
+    op_end(&f, T0 + 2 * MS + SLACK, QP_OP_TIMEOUT);
+    CHECK_STR(fired(&f), "none"); /* 10 calls, bound 3: the spin's calls */
+    CHECK_EQ_U(f.oracle.violation.counts[QP_PROP_SYSCALL_BOUND], 1);
+    CHECK(f.oracle.violation.counts[QP_PROP_SPIN] >= 1);
+    start(&f);
+    f.oracle.known = UINT32_C(1) << QP_PROP_SPIN;
+    spin_burst(&f);
+    sys_read(&f, T0 + MS + SLACK + 20 * COST, 1); /* data: the loop went on */
+    op_end(&f, T0 + MS + SLACK + 21 * COST, QP_OP_DATA);
+    CHECK_STR(fired(&f), "syscall-bound");
+}
+
 int main(void)
 {
     static const test_case tests[] = {
@@ -442,6 +544,9 @@ int main(void)
         TEST(test_a_drain_that_leaves_bytes_goes_over_the_bound),
         TEST(test_unmarked_loop_iterations_come_from_its_waits),
         TEST(test_callbacks_between_zero_waits_are_work),
+        TEST(test_lost_wakeup_quiet_for_a_one_iteration_delay),
+        TEST(test_lost_wakeup_when_a_timer_pass_runs_what_it_armed),
+        TEST(test_a_syscall_bound_on_a_known_spin_burst_is_that_finding),
     };
     return check_run(tests, sizeof tests / sizeof tests[0]);
 }

@@ -29,11 +29,13 @@ grep -q "quietpoll: fuzzing selector/ref-pipe" "$work/err"
 result "under selector/ref-pipe" $?
 
 (unset QP_VARIANT; "$work/fuzz_selector-no-coalesce" "$reproducer") >/dev/null 2>"$work/err"
-result "by default its expected finding is known, not a crash" $?
+result "by default a model's mutant's expected finding is a crash: the bug it was picked to show" $(($? == 0))
+(unset QP_VARIANT; QP_FUZZ_KNOWN=expected "$work/fuzz_selector-no-coalesce" "$reproducer") >/dev/null 2>"$work/err"
+result "QP_FUZZ_KNOWN=expected makes it known, not a crash" $?
 grep -q "selector/no-coalesce: known, not crashes: redundant-wakeup (the variant's expected findings" "$work/err"
 result "and it says so" $?
 (unset QP_VARIANT; QP_FUZZ_KNOWN=bogus "$work/fuzz_selector-no-coalesce" "$reproducer") >/dev/null 2>"$work/err"
-[ $? -eq 2 ] && grep -q "QP_FUZZ_KNOWN is 'expected' (the default), 'none' or a list of properties" "$work/err"
+[ $? -eq 2 ] && grep -q "QP_FUZZ_KNOWN is unset (a real library's expected findings are known, a model's mutant's are not), 'expected', 'none' or a list of properties" "$work/err"
 result "a bad QP_FUZZ_KNOWN exits 2, saying the choices" $?
 (unset QP_VARIANT; QP_FUZZ_KNOWN=spin "$work/fuzz_selector-no-coalesce" "$reproducer") >/dev/null 2>"$work/err"
 result "QP_FUZZ_KNOWN=spin leaves redundant-wakeup a crash" $(($? == 0))

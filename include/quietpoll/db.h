@@ -36,4 +36,16 @@ bool qp_db_store(const char *db, const char *machine, const char *variant, const
 /* Is path an entry of db (under db/)? */
 bool qp_db_holds(const char *db, const char *path);
 
+/* The gaps: calls the code under test made that the simulator does not
+ * model (QP_PROP_UNMODELLED). They are no findings of the code, so they
+ * get no entry; the file DB/gaps.tsv keeps one line per machine, variant
+ * and call ("MACHINE\tVARIANT\tCALL"), for `quietpoll list --gaps`.
+ * qp_db_note_gap adds one (creating the directory) unless it is there
+ * already; false with errno set when it cannot. */
+/* mkdir -p: dir and every directory above it; false with errno set. */
+bool qp_make_dirs(const char *dir);
+
+#define QP_DB_GAPS_FILE "gaps.tsv"
+bool qp_db_note_gap(const char *db, const char *machine, const char *variant, const char *call);
+
 #endif

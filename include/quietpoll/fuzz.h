@@ -7,13 +7,17 @@
  *   int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
  *   { return qp_fuzz_one(data, size); }
  *
- * A variant's expected properties (qp_variant.expect) are its documented
- * findings: a run that fires one of them goes on, and only a property
- * outside the set is a crash, so that fuzzing a real library with known
- * findings looks for new ones. QP_FUZZ_KNOWN=none makes every violation a
- * crash (the detection benchmark hunting a mutant's bug); a list of
- * properties makes those known and every other a crash (hunting one
- * property of a set). */
+ * A real library's variant expects its documented findings
+ * (docs/findings.tsv): by default a run that fires one of them goes on, and
+ * only a property outside the set is a crash, so that fuzzing the library
+ * looks for new ones. A model's mutant reproduces a catalogued bug, and
+ * whoever picks it wants to see it: by default none of its properties is
+ * known (qp_variant_known_default). A property that fires on the calls of a
+ * known burst (a syscall-bound over a known spin's calls) is that finding,
+ * not a new one (src/oracle/oracle.c). QP_FUZZ_KNOWN=expected makes any
+ * variant's expected properties known, none makes every violation a crash,
+ * and a list of properties makes those known and every other a crash
+ * (hunting one property of a set). */
 #ifndef QUIETPOLL_FUZZ_H
 #define QUIETPOLL_FUZZ_H
 

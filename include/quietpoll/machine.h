@@ -136,6 +136,13 @@ const qp_machine *qp_machine_find(const char *name);
 /* The properties v is expected to fire, bit p for enum qp_property p; 0 for
  * a variant expected to pass. An expect naming no property aborts. */
 uint32_t qp_variant_expected(const qp_variant *v);
+/* The properties a fuzz target of machine/variant takes for known by default
+ * (QP_FUZZ_KNOWN unset or 'expected'), counting them without crashing. The
+ * rule: a real library's variant expects the library's findings, known and
+ * catalogued (docs/findings.tsv), so the target hunts for anything else; a
+ * model machine's mutant reproduces a catalogued bug, and whoever picks it
+ * wants to see that bug: none of its properties is known. */
+uint32_t qp_variant_known_default(const qp_machine *machine, size_t variant);
 static inline bool qp_variant_is_ref(const qp_variant *v)
 {
     return qp_variant_expected(v) == 0;

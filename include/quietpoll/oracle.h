@@ -29,8 +29,11 @@
  * (timeout-early) or a whole quantum after it (timeout-late), zero waits
  * that time out one after another with no callback between (spin), the
  * iterations exceed 1 + callbacks + waits that returned work or had a zero
- * timeout a callback followed (syscall-bound), a timer runs again in the
- * iteration that restarted it while an fd is ready (lost-wakeup).
+ * timeout a callback followed (syscall-bound), a timer pass runs a timer
+ * that a callback of the same pass armed while an fd is ready (lost-wakeup:
+ * the pass feeds itself and the fd is withheld past the iteration); a timer
+ * an I/O callback started runs in that iteration while an fd is ready (a
+ * notice, one-iteration-delay: the fd waits one timer pass, bounded).
  *
  * Each family is one file of src/oracle/ with its own state here, and one
  * row of the monitor table (src/oracle/monitors.c), whose order is the
@@ -76,7 +79,10 @@
       "under test loops where no syscall budget sees it; found by the engines, not the oracle") \
     X(CRASH, "crash",                                                                            \
       "a trial dies of a signal in fork mode (prop --fork): the code under test, or quietpoll, " \
-      "crashed; found by the engines, not the oracle")
+      "crashed; found by the engines, not the oracle")                                          \
+    X(UNMODELLED, "unmodelled",                                                                  \
+      "the code under test called what the simulator does not model (a QP_UNMODELLED row): "   \
+      "the run stops there; a gap of the harness or the model, never a finding of the code")
 
 enum qp_property {
 #define QP_PROPERTY_ENUM(id, name, summary) QP_PROP_##id,
@@ -127,10 +133,26 @@ typedef struct qp_op_stats {
     uint64_t deadline_ns;
 } qp_op_stats;
 
+/* A finding below a violation: reported beside the verdict, never failing
+ * a run. One kind today, an event loop's one-iteration delay (timers.c): a
+ * timer that an I/O or other callback started runs in the same iteration
+ * while an fd is ready, which that fd then waits out, once. */
+typedef struct qp_notice {
+    uint32_t count;   /* how many times in the run */
+    size_t rec_index; /* the first */
+    char why[240];
+} qp_notice;
+
+#define QP_NOTICE_DELAY_NAME "one-iteration-delay"
+
 typedef struct qp_violation {
     int property; /* enum qp_property, or -1 for none: the first violation */
     size_t rec_index;
     char why[320];
+    /* how much, for the report's headline: how early or late, how many calls
+       wasted per operation or iteration, and whether bounded or growing with
+       time ("" when the monitor has no measure) */
+    char magnitude[160];
     uint32_t counts[QP_PROP_COUNT]; /* every violation, when the run keeps going */
 } qp_violation;
 
@@ -168,12 +190,20 @@ typedef struct qp_timer_watch {
     uint32_t calls_mark;   /* the loop's syscalls before those its lateness may include */
     uint32_t armed_in;     /* the iteration it was started in (0: before the first) */
     bool armed_by_callback; /* ... after a callback of that iteration had run */
+    bool armed_by_timer;    /* ... after a timer callback of that iteration had run: by
+                               the timer pass it may run in */
 } qp_timer_watch;
 
 typedef struct qp_loop_watch {
     bool active;                /* the run marks an event loop */
     bool iterations_marked;     /* ... and its iterations (else each wait begins one) */
     bool callback_since_wait;   /* a callback ran since the loop's last wait */
+    bool fire_since_wait;       /* ... a timer callback */
+    uint32_t pass_reruns;       /* timer callbacks of this pass whose timers the same pass
+                                   armed (lost-wakeup's magnitude) */
+    uint64_t ready_since_ns;    /* when the lowest ready fd was first seen ready at a fire
+                                   mark of this pass (its wait's return, at the latest) */
+    uint64_t pass_wait_exit_ns; /* when the wait before this pass returned */
     uint32_t iterations;
     uint32_t fires;             /* timer callbacks run */
     uint32_t callbacks;         /* other callbacks run (QP_LOOP_CALLBACK) */
@@ -251,7 +281,15 @@ typedef struct qp_oracle {
      * target's documented findings (bit p for enum qp_property p); kept
      * across runs, as keep_going is */
     uint32_t known;
+    /* a known spin, redundant wakeup or syscall-bound has fired, and the
+       loop has made no progress since (no data received, no wait that
+       reported an fd, no callback, no new operation): the same burst, whose
+       calls a syscall-bound that fires now counts (oracle.c) */
+    bool known_burst_open;
+    bool budget_spent; /* qp_oracle_on_budget was called: the run's budget ran out */
     qp_violation violation;
+    qp_notice delay; /* QP_NOTICE_DELAY_NAME: timers.c */
+    char magnitude_next[160]; /* qp__magnitude's, for the next qp__fire */
 } qp_oracle;
 
 void qp_oracle_init(qp_oracle *oracle, const qp_schedule *sched);

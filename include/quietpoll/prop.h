@@ -65,6 +65,10 @@ typedef struct qp_prop_config {
      * are found already, so that the trials after look past them (an
      * oracle's `known`) for the rest of the set; NULL: the check cannot. */
     void (*set_known)(void *ctx, uint32_t known);
+    /* The properties the last check fired, known ones included (bit p for
+     * property p), read after each always-seed and random trial in this
+     * process, for the result's fired_runs; NULL: not counted. */
+    uint32_t (*fired)(void *ctx);
 } qp_prop_config;
 
 #define QP_PROP_FORK_TIMEOUT_MS_DEFAULT 2000
@@ -92,6 +96,10 @@ typedef struct qp_prop_result {
     qp_tape_buf original;
     qp_tape_buf minimal;
     qp_shrink_stats shrink;
+    /* runs (always-seeds and random trials) in which each property fired,
+       a known one (counted, not a failure) included: config->fired */
+    unsigned long fired_runs[QP_PROP_SET_MAX];
+    unsigned long runs;
 } qp_prop_result;
 
 /* Runs always-seeds, then random trials until one fails; shrinks it. */
@@ -111,6 +119,8 @@ typedef struct qp_prop_set_result {
     uint32_t found;
     int unexpected;
     unsigned long trials_run;
+    unsigned long fired_runs[QP_PROP_SET_MAX]; /* as qp_prop_result's */
+    unsigned long runs;
     qp_prop_result by_property[QP_PROP_SET_MAX];
 } qp_prop_set_result;
 
@@ -135,6 +145,9 @@ int qp_machine_check_fn(void *ctx, const uint8_t *data, size_t size);
 /* A qp_prop_config.set_known for qp_machine_check_fn: its run's oracle
  * takes those properties for known. */
 void qp_machine_check_set_known(void *ctx, uint32_t known);
+/* A qp_prop_config.fired for qp_machine_check_fn: what its run's oracle
+ * counted (run in shared memory: a forked child's counts too). */
+uint32_t qp_machine_check_fired(void *ctx);
 
 /* The always-seeds of a machine under root: the files of
  * corpus/fuzz_<machine>/ and reproducers/<machine>/, sorted by name. The

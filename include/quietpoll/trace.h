@@ -29,7 +29,8 @@ enum qp_rec_type {
     QP_REC_OP_END,
     QP_REC_WAITQ,
     QP_REC_LOOP,
-    QP_REC_LIMIT
+    QP_REC_LIMIT,
+    QP_REC_UNMODELLED /* the code under test called what the simulator does not model */
 };
 
 /* Why a blocking wait returned. */
@@ -261,6 +262,11 @@ typedef struct qp_rec_limit {
     uint8_t limit; /* enum qp_sim_limit */
     uint32_t max;  /* its value */
 } qp_rec_limit;
+/* A call of a QP_UNMODELLED row made during a run (src/wrap/): the run
+ * stops at it, and its outcome is the gap, not a finding (run.h). */
+typedef struct qp_rec_unmodelled {
+    char call[32]; /* "setsockopt()" */
+} qp_rec_unmodelled;
 
 /* One record of the trace: what kind it is, whose, when, and its fields. */
 typedef struct qp_rec {
@@ -276,6 +282,7 @@ typedef struct qp_rec {
         qp_rec_waitq waitq;
         qp_rec_loop loop;
         qp_rec_limit limit;
+        qp_rec_unmodelled unmodelled;
     };
 } qp_rec;
 

@@ -31,4 +31,9 @@ static inline uint64_t qp_deadline_ns(uint64_t now_ns, uint64_t timeout_ns)
  * bytes). Integer arithmetic only, so output never depends on the compiler. */
 const char *qp_fmt_ms(char *buf, uint64_t duration_ns);
 
+/* A duration in the unit that fits it, for a magnitude: "999 ns",
+ * "15.000 us", "0.903 ms" is "903.000 us", "2.500 ms", "1.250 s" (at
+ * least 32 bytes; truncated, never rounded up). */
+const char *qp_fmt_amount(char *buf, uint64_t duration_ns);
+
 #endif

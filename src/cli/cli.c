@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *cli_program = "quietpoll";
+
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
@@ -37,16 +39,18 @@ const qp_machine *cli_machine(const char *name)
     exit(CLI_EXIT_USAGE);
 }
 
-uint32_t cli_known(const char *cmd, const char *arg, const qp_variant *v)
+uint32_t cli_known(const char *cmd, const char *arg, const qp_machine *machine, size_t variant)
 {
     if (arg == NULL)
         return 0;
     if (strcmp(arg, "expected") == 0)
-        return qp_variant_expected(v);
+        return qp_variant_expected(&machine->variants[variant]);
+    if (strcmp(arg, "target") == 0)
+        return qp_variant_known_default(machine, variant);
     uint32_t set;
     size_t bad_len;
     if (!qp_property_set_parse(arg, &set, &bad_len)) {
-        cli_usage_error(cmd, "--known wants 'expected' or property names, comma-separated "
+        cli_usage_error(cmd, "--known wants 'expected', 'target' or property names, comma-separated "
                              "(quietpoll list), not '%s'",
                         arg);
         exit(CLI_EXIT_USAGE);

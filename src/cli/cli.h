@@ -26,7 +26,14 @@ uint64_t cli_number(const char *option, const char *text);
  * "expected" for v's expected set (as a fuzz target takes them by default);
  * NULL: none. Those properties are counted, not violations: a run goes on
  * past them (qp_oracle.known). Exits 2 on a name that is no property. */
-uint32_t cli_known(const char *cmd, const char *arg, const qp_variant *v);
+/* --known ARG for machine's variant: a property list, 'expected' (the variant's
+ * expectation) or 'target' (what its fuzz target takes for known by default:
+ * qp_variant_known_default); 0 for no --known. */
+/* The program running (its argv[0]: quietpoll, build/quietpoll, a library's
+ * own mylib-quietpoll), for the commands that reports print to replay. */
+extern const char *cli_program;
+
+uint32_t cli_known(const char *cmd, const char *arg, const qp_machine *machine, size_t variant);
 
 /* Prints the message and "see quietpoll CMD --help", returns 2. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -16,7 +16,10 @@ static const char help[] =
     "of its trace (the calls and marks up to the violation, with their times removed). Two\n"
     "inputs with the same id are one finding. One line per FILE, tab-separated:\n"
     "  FILE  ID  MACHINE/VARIANT  PROPERTY  [new|known  DATABASE-ENTRY]\n"
-    "and ID '-' and PROPERTY 'pass' for a FILE that fires nothing.\n\n"
+    "and ID '-' and PROPERTY 'pass' for a FILE that fires nothing. A FILE that stops at a\n"
+    "call the simulator does not model has PROPERTY 'unmodelled', then 'gap' and the call:\n"
+    "the harness's or the model's gap, never stored as a finding (--store notes it in the\n"
+    "database's gaps.tsv, which `quietpoll list --gaps` shows).\n\n"
     "  --store      keep FILE in the failure database (QP_DB, default .quietpoll/) as the\n"
     "               entry of its finding; the line says whether it was new or known\n"
     "  --signature  print the signature after each line, indented\n"
@@ -59,7 +62,7 @@ int cmd_finding(int argc, char **argv)
     if (store && db == NULL)
         return cli_usage_error("finding", "--store with QP_DB=none: there is no database");
     qp_run *run = qp_run_new();
-    run->oracle.known = cli_known("finding", known_arg, &m->variants[v]);
+    run->oracle.known = cli_known("finding", known_arg, m, v);
     int rc = CLI_EXIT_OK;
     static qp_tape_buf tape;
     for (int i = optind + 1; i < argc; i++) {
@@ -71,7 +74,14 @@ int cmd_finding(int argc, char **argv)
             continue;
         }
         printf("%s\t%s\t%s/%s\t%s", argv[i], f.id, f.machine, f.variant, f.property);
-        if (store) {
+        const char *call = qp_run_unmodelled_name(run);
+        if (call != NULL) {
+            /* the harness's or the model's gap: no entry in the database */
+            if (store && !qp_db_note_gap(db, f.machine, f.variant, call))
+                fprintf(stderr, "\nquietpoll finding: cannot note the gap in %s/%s: %s\n", db,
+                        QP_DB_GAPS_FILE, strerror(errno));
+            printf("\tgap\t%s (not a finding of the code under test)", call);
+        } else if (store) {
             char path[4400];
             bool known;
             if (!qp_db_store(db, f.machine, f.variant, f.id, &tape, path, sizeof path, &known)) {

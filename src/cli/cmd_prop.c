@@ -115,6 +115,7 @@ static void run_engine(const prop_args *a, const qp_machine *m, size_t variant, 
     always_list(a, m, variant, &mc, &always);
     config.always = (const char *const *)always.paths;
     config.always_count = always.count;
+    config.fired = qp_machine_check_fired;
     qp_prop_run(&config, qp_machine_check_fn, &mc, result);
     result->always_path = keep_path(result->always_path, QP_PROP_SET_MAX);
     qp_path_list_free(&always);
@@ -131,6 +132,7 @@ static void run_engine_set(const prop_args *a, const qp_machine *m, size_t varia
     config.always = (const char *const *)always.paths;
     config.always_count = always.count;
     config.set_known = qp_machine_check_set_known;
+    config.fired = qp_machine_check_fired;
     qp_prop_run_set(&config, want, qp_machine_check_fn, &mc, set);
     for (unsigned q = 0; q < QP_PROP_SET_MAX; q++)
         if (set->found & (UINT32_C(1) << q))
@@ -148,6 +150,15 @@ static void db_store(const prop_args *a, qp_run *run, const qp_machine *m, size_
         return;
     qp_finding f;
     cli_run(run, m, variant, r->minimal.data, r->minimal.size);
+    const char *call = qp_run_unmodelled_name(run);
+    if (call != NULL) {
+        bool noted = qp_db_note_gap(a->db, m->name, m->variants[variant].name, call);
+        snprintf(note, note_size,
+                 "a gap of the harness or the model (the code under test called %s), not a "
+                 "finding: not stored in the failure database%s%s/%s",
+                 call, noted ? "; noted in " : "; cannot note it in ", a->db, QP_DB_GAPS_FILE);
+        return;
+    }
     if (!qp_finding_of(run, &f))
         return; /* the shrinker keeps the property: cannot happen */
     char path[4400];
@@ -205,8 +216,13 @@ static int one_variant(const prop_args *args)
     static qp_prop_result result;
     run_engine(a, m, variant, run, &result);
     if (!result.failed) {
-        printf("%s/%s: %lu random trials passed (seed %" PRIu64 ")\n", m->name, a->variant,
+        printf("%s/%s: %lu random trials passed (seed %" PRIu64 ")", m->name, a->variant,
                result.trials_run, a->config.seed);
+        for (unsigned p = 0; p < QP_PROP_COUNT && p < QP_PROP_SET_MAX; p++)
+            if (a->known >> p & 1)
+                printf("; known %s fired in %lu of %lu runs", qp_property_name(p),
+                       result.fired_runs[p], result.runs);
+        printf("\n");
         qp_run_free(run);
         return CLI_EXIT_OK;
     }
@@ -223,9 +239,9 @@ static int one_variant(const prop_args *args)
     db_store(a, run, m, variant, &result, note, sizeof note);
     cli_report_shrunk(run, m, variant, found, &result.original, &result.minimal, &result.shrink,
                       written, note[0] ? note : NULL);
-    printf("rerun the search: quietpoll prop --machine %s --variant %s --seed %" PRIu64
+    printf("rerun the search: %s prop --machine %s --variant %s --seed %" PRIu64
            " --trials %lu%s\n",
-           m->name, a->variant, a->config.seed, a->config.trials, a->seeds ? "" : " --no-seeds");
+           cli_program, m->name, a->variant, a->config.seed, a->config.trials, a->seeds ? "" : " --no-seeds");
     qp_run_free(run);
     return CLI_EXIT_VIOLATION;
 }
@@ -243,6 +259,9 @@ static void describe_failure(const prop_args *a, const qp_prop_result *r, char *
     snprintf(shrunk, shrunk_size, "%zu -> %zu bytes", r->original.size, r->minimal.size);
 }
 
+/* Tapes -o's directory could not take (the exit status says so). */
+static unsigned write_failures;
+
 /* A failure of a row: into the database, and -o's directory. */
 static void keep_failure(const prop_args *a, qp_run *run, const qp_machine *m, size_t variant,
                          const qp_prop_result *r, const char *suffix)
@@ -255,8 +274,10 @@ static void keep_failure(const prop_args *a, qp_run *run, const qp_machine *m, s
     if (a->out != NULL) {
         char path[4200];
         snprintf(path, sizeof path, "%s/%s-%s%s.tape", a->out, m->name, v->name, suffix);
-        if (!qp_tape_buf_write(&r->minimal, path))
+        if (!qp_tape_buf_write(&r->minimal, path)) {
             fprintf(stderr, "quietpoll prop: cannot write %s: %s\n", path, strerror(errno));
+            write_failures++;
+        }
     }
 }
 
@@ -284,9 +305,14 @@ static bool matrix_rows_set(const prop_args *a, const qp_machine *m, size_t vari
         else
             snprintf(first, sizeof first, "-"), snprintf(shrunk, sizeof shrunk, "-");
         bool ok = (want & bit) && (set.found & bit);
-        printf("%-30s %-14s %7lu  %-14s %-12s %-18s%s\n", name,
+        char often[48];
+        snprintf(often, sizeof often, "%lu of %lu", set.fired_runs[q], set.runs);
+        printf("%-30s %-14s %7lu  %-14s %-12s %-18s %-14s%s\n", name,
                single ? v->expect : qp_property_name(q), set.trials_run, verdict, first, shrunk,
-               ok ? "" : (want & bit) ? "  MISMATCH" : "  UNEXPECTED");
+               often,
+               ok ? "" : (want & bit) ? "  MISMATCH"
+                       : q == QP_PROP_UNMODELLED ? "  GAP (the harness's or the model's: list --gaps)"
+                                                 : "  UNEXPECTED");
         if (set.found & bit) {
             char suffix[40] = "";
             if (!single)
@@ -315,8 +341,11 @@ static bool matrix_row(const prop_args *a, const qp_machine *m, size_t variant, 
     snprintf(name, sizeof name, "%s/%s", m->name, v->name);
     if (r.failed)
         describe_failure(a, &r, first, sizeof first, shrunk, sizeof shrunk);
-    printf("%-30s %-14s %7lu  %-14s %-12s %-18s%s\n", name, v->expect, r.trials_run, verdict,
-           first, shrunk, r.failed ? "  MISMATCH" : "");
+    printf("%-30s %-14s %7lu  %-14s %-12s %-18s %-14s%s\n", name, v->expect, r.trials_run, verdict,
+           first, shrunk, "-",
+           !r.failed                          ? ""
+           : r.property == QP_PROP_UNMODELLED ? "  GAP (the harness's or the model's: list --gaps)"
+                                              : "  MISMATCH");
     if (r.failed)
         keep_failure(a, run, m, variant, &r, "");
     fflush(stdout);
@@ -325,8 +354,8 @@ static bool matrix_row(const prop_args *a, const qp_machine *m, size_t variant, 
 
 static int matrix(const prop_args *a)
 {
-    printf("%-30s %-14s %7s  %-14s %-12s %-18s\n", "variant", "expect", "trials", "verdict",
-           "first failure", "shrunk");
+    printf("%-30s %-14s %7s  %-14s %-12s %-18s %-14s\n", "variant", "expect", "trials", "verdict",
+           "first failure", "shrunk", "fired in runs");
     qp_run *run = qp_run_new();
     size_t mismatches = 0, rows = 0;
     for (size_t i = 0; i < qp_registry_get()->count; i++) {
@@ -338,8 +367,15 @@ static int matrix(const prop_args *a)
             mismatches += !matrix_row(&am, m, v, run);
     }
     qp_run_free(run);
-    printf("%zu variants: %zu as expected, %zu not (seed %" PRIu64 ", %lu trials each)\n", rows,
-           rows - mismatches, mismatches, a->config.seed, a->config.trials);
+    printf("%zu variants: %zu as expected, %zu not (seed %" PRIu64 ", %lu trials each); an "
+           "expected finding's row says in how many runs it fired, counted once found; to hunt "
+           "for anything else: %s prop --machine M --variant V --known expected\n",
+           rows, rows - mismatches, mismatches, a->config.seed, a->config.trials, cli_program);
+    if (write_failures > 0) {
+        fprintf(stderr, "quietpoll prop: %u minimal tapes could not be written to %s\n",
+                write_failures, a->out);
+        return CLI_EXIT_USAGE;
+    }
     return mismatches ? CLI_EXIT_VIOLATION : CLI_EXIT_OK;
 }
 
@@ -418,7 +454,12 @@ int cmd_prop(int argc, char **argv)
     if (known_arg != NULL && a.variant == NULL)
         return cli_usage_error("prop", "--known needs --variant");
     if (known_arg != NULL)
-        a.known = cli_known("prop", known_arg, &a.machine->variants[cli_variant(a.machine, a.variant)]);
+        a.known = cli_known("prop", known_arg, a.machine, cli_variant(a.machine, a.variant));
     cli_fork_timeout_ms = a.config.fork_timeout_ms;
+    if (a.variant == NULL && a.out != NULL && !qp_make_dirs(a.out)) {
+        fprintf(stderr, "quietpoll prop: cannot make the directory %s for the minimal tapes: %s\n",
+                a.out, strerror(errno));
+        return CLI_EXIT_USAGE;
+    }
     return a.variant != NULL ? one_variant(&a) : matrix(&a);
 }

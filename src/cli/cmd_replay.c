@@ -74,9 +74,11 @@ static void replay_file(qp_run *run, const replay_args *a, size_t variant, const
     tally->runs++;
     if (qp_run_bytes(run, a->machine, variant, tape.data, tape.size)) {
         const qp_violation *v = &run->oracle.violation;
-        printf("%s: VIOLATION %s in %s/%s: %s\n", path, qp_property_name((unsigned)v->property),
-               a->machine->name, vname, v->why);
-        printf("  explain: quietpoll explain %s --variant %s %s\n", a->machine->name, vname, path);
+        printf("%s: VIOLATION %s in %s/%s: %s%s%s\n", path,
+               qp_property_name((unsigned)v->property), a->machine->name, vname, v->magnitude,
+               v->magnitude[0] ? "; " : "", v->why);
+        printf("  explain: %s explain %s --variant %s %s\n", cli_program, a->machine->name, vname,
+               path);
         tally->violations++;
     } else {
         printf("%s: pass (%s/%s)\n", path, a->machine->name, vname);
@@ -114,7 +116,7 @@ int cmd_replay(int argc, char **argv)
     replay_tally tally = {0, 0};
     for (size_t v = 0; v < a.machine->variants_count; v++) {
         bool chosen = a.refs ? qp_variant_is_ref(&a.machine->variants[v]) : v == a.variant;
-        run->oracle.known = cli_known("replay", a.known, &a.machine->variants[v]);
+        run->oracle.known = cli_known("replay", a.known, a.machine, v);
         for (int i = 0; chosen && i < a.files_count; i++)
             replay_path(run, &a, v, a.files[i], &tally);
     }
@@ -129,7 +131,8 @@ static const char explain_help[] =
     "--known: those properties, or the variant's expected ones, counted, not violations, as\n"
     "a fuzz target takes them), the schedule the tape decodes to, in words, and the\n"
     "strace-style trace of the run, with the syscall that breaks a property marked; then how\n"
-    "many times each property fires when the run goes on past the first violation.\n"
+    "many times each property fires when the run goes on past the first violation (the harness\n"
+    "runs a second time for that, and only when the first run found a violation).\n"
     "Exit status: 0 when explained, 2 on bad input.\n";
 
 int cmd_explain(int argc, char **argv)
@@ -143,11 +146,11 @@ int cmd_explain(int argc, char **argv)
     qp_tape_buf tape;
     cli_read_tape(a.files[0], &tape);
     qp_run *run = qp_run_new();
-    run->oracle.known = cli_known("explain", a.known, &a.machine->variants[a.variant]);
+    run->oracle.known = cli_known("explain", a.known, a.machine, a.variant);
     const char *variant = a.machine->variants[a.variant].name;
     if (qp_run_bytes(run, a.machine, a.variant, tape.data, tape.size)) {
         char cmd[4200];
-        snprintf(cmd, sizeof cmd, "quietpoll explain %s --variant %s %s", a.machine->name,
+        snprintf(cmd, sizeof cmd, "%s explain %s --variant %s %s", cli_program, a.machine->name,
                  variant, a.files[0]);
         qp_run_report(stdout, run, NULL, cmd);
     } else {
@@ -159,6 +162,8 @@ int cmd_explain(int argc, char **argv)
     /* once more, going on past the first violation, to count them all */
     run->oracle.keep_going = true;
     if (qp_run_bytes(run, a.machine, a.variant, tape.data, tape.size)) {
+        printf("(the harness ran a second time, going on past the first violation: the first "
+               "run stopped there, as every engine's run does, so that its trace ends there)\n");
         printf("every violation, when the run goes on past the first:");
         for (unsigned p = 0; p < QP_PROP_COUNT; p++)
             if (run->oracle.violation.counts[p])

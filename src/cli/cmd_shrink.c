@@ -43,7 +43,7 @@ int cmd_shrink(int argc, char **argv)
         return cli_usage_error("shrink", "wants --variant V and -o OUT");
     const qp_machine *m = cli_machine(argv[optind]);
     qp_machine_check mc = {qp_run_new(), m, cli_variant(m, variant)};
-    mc.run->oracle.known = cli_known("shrink", known, &m->variants[mc.variant]);
+    mc.run->oracle.known = cli_known("shrink", known, m, mc.variant);
     const char *in_path = argv[optind + 1];
     qp_tape_buf original, minimal;
     cli_read_tape(in_path, &original);

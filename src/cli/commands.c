@@ -43,6 +43,8 @@ int qp_cli_main(int argc, char **argv, const qp_machine *const *machines, size_t
 
 int qp_cli_run(int argc, char **argv)
 {
+    if (argc > 0 && argv[0] != NULL && argv[0][0] != '\0')
+        cli_program = argv[0];
     if (argc < 2)
         return usage(stderr, CLI_EXIT_USAGE);
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||

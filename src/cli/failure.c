@@ -35,7 +35,7 @@ void cli_report_shrunk(qp_run *run, const qp_machine *machine, size_t variant, c
     fclose(d);
 
     char cmd[4200];
-    snprintf(cmd, sizeof cmd, "quietpoll explain %s --variant %s %s", machine->name, vname,
+    snprintf(cmd, sizeof cmd, "%s explain %s --variant %s %s", cli_program, machine->name, vname,
              minimal_path ? minimal_path : "FILE");
     qp_run_report(stdout, run, details, cmd);
     fprintf(stderr, "quietpoll: shrinking %s/%s took %.3f s\n", machine->name, vname,

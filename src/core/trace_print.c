@@ -562,6 +562,12 @@ void qp_trace_format_rec(char *buf, size_t buf_size, const qp_rec *rec)
             qp_fmt_clock(clock, rec->t_enter_ns), QP_PID_BASE + rec->task, rec->limit.max,
             rec->limit.limit < QP_LIMIT_COUNT ? limit_names[rec->limit.limit] : "?");
         break;
+    case QP_REC_UNMODELLED:
+        put(&l, "# %s [pid %d] unmodelled call: %s, which the simulator does not model: the run "
+                "stops here (a gap of the harness or the model, not a finding of the code under "
+                "test)",
+            qp_fmt_clock(clock, rec->t_enter_ns), QP_PID_BASE + rec->task, rec->unmodelled.call);
+        break;
     }
 }
 

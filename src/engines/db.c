@@ -45,7 +45,7 @@ void qp_db_entry_path(const char *db, const char *machine, const char *variant, 
 }
 
 /* mkdir -p of dir's components, the last one included */
-static bool make_dirs(const char *dir)
+bool qp_make_dirs(const char *dir)
 {
     char path[4096];
     if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path) {
@@ -75,7 +75,7 @@ bool qp_db_store(const char *db, const char *machine, const char *variant, const
     *known = stat(path, &st) == 0;
     if (*known)
         return true;
-    if (!make_dirs(dir))
+    if (!qp_make_dirs(dir))
         return false;
     /* write then rename: parallel runs never see half an entry */
     char tmp[4200];
@@ -89,6 +89,29 @@ bool qp_db_store(const char *db, const char *machine, const char *variant, const
         return false;
     }
     return true;
+}
+
+bool qp_db_note_gap(const char *db, const char *machine, const char *variant, const char *call)
+{
+    char path[4200], line[512], want[512];
+    snprintf(path, sizeof path, "%s/%s", db, QP_DB_GAPS_FILE);
+    snprintf(want, sizeof want, "%s\t%s\t%s\n", machine, variant, call);
+    FILE *in = fopen(path, "r");
+    if (in != NULL) {
+        bool there = false;
+        while (!there && fgets(line, sizeof line, in) != NULL)
+            there = strcmp(line, want) == 0;
+        fclose(in);
+        if (there)
+            return true;
+    }
+    if (!qp_make_dirs(db))
+        return false;
+    FILE *out = fopen(path, "a");
+    if (out == NULL)
+        return false;
+    bool ok = fputs(want, out) >= 0;
+    return fclose(out) == 0 && ok;
 }
 
 bool qp_db_holds(const char *db, const char *path)

@@ -70,14 +70,19 @@ int qp_fuzz_init(const qp_machine *machine, int argc, char **argv)
         fprintf(stderr, "quietpoll: fuzzing %s/%s (the variant from the program's name)\n",
                 machine->name, name);
     target.run = qp_run_new();
+    qp_run_init_once(machine); /* before the engine's first input */
     const char *known = getenv("QP_FUZZ_KNOWN");
     uint32_t known_set = 0;
     size_t bad_len;
-    if (known == NULL || *known == '\0' || strcmp(known, "expected") == 0)
+    bool by_default = known == NULL || *known == '\0';
+    if (by_default)
+        known_set = qp_variant_known_default(machine, target.variant);
+    else if (strcmp(known, "expected") == 0)
         known_set = qp_variant_expected(&machine->variants[target.variant]);
     else if (strcmp(known, "none") != 0 && !qp_property_set_parse(known, &known_set, &bad_len)) {
         fprintf(stderr,
-                "quietpoll: QP_FUZZ_KNOWN is 'expected' (the default), 'none' or a list of "
+                "quietpoll: QP_FUZZ_KNOWN is unset (a real library's expected findings are "
+                "known, a model's mutant's are not), 'expected', 'none' or a list of "
                 "properties, not '%s'\n",
                 known);
         exit(2);
@@ -89,9 +94,8 @@ int qp_fuzz_init(const qp_machine *machine, int argc, char **argv)
             if (known_set >> p & 1)
                 fprintf(stderr, " %s", qp_property_name(p));
         fprintf(stderr, " (%s; QP_FUZZ_KNOWN=none makes every property a crash)\n",
-                known == NULL || *known == '\0' || strcmp(known, "expected") == 0
-                    ? "the variant's expected findings"
-                    : "QP_FUZZ_KNOWN");
+                by_default || strcmp(known, "expected") == 0 ? "the variant's expected findings"
+                                                               : "QP_FUZZ_KNOWN");
     }
     return 0;
 }

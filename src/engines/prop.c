@@ -69,6 +69,18 @@ static int run_check(void *ctx, const uint8_t *data, size_t size)
                            &ec->crash_signal);
 }
 
+/* Counts what the last check fired into fired_runs (runs: one more). */
+static void tally(const qp_prop_config *config, void *ctx, unsigned long *fired_runs,
+                  unsigned long *runs)
+{
+    if (config->fired == NULL)
+        return;
+    uint32_t fired = config->fired(ctx);
+    (*runs)++;
+    for (unsigned p = 0; p < QP_PROP_SET_MAX; p++)
+        fired_runs[p] += fired >> p & 1;
+}
+
 static void found(engine_check *ec, qp_prop_result *result, int property)
 {
     result->failed = true;
@@ -90,6 +102,7 @@ void qp_prop_run(const qp_prop_config *config, qp_check_fn check, void *ctx,
         if (!qp_tape_buf_read(&result->original, config->always[i]))
             continue; /* callers list what exists; a vanished file is no failure */
         int property = run_check(&ec, result->original.data, result->original.size);
+        tally(config, ctx, result->fired_runs, &result->runs);
         if (property >= 0) {
             result->always_path = config->always[i];
             found(&ec, result, property);
@@ -102,6 +115,7 @@ void qp_prop_run(const qp_prop_config *config, qp_check_fn check, void *ctx,
         trial_tape(trial_seed, config->tape_size_max, &result->original);
         result->trials_run = trial + 1;
         int property = run_check(&ec, result->original.data, result->original.size);
+        tally(config, ctx, result->fired_runs, &result->runs);
         if (property >= 0) {
             result->failing_trial = trial;
             result->trial_seed = trial_seed;
@@ -145,6 +159,8 @@ void qp_prop_run_set(const qp_prop_config *config, uint32_t want, qp_check_fn ch
     out->found = 0;
     out->unexpected = -1;
     out->trials_run = 0;
+    out->runs = 0;
+    memset(out->fired_runs, 0, sizeof out->fired_runs);
     engine_check ec = {config, check, ctx, 0};
     if (config->set_known != NULL)
         config->set_known(ctx, 0);
@@ -158,6 +174,7 @@ void qp_prop_run_set(const qp_prop_config *config, uint32_t want, qp_check_fn ch
             if (!qp_tape_buf_read(&tape, config->always[i]))
                 continue;
             int property = run_check(&ec, tape.data, tape.size);
+            tally(config, ctx, out->fired_runs, &out->runs);
             going = property < 0 ||
                     set_failure(&ec, want, out, &tape, property, config->always[i], 0, 0);
         }
@@ -169,6 +186,7 @@ void qp_prop_run_set(const qp_prop_config *config, uint32_t want, qp_check_fn ch
         trial_tape(trial_seed, config->tape_size_max, &tape);
         out->trials_run = trial + 1;
         int property = run_check(&ec, tape.data, tape.size);
+        tally(config, ctx, out->fired_runs, &out->runs);
         going = property < 0 || set_failure(&ec, want, out, &tape, property, NULL, trial, trial_seed);
     }
     if (config->set_known != NULL)
@@ -179,6 +197,15 @@ void qp_machine_check_set_known(void *ctx, uint32_t known)
 {
     qp_machine_check *mc = ctx;
     mc->run->oracle.known = known;
+}
+
+uint32_t qp_machine_check_fired(void *ctx)
+{
+    const qp_machine_check *mc = ctx;
+    uint32_t fired = 0;
+    for (unsigned p = 0; p < QP_PROP_COUNT && p < QP_PROP_SET_MAX; p++)
+        fired |= (mc->run->oracle.violation.counts[p] != 0 ? UINT32_C(1) : 0) << p;
+    return fired;
 }
 
 int qp_machine_check_fn(void *ctx, const uint8_t *data, size_t size)

@@ -1,5 +1,6 @@
 /* The machines a program runs, and lookups by name. The registry is set
  * once at start-up (qp_registry_use) and only read after that. */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,12 @@ uint32_t qp_variant_expected(const qp_variant *v)
         abort();
     }
     return set;
+}
+
+uint32_t qp_variant_known_default(const qp_machine *machine, size_t variant)
+{
+    assert(variant < machine->variants_count);
+    return machine->real_library ? qp_variant_expected(&machine->variants[variant]) : 0;
 }
 
 long qp_variant_find(const qp_machine *machine, const char *name)

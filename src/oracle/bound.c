@@ -83,11 +83,20 @@ uint32_t qp_op_bound(const qp_op_stats *op, uint64_t cost_ns)
     return UINT32_MAX;
 }
 
+/* The headline's measure: what an operation spent over its bound. */
+static void over_bound_magnitude(qp_oracle *oracle, const qp_op_stats *op, uint32_t spent,
+                                 const char *what)
+{
+    qp__magnitude(oracle, "%u %s over a bound of %u: %u wasted in one %s (bounded per operation)",
+                  spent, what, op->bound, spent - op->bound, qp_op_kind_name(op->kind));
+}
+
 static bool check(qp_oracle *oracle, const qp_op_stats *op, size_t rec_index)
 {
     if (op->kind == QP_OP_RESOLVE) {
         if (op->waits_count <= op->bound)
             return false;
+        over_bound_magnitude(oracle, op, op->waits_count, "waits");
         return qp__fire(oracle, QP_PROP_SYSCALL_BOUND, rec_index,
                         "the resolve made %u waits; its bound is %u = 1 + %u reports of its "
                         "socket + %u signals + %u spurious wakeups + %u retransmissions: a wait "
@@ -98,6 +107,7 @@ static bool check(qp_oracle *oracle, const qp_op_stats *op, size_t rec_index)
     if (op->kind == QP_OP_SELECT) {
         if (op->waits_count <= op->bound)
             return false;
+        over_bound_magnitude(oracle, op, op->waits_count, "waits");
         return qp__fire(oracle, QP_PROP_SYSCALL_BOUND, rec_index,
                         "the select made %u waits; its bound is %u = 1 + %u signals + %u "
                         "spurious wakeups: a wait returned with nothing to report before the "
@@ -106,6 +116,7 @@ static bool check(qp_oracle *oracle, const qp_op_stats *op, size_t rec_index)
     }
     if (op->calls_count <= op->bound)
         return false;
+    over_bound_magnitude(oracle, op, op->calls_count, "syscalls");
     if (op->kind == QP_OP_WAKEUP)
         return qp__fire(oracle, QP_PROP_SYSCALL_BOUND, rec_index,
                         "one wakeup() made %u syscalls; it needs at most one write",

@@ -148,6 +148,9 @@ static bool stranded_at_wait(qp_oracle *oracle, const qp_rec *rec, size_t index)
             qp_wait_reported_fd(rec, sw->fd))
             continue;
         char ms[32];
+        qp__magnitude(oracle, "%u datagram%s stranded for %s, until another arrival",
+                      sw->count, sw->count == 1 ? "" : "s",
+                      qp_fmt_amount(ms, rec->t_exit_ns - rec->t_enter_ns));
         return qp__fire(oracle, QP_PROP_LOST_WAKEUP, index,
                         "%s slept %s with %u datagram%s queued on fd %d since before it began, "
                         "and does not report them: under edge-triggered readiness the arrival "
@@ -196,6 +199,8 @@ static bool over_bound(qp_oracle *oracle, const qp_rec *rec, size_t index, uint3
               "since the wait reports the socket again while a datagram is queued";
     else
         why = ": the drain had already ended";
+    qp__magnitude(oracle, "%u receives over a bound of %u: %u wasted per readiness event",
+                  w->receives, bound, w->receives - bound);
     return qp__fire(oracle, QP_PROP_SYSCALL_BOUND, index,
                     "one readiness event of fd %d took %u receives; its bound is %u = %u "
                     "datagram%s + %u error + %u (EPOLLET: one EAGAIN ends the drain) + %u "
@@ -300,6 +305,8 @@ static bool finish(qp_oracle *oracle, size_t rec_index, bool blocked_forever)
         if (!sw->used || sw->count == 0 || sw->error == QP_DGRAM_ERROR_PERSISTENT ||
             !in_set(oracle->dgram.epoll_in, sw->fd))
             continue;
+        qp__magnitude(oracle, "%u datagram%s stranded without bound", sw->count,
+                      sw->count == 1 ? "" : "s");
         return qp__fire(oracle, QP_PROP_LOST_WAKEUP, rec_index,
                         "the loop blocks forever in its wait with %u datagram%s queued on fd %d "
                         "that no wait will report: under edge-triggered readiness the handler "

@@ -67,17 +67,42 @@ bool qp__fire(qp_oracle *oracle, unsigned property, size_t rec_index, const char
     assert((oracle->keep_going || oracle->violation.property < 0) &&
            "a run stops at its first violation");
     oracle->violation.counts[property]++;
-    if (!oracle->keep_going && (oracle->known >> property & 1))
+    char magnitude[sizeof oracle->magnitude_next];
+    memcpy(magnitude, oracle->magnitude_next, sizeof magnitude);
+    oracle->magnitude_next[0] = '\0';
+    /* A property that fires on the very calls of a known finding is that
+       finding: a syscall-bound while a known burst of wasted calls (a spin,
+       a redundant wakeup, a syscall-bound) goes on counts those calls (a
+       spin through the last ms of a deadline, then its operation over its
+       bound, or the run's budget spent by it). Known here, it is counted,
+       and the run goes on. */
+    bool known = oracle->known >> property & 1;
+    bool burst = property == QP_PROP_SPIN || property == QP_PROP_REDUNDANT_WAKEUP ||
+                 property == QP_PROP_SYSCALL_BOUND;
+    if (property == QP_PROP_SYSCALL_BOUND && oracle->known_burst_open)
+        known = true;
+    if (!oracle->keep_going && known) {
+        oracle->known_burst_open |= burst;
         return false; /* counted, and the run goes on */
+    }
     if (oracle->violation.property >= 0)
         return true; /* keeping going: the first one is the one reported */
     oracle->violation.property = (int)property;
     oracle->violation.rec_index = rec_index;
+    memcpy(oracle->violation.magnitude, magnitude, sizeof magnitude);
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(oracle->violation.why, sizeof oracle->violation.why, fmt, ap);
     va_end(ap);
     return true;
+}
+
+void qp__magnitude(qp_oracle *oracle, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(oracle->magnitude_next, sizeof oracle->magnitude_next, fmt, ap);
+    va_end(ap);
 }
 
 void qp_oracle_init(qp_oracle *oracle, const qp_schedule *sched)
@@ -168,8 +193,30 @@ static void count_event(qp_oracle *oracle, const qp_rec *rec)
 
 /* The oracle's own bookkeeping of a record, before the monitors see it.
  * Returns false for a record no monitor looks at. */
+/* Does the record show the loop's task going on (known_burst_open ends)? */
+static bool progress(const qp_rec *rec)
+{
+    if (rec->task != 0)
+        return false;
+    switch (rec->type) {
+    case QP_REC_OP_BEGIN:
+        return true;
+    case QP_REC_LOOP:
+        return rec->loop.mark == QP_LOOP_TIMER_FIRE || rec->loop.mark == QP_LOOP_CALLBACK ||
+               rec->loop.mark == QP_LOOP_IO;
+    case QP_REC_SYSCALL:
+        if (qp_sys_is_wait(rec->call.sys))
+            return rec->call.ret > 0 && rec->call.wake != QP_WAKE_SPURIOUS;
+        return qp_sys_is_receive(rec->call.sys) && rec->call.ret > 0;
+    default:
+        return false;
+    }
+}
+
 static bool note(qp_oracle *oracle, const qp_rec *rec)
 {
+    if (progress(rec))
+        oracle->known_burst_open = false;
     switch (rec->type) {
     case QP_REC_OP_BEGIN:
         op_begin(oracle, rec);
@@ -197,6 +244,8 @@ static bool note(qp_oracle *oracle, const qp_rec *rec)
         return true;
     case QP_REC_LIMIT:
         return false; /* the sim's, noted for the reader */
+    case QP_REC_UNMODELLED:
+        return false; /* the run stops there (src/run/run.c) */
     }
     assert(!"unknown record type");
     return false;
@@ -219,6 +268,7 @@ bool qp_oracle_on_rec(qp_oracle *oracle, const qp_trace *trace, size_t index)
         return false;
     bool fired = false;
     for (size_t m = 0; m < qp__monitors_count; m++) {
+        oracle->magnitude_next[0] = '\0'; /* a monitor's measure is for its own fire */
         if (qp__monitors[m]->on_record == NULL ||
             !qp__monitors[m]->on_record(oracle, trace, index))
             continue;
@@ -235,6 +285,8 @@ bool qp_oracle_on_budget(qp_oracle *oracle, const qp_trace *trace, size_t index,
                          uint32_t calls_max)
 {
     (void)trace;
+    oracle->budget_spent = true;
+    qp__magnitude(oracle, "the whole budget of %u calls spent: grows until cut off", calls_max);
     return qp__fire(oracle, QP_PROP_SYSCALL_BOUND, index,
                     "the run spent its whole budget of %u calls: the loop never settles", calls_max);
 }
@@ -250,6 +302,7 @@ bool qp_oracle_finish(qp_oracle *oracle, const qp_trace *trace, uint64_t end_ns,
             oracle->op[task].bound = qp_op_bound(&oracle->op[task], oracle->cost_ns);
     bool fired = false;
     for (size_t m = 0; m < qp__monitors_count; m++) {
+        oracle->magnitude_next[0] = '\0';
         if (qp__monitors[m]->finish == NULL ||
             !qp__monitors[m]->finish(oracle, last, blocked_forever))
             continue;

@@ -10,6 +10,10 @@
 bool qp__fire(qp_oracle *oracle, unsigned property, size_t rec_index, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* The magnitude of the violation the next qp__fire records: say it first,
+ * then fire (it goes to the report's headline). */
+void qp__magnitude(qp_oracle *oracle, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* The open operation of the record's task, or NULL. */
 qp_op_stats *qp__open_op(qp_oracle *oracle, const qp_rec *rec);
 

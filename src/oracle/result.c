@@ -20,6 +20,8 @@
 static bool check(qp_oracle *oracle, const qp_op_stats *op, unsigned result, size_t index)
 {
     const char *kind = qp_op_kind_name(op->kind);
+    qp__magnitude(oracle, "one %s reports %s, a wrong result (per operation)", kind,
+                  qp_op_result_name(result));
     switch (result) {
     case QP_OP_DATA:
         if (op->received_data)

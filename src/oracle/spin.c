@@ -15,6 +15,7 @@
  *   epoll_wait on it, as a loop embedded in another one does): readiness left unconsumed is waited on again and
  *   returns at once, forever. Only task 0 waits; other tasks' calls do not
  *   consume its readiness. */
+#include <inttypes.h>
 #include "oracle_internal.h"
 #include "quietpoll/units.h"
 #include "quietpoll/os.h"
@@ -40,12 +41,23 @@ static bool zero_timeout_with_time_left(qp_oracle *oracle, const qp_rec *rec, si
     if (++*in_a_row < 2)
         return false; /* one poll(0) that the loop may not repeat */
     char left[32];
-    if (op->deadline_ns == QP_NS_INFINITE)
+    if (op->deadline_ns == QP_NS_INFINITE) {
+        qp__magnitude(oracle, "zero waits in a %s with no deadline: no end the oracle knows "
+                              "of (a library's own retry timer may end them)",
+                      qp_op_kind_name(op->kind));
         return qp__fire(oracle, QP_PROP_SPIN, index,
                         "%s(..., 0) timed out at once again inside a %s that has no deadline: "
                         "a zero timeout where the loop had all the time in the world, so it "
                         "polls without waiting",
                         qp_sys_name(rec->call.sys), qp_op_kind_name(op->kind));
+    }
+    uint64_t left_ns = op->deadline_ns - rec->t_enter_ns;
+    char amount[32];
+    qp__magnitude(oracle,
+                  "zero waits through the last %s before the deadline, up to %" PRIu64
+                  " wasted calls per %s at this syscall cost: bounded by the time left",
+                  qp_fmt_amount(amount, left_ns), left_ns / (oracle->cost_ns ? oracle->cost_ns : 1),
+                  qp_op_kind_name(op->kind));
     return qp__fire(oracle, QP_PROP_SPIN, index,
                     "%s(..., 0) timed out at once again with %s left before the %s's deadline: "
                     "the remaining time was rounded down to 0 ms, so the loop polls without "
@@ -63,12 +75,15 @@ static bool readiness_waited_again(qp_oracle *oracle, const qp_rec *rec, size_t 
         int fd = reported[i].fd;
         if (fd >= QP_SIM_FDS_MAX)
             continue; /* no sim fd: poll reports it POLLNVAL, and nothing can consume that */
-        if (oracle->spin.ready_unconsumed[fd])
+        if (oracle->spin.ready_unconsumed[fd]) {
+            qp__magnitude(oracle, "every wait returns at once while fd %d stays unconsumed: "
+                                  "one wasted wait per loop iteration, growing with time", fd);
             fired = qp__fire(oracle, QP_PROP_SPIN, index,
                              "%s reported fd %d ready again, and nothing received from, wrote "
                              "to or deregistered it since the previous wait reported it: "
                              "readiness left unconsumed makes every wait return at once",
                              qp_sys_name(rec->call.sys), fd);
+        }
         oracle->spin.ready_unconsumed[fd] = true;
     }
     return fired;

@@ -35,22 +35,31 @@ static bool check(qp_oracle *oracle, const qp_op_stats *op, const qp_rec *end, s
     unsigned result = end->op_end.result;
     char a[32], b[32];
     bool blocking = op->deadline_ns > op->begin_ns;
-    if (result == QP_OP_TIMEOUT && end_ns < op->deadline_ns)
+    if (result == QP_OP_TIMEOUT && end_ns < op->deadline_ns) {
+        qp__magnitude(oracle, "%s early, once per %s (bounded)",
+                      qp_fmt_amount(a, op->deadline_ns - end_ns), qp_op_kind_name(op->kind));
         return qp__fire(oracle, QP_PROP_TIMEOUT_EARLY, rec_index,
                         "the %s reported a timeout %s before its deadline (it began %s "
                         "earlier): time left was lost, as when it is kept in whole ms",
                         qp_op_kind_name(op->kind), qp_fmt_ms(a, op->deadline_ns - end_ns),
                         qp_fmt_ms(b, end_ns - op->begin_ns));
+    }
     if (blocking && end_ns < op->deadline_ns && world_gave_nothing(op) && !op->last_wait_ran_out) {
         const char *why = op->spurious_count   ? " (a spurious wakeup is none)"
                           : op->signals_count ? " (an EINTR is none)"
                                               : "";
-        if (op->deadline_ns == QP_NS_INFINITE)
+        if (op->deadline_ns == QP_NS_INFINITE) {
+            qp__magnitude(oracle, "an operation with no deadline ends with nothing: its caller "
+                                  "calls again, one wasted operation each time, growing with time");
             return qp__fire(oracle, QP_PROP_TIMEOUT_EARLY, rec_index,
                             "the %s ended (%s) though it has no deadline, with nothing from the "
                             "world: no data, no EOF, no error, no readiness%s; its caller will "
                             "call again, so the loop spins one level up",
                             qp_op_kind_name(op->kind), qp_op_result_name(result), why);
+        }
+        qp__magnitude(oracle, "%s early with nothing from the world: its caller calls again "
+                              "(bounded per %s)",
+                      qp_fmt_amount(a, op->deadline_ns - end_ns), qp_op_kind_name(op->kind));
         return qp__fire(oracle, QP_PROP_TIMEOUT_EARLY, rec_index,
                         "the %s ended (%s) %s before its deadline with nothing from the world: "
                         "no data, no EOF, no error, no readiness%s; its caller will call again, "
@@ -61,12 +70,17 @@ static bool check(qp_oracle *oracle, const qp_op_stats *op, const qp_rec *end, s
     if (op->deadline_ns == QP_NS_INFINITE)
         return false;
     uint64_t allowed_ns = QP_NS_PER_MS + oracle->slack_ns + op->calls_count * oracle->cost_ns;
-    if (end_ns > op->deadline_ns + allowed_ns)
+    if (end_ns > op->deadline_ns + allowed_ns) {
+        qp__magnitude(oracle, "%s late (%s beyond what a correct wait allows), once per %s",
+                      qp_fmt_amount(a, end_ns - op->deadline_ns),
+                      qp_fmt_amount(b, end_ns - op->deadline_ns - allowed_ns),
+                      qp_op_kind_name(op->kind));
         return qp__fire(oracle, QP_PROP_TIMEOUT_LATE, rec_index,
                         "the %s returned %s after its deadline; a correct wait allows %s "
                         "(1 ms rounding + slack + %u syscalls of cost)",
                         qp_op_kind_name(op->kind), qp_fmt_ms(a, end_ns - op->deadline_ns),
                         qp_fmt_ms(b, allowed_ns), op->calls_count);
+    }
     return false;
 }
 
@@ -84,6 +98,7 @@ static bool finish(qp_oracle *oracle, size_t rec_index, bool blocked_forever)
     if (!blocked_forever || !oracle->op_open[0] || op->deadline_ns == QP_NS_INFINITE)
         return false;
     char ms[32];
+    qp__magnitude(oracle, "never returns: late without bound");
     return qp__fire(oracle, QP_PROP_TIMEOUT_LATE, rec_index,
                     "the %s waits with no timeout and never returns, though its deadline "
                     "passed %s after it began",

@@ -40,7 +40,9 @@ static bool on_record(qp_oracle *oracle, const qp_trace *trace, size_t index)
     int pid = QP_PID_BASE + wq->subject;
     switch (wq->action) {
     case QP_WAITQ_WAKE:
-        if (wq->flags & QP_WAKE_FLAG_HELD)
+        if (wq->flags & QP_WAKE_FLAG_HELD) {
+            qp__magnitude(oracle, "1 wasted wakeup (a context switch) per %s",
+                          wq->queue == QP_WAITQ_READERS ? "write" : "read");
             return qp__fire(oracle, QP_PROP_REDUNDANT_WAKEUP, index,
                             "task %d is woken on the pipe's %s queue by a %s that changed nothing "
                             "it waits for%s: this wakeup does nothing",
@@ -50,25 +52,32 @@ static bool on_record(qp_oracle *oracle, const qp_trace *trace, size_t index)
                             (wq->flags & QP_WAKE_FLAG_PENDING)
                                 ? ", while its previous wakeup is still pending"
                                 : "");
-        if (!could_go(wq))
+        }
+        if (!could_go(wq)) {
+            qp__magnitude(oracle, "1 wasted wakeup (a context switch) per %s that leaves it "
+                                  "unable to go on",
+                          wq->queue == QP_WAITQ_READERS ? "write" : "read");
             return qp__fire(oracle, QP_PROP_REDUNDANT_WAKEUP, index,
                             "task %d is woken on the pipe's %s queue, yet it cannot go on (%" PRIu32
                             " of %d slots used, %" PRIu64 " bytes): it will run, find nothing to "
                             "do, and sleep again",
                             pid, queue_name(wq->queue), wq->slots_used, QP_PIPE_SLOTS,
                             wq->bytes_queued);
+        }
         return false;
     case QP_WAITQ_RESUME:
         /* going back to sleep is right when another task took what the
            wakeup promised (a wakeup judged when it was issued) */
         if (wq->flags || !could_go(wq))
             return false;
+        qp__magnitude(oracle, "a task that could go on sleeps with no wakeup to come: without bound");
         return qp__fire(oracle, QP_PROP_LOST_WAKEUP, index,
                         "task %d was woken on the pipe's %s queue and could go on (%" PRIu32
                         " of %d slots used, %" PRIu64 " bytes), yet it went back to sleep: "
                         "its wakeup is spent and nothing else will come",
                         pid, queue_name(wq->queue), wq->slots_used, QP_PIPE_SLOTS, wq->bytes_queued);
     case QP_WAITQ_STRANDED:
+        qp__magnitude(oracle, "a task that could go on sleeps with no wakeup pending: without bound");
         return qp__fire(oracle, QP_PROP_LOST_WAKEUP, index,
                         "task %d is blocked on the pipe's %s queue although it could go on "
                         "(%" PRIu32 " of %d slots used, %" PRIu64 " bytes), and no wakeup is "

@@ -65,6 +65,8 @@ static void on_op_begin(qp_oracle *oracle, const qp_rec *rec)
 
 static bool over_bound(qp_oracle *oracle, size_t index, const char *what, uint32_t count)
 {
+    qp__magnitude(oracle, "%u %s for one wakeup, %u wasted (per wakeup: bounded)", count, what,
+                  count - 1);
     return qp__fire(oracle, QP_PROP_SYSCALL_BOUND, index,
                     "one coalesced wakeup (wakeup() requests since the last drain: %" PRIu32 ") "
                     "took %u %s; its bound is one write, one wait return and one read",
@@ -77,12 +79,14 @@ static bool on_write(qp_oracle *oracle, const qp_rec *rec, size_t index)
     const qp_call_io *io = &rec->call.io;
     if (rec->call.ret <= 0)
         return false;
-    if (io->queued_before > 0)
+    if (io->queued_before > 0) {
+        qp__magnitude(oracle, "1 wasted write per wakeup() while one is pending");
         return qp__fire(oracle, QP_PROP_REDUNDANT_WAKEUP, index,
                         "a wakeup was written to fd %" PRId32 " while it still held %" PRIu64
                         " from an earlier one that the selector has not drained: the selector "
                         "wakes anyway, so this write wakes nobody",
                         io->fd, io->queued_before);
+    }
     if (++w->writes > 1)
         return over_bound(oracle, index, "writes", w->writes);
     return false;
@@ -93,23 +97,28 @@ static bool on_wait(qp_oracle *oracle, const qp_rec *rec, size_t index)
     qp_wakeup_state *w = &oracle->wakeup;
     char ms[32];
     if (qp_wait_reported_fd(rec, w->fd)) {
-        if (w->requests == 0)
+        if (w->requests == 0) {
+            qp__magnitude(oracle, "1 wasted wait return (an iteration) with no wakeup() asked");
             return qp__fire(oracle, QP_PROP_REDUNDANT_WAKEUP, index,
                             "%s returned for the wakeup fd %d, but no wakeup() was requested "
                             "since the last drain emptied it",
                             qp_sys_name(rec->call.sys), w->fd);
+        }
         w->unobserved = false;
         if (++w->wait_returns > 1)
             return over_bound(oracle, index, "wait returns", w->wait_returns);
         return false;
     }
     bool blocked = rec->t_exit_ns - rec->t_enter_ns > oracle->cost_ns;
-    if (w->unobserved && blocked && rec->t_exit_ns > w->unobserved_since_ns + oracle->cost_ns)
+    if (w->unobserved && blocked && rec->t_exit_ns > w->unobserved_since_ns + oracle->cost_ns) {
+        qp__magnitude(oracle, "the selector slept %s past a wakeup() request",
+                      qp_fmt_amount(ms, rec->t_exit_ns - w->unobserved_since_ns));
         return qp__fire(oracle, QP_PROP_LOST_WAKEUP, index,
                         "wakeup() was requested %s before this %s returned, yet the selector "
                         "stayed blocked and the wait does not report the wakeup fd %d",
                         qp_fmt_ms(ms, rec->t_exit_ns - w->unobserved_since_ns),
                         qp_sys_name(rec->call.sys), w->fd);
+    }
     return false;
 }
 
@@ -121,12 +130,16 @@ static bool on_read(qp_oracle *oracle, const qp_rec *rec, size_t index)
         return false;
     if (w->open && ++w->reads > 1)
         return over_bound(oracle, index, "reads", w->reads);
-    if (io->queued_after > 0 && w->open)
+    if (io->queued_after > 0 && w->open) {
+        qp__magnitude(oracle, "one drain read leaves %" PRIu64 " of %" PRIu64
+                              " bytes: at least one more wait and read per wakeup",
+                      io->queued_after, io->queued_before);
         return qp__fire(oracle, QP_PROP_SYSCALL_BOUND, index,
                         "the drain read left %" PRIu64 " of %" PRIu64 " bytes in the wakeup fd: "
                         "this coalesced wakeup will take more than its one write, one wait "
                         "return and one read",
                         io->queued_after, io->queued_before);
+    }
     if (io->queued_after > 0)
         return false;
     /* the drain emptied the fd: the coalesced wakeup is complete */
@@ -149,6 +162,8 @@ static bool on_loop_eventfd_write(qp_oracle *oracle, const qp_rec *rec, size_t i
     const qp_call_io *io = &rec->call.io;
     if (rec->call.ret <= 0 || io->unit != QP_UNIT_COUNTER || io->queued_before == 0)
         return false;
+    qp__magnitude(oracle, "1 wasted eventfd write per %s",
+                  rec->task == 0 ? "signal from the loop's own thread" : "pending wakeup");
     return qp__fire(oracle, QP_PROP_REDUNDANT_WAKEUP, index,
                     "eventfd %" PRId32 " was written while it still held %" PRIu64 " from an "
                     "earlier write that nobody has read: %s, so this write wakes nobody",
@@ -186,6 +201,7 @@ static bool finish(qp_oracle *oracle, size_t rec_index, bool blocked_forever)
     qp_wakeup_state *w = &oracle->wakeup;
     if (!blocked_forever || !w->unobserved)
         return false;
+    qp__magnitude(oracle, "the wakeup is never observed: blocked without bound");
     return qp__fire(oracle, QP_PROP_LOST_WAKEUP, rec_index,
                     "the selector blocks forever, and the wakeup() requested at %" PRIu64
                     ".%09" PRIu64 " s is never observed",

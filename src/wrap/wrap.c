@@ -7,6 +7,7 @@
  * QP_SYSCALL, QP_LIBC, QP_ALIAS and QP_UNMODELLED rows. */
 #include "quietpoll/wrap.h"
 
+#include "quietpoll/run.h"
 #include "quietpoll/trace.h"
 
 #include <errno.h>
@@ -63,9 +64,14 @@ bool qp_wrap_active(void)
     return current.os != NULL && !current.detached;
 }
 
+/* Where a wrapped call goes; one routed into a run is the library's, counted
+ * (qp_run_library_call: whose calls spent a run's budget). */
 static enum route route(void)
 {
-    return current.os == NULL ? REAL : current.detached ? NOWHERE : SIM;
+    enum route r = current.os == NULL ? REAL : current.detached ? NOWHERE : SIM;
+    if (r == SIM)
+        qp_run_library_call();
+    return r;
 }
 
 /* A detached call that is not meant to succeed. */
@@ -120,9 +126,13 @@ _Noreturn void __chk_fail(void);
 #define QP_ALIAS_CUSTOM(name, target, ret, params, args, target_args, check)
 
 /* A call the sim does not model, made while a run is active: the harness
- * must keep the code under test from making it. */
+ * must keep the code under test from making it. The run in progress on
+ * this thread records it in its trace and stops there, its outcome the gap
+ * (QP_PROP_UNMODELLED, src/run/run.c); with none (a harness's own thread),
+ * the process stops, naming the call. */
 _Noreturn static void unmodelled(const char *call)
 {
+    qp_run_unmodelled_call(call);
     fprintf(stderr,
             "quietpoll: the code under test called %s, which the simulator does not model; "
             "the harness must avoid it\n",

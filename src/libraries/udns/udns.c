@@ -197,6 +197,18 @@ static void teardown(const qp_machine_ctx *ctx)
     qp_wrap_leave();
 }
 
+/* Once per process, outside any run: udns's default context starts all
+ * zeros, and the first dns_close() of a process (inside dns_reset()) returns
+ * at once, on a context not yet marked initialised, where every later one
+ * goes on to drop its socket and queries. Reset here, the first run of a
+ * process takes the path every other run takes (AFL++'s stability: the same
+ * input, the same edges). dns_close() makes no call on a context never
+ * initialised, so nothing reaches the real libc. */
+static void init_once(void)
+{
+    dns_reset(NULL);
+}
+
 static void describe_session(FILE *out, const qp_schedule *s, size_t index)
 {
     const qp_op *op = &s->ops[index];
@@ -236,6 +248,7 @@ const qp_machine qp_machine_udns = {
     .run = run,
     .dgram_peer = &qp_dns_server_peer,
     .teardown = teardown,
+    .init_once = init_once,
     .audit = &audit,
     .real_library = true,
 };
