@@ -16,8 +16,9 @@
  * (qp_sim_add_pipe_target), each watched with aeCreateFileEvent(AE_READABLE);
  * data, EOFs, resets (on the pipe: its writer closing), signals and spurious
  * readiness come on the schedule. Another thread of the schedule
- * (QP_EV_WAKEUP) writes a byte into a pipe the program made and watches, as
- * Redis's threads wake its loop (module.c's moduleBlockedClientPipe).
+ * (QP_EV_WAKEUP) writes a byte into a pipe the program made with anetPipe
+ * and watches, as Redis's threads wake its loop (module.c's
+ * moduleBlockedClientPipe).
  *
  * The program. Op i of the schedule is timer i + 1, a time event, its spec
  * the op's size - 1 (include/quietpoll/timer_spec.h: restarts, deferred
@@ -50,6 +51,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <redis/ae.h>
+#include <redis/anet.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -241,7 +243,9 @@ static void run(qp_os *os, const qp_machine_ctx *ctx)
     for (unsigned i = 0; i < TARGETS; i++)
         if (!watch(h, h->fds[i]))
             return;
-    if (os->pipe2(os, h->wakeup_fds, O_NONBLOCK | O_CLOEXEC) != 0 || !watch(h, h->wakeup_fds[0]))
+    /* Redis's own pipe, as module.c makes its moduleBlockedClientPipe */
+    if (anetPipe(h->wakeup_fds, O_CLOEXEC | O_NONBLOCK, O_CLOEXEC | O_NONBLOCK) != 0 ||
+        !watch(h, h->wakeup_fds[0]))
         return;
     init_timers(h, ctx->sched);
     if (qp_timer_program_start(&h->program) > 0)

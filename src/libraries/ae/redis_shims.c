@@ -11,7 +11,8 @@
 void *zmalloc(size_t size);
 void *zrealloc(void *ptr, size_t size);
 void zfree(void *ptr);
-void _serverPanic(const char *file, int line, const char *msg, ...);
+void _serverPanic(const char *file, int line, const char *msg, ...)
+    __attribute__((format(printf, 3, 4)));
 void _serverAssert(const char *estr, const char *file, int line);
 
 static void *or_abort(void *p, size_t size)
