@@ -34,7 +34,7 @@
  *   emfile-return  logs EMFILE and returns to the wait: the listener is
  *                  still readable, the level-triggered wait returns at once
  *                  with the same readiness, forever (joyent/libuv #690,
- *                  Node #45242, Redis #246, libevent #71, Bun PR 32705)
+ *                  Redis #246, libmill #182, Bun PR 32705; docs/CATALOG.md)
  *
  * This file is kept out of the build until the simulator has listening
  * and connecting sockets (src/machines/meson.build's tcp_machines). */
@@ -55,7 +55,7 @@ static const qp_variant variants[] = {
              "on EMFILE closes its reserve fd, accepts and closes until EAGAIN, reopens it; "
              "pauses the listener when it cannot"},
     [EMFILE_RETURN] = {"emfile-return", "spin",
-                       "joyent/libuv #690, Node #45242, Redis #246, libevent #71, Bun PR 32705",
+                       "joyent/libuv #690, Redis #246, libmill #182, Bun PR 32705 (docs/CATALOG.md)",
                        "logs EMFILE and returns to the level-triggered wait"},
 };
 
