@@ -63,6 +63,18 @@ qp_libs_source() {
     printf '%s\n' "build-libs/$flavour/prefix"
 }
 
+# qp_ae_prefix FLAVOUR [ENV...]: Redis's ae, which no Debian package ships,
+# built from Debian's redis source (ci/build-libs --flavour FLAVOUR ae, or
+# reused) with the compiler and flags ENV sets, for a build whose other
+# libraries are the system's; its progress on stderr; prints the prefix, for
+# -Dlibs_prefix (meson takes what the prefix lacks from the system)
+qp_ae_prefix() {
+    local flavour=$1
+    shift
+    env "$@" nice "$qp_ci_dir/build-libs" --flavour "$flavour" ae >&2 || return 1
+    printf '%s\n' "build-libs/$flavour/prefix"
+}
+
 # qp_libs_check BUILD_DIR PREFIX: every archive of ci/build-libs's table that
 # BUILD_DIR links is PREFIX's (meson's find_library takes the system's where
 # the prefix lacks one)

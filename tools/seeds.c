@@ -425,10 +425,68 @@ static const seed cares_seeds[] = {
 };
 #endif
 
+#ifdef QP_HAVE_AE
+extern const qp_machine qp_machine_ae; /* src/libraries/ae/ */
+/* ae: timer i is op i, its timeout and its spec (the op's size - 1,
+ * include/quietpoll/timer_spec.h): n restarts from its callback (or, when
+ * repeating, 1 + n fires), deferred (d: created by the previous timer's
+ * first callback), stopped by the previous timer's first callback (x),
+ * repeating (r: its callback returns its ms) */
+#define ATIMER(timeout, n, d, x, r) {(timeout), 1 + ((n) | (d) << 2 | (x) << 3 | (r) << 4)}
+
+static const seed ae_seeds[] = {
+    /* one timer restarted twice, one created by its first callback, one
+       repeating three times */
+    {"corpus/fuzz_ae/timers", &qp_machine_ae,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {ATIMER(3 * MS, 2, 0, 0, 0), ATIMER(5 * MS, 0, 1, 0, 0), ATIMER(2 * MS, 2, 0, 0, 1)},
+      .ops_count = 3}},
+    /* data on a socket, another thread's wakeup, the other socket's EOF,
+       the pipe's writer closing, while a 10 ms timer waits */
+    {"corpus/fuzz_ae/io-mid-wait", &qp_machine_ae,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {ATIMER(10 * MS, 0, 0, 0, 0)}, .ops_count = 1,
+      .events = {ON(2 * MS, QP_EV_DATA, 0, 100), WAKE(4 * MS, 0, 1), ON(6 * MS, QP_EV_EOF, 1, 0),
+                 ON(7 * MS, QP_EV_RESET, 2, 0)},
+      .events_count = 4}},
+    /* a signal interrupts the wait */
+    {"corpus/fuzz_ae/signal-mid-wait", &qp_machine_ae,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {ATIMER(4 * MS, 0, 0, 0, 0)}, .ops_count = 1,
+      .events = {EV(1 * MS, QP_EV_SIGNAL, 0)}, .events_count = 1}},
+    /* Redis PR 11069: a time event that ends with AE_NOMORE keeps its past
+       `when`: usUntilEarliestTimer takes it for the nearest, and the next
+       epoll_wait has a timeout of 0 and returns with nothing to do; the 1 ms
+       and the 2 ms one each make such an iteration before the 10 ms one */
+    {"reproducers/ae/redis-11069-nomore", &qp_machine_ae,
+     {.start_ns = START_NS, .cost_ns = 1 * US, .slack_ns = 0,
+      .ops = {ATIMER(1 * MS, 0, 0, 0, 0), ATIMER(2 * MS, 0, 0, 0, 0), ATIMER(10 * MS, 0, 0, 0, 0)},
+      .ops_count = 3}},
+    /* Redis PR 11069 with aeDeleteTimeEvent: timer 1 repeats every 3 ms; its
+       first callback deletes timer 2, due at 4 ms, which the pass has gone
+       by (the list is newest first): the loop wakes at 4 ms for it, with
+       nothing to do */
+    {"reproducers/ae/redis-11069-deleted", &qp_machine_ae,
+     {.start_ns = START_NS, .cost_ns = 1 * US, .slack_ns = 0,
+      .ops = {ATIMER(3 * MS, 2, 0, 0, 1), ATIMER(4 * MS, 0, 0, 1, 0), ATIMER(20 * MS, 0, 0, 0, 0)},
+      .ops_count = 3}},
+    /* monotonic.c's getMonotonicUs_posix in whole us: a 1 ms time event
+       created some 350 ns into a us is due that much early, and a byte
+       arriving 200 ns before its deadline lets it run then */
+    {"reproducers/ae/ae-monotonic-us", &qp_machine_ae,
+     {.start_ns = START_NS, .cost_ns = 1, .slack_ns = 0,
+      .ops = {ATIMER(1 * MS, 0, 0, 0, 0)}, .ops_count = 1,
+      .events = {ON(1 * MS - 200, QP_EV_DATA, 0, 1)}, .events_count = 1}},
+};
+#endif
+
 static const struct {
     const seed *seeds;
     size_t count;
 } seed_sets[] = {
+#ifdef QP_HAVE_AE
+    {ae_seeds, sizeof ae_seeds / sizeof ae_seeds[0]},
+#endif
 #ifdef QP_HAVE_CARES
     {cares_seeds, sizeof cares_seeds / sizeof cares_seeds[0]},
 #endif

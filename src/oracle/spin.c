@@ -13,8 +13,11 @@
  *   it and the waiting task has not received from, written to, deregistered
  *   closed or re-armed (timerfd_settime) it since (an epoll fd's readiness is consumed by an
  *   epoll_wait on it, as a loop embedded in another one does): readiness left unconsumed is waited on again and
- *   returns at once, forever. Only task 0 waits; other tasks' calls do not
- *   consume its readiness. */
+ *   returns at once, forever, whatever the wait's timeout. A send that
+ *   returned EAGAIN and an accept that failed leaving the connection queued
+ *   (EMFILE, ENFILE) consume nothing (consumed_fd below). Only task 0
+ *   waits; other tasks' calls do not consume its readiness. */
+#include <errno.h>
 #include <inttypes.h>
 #include "oracle_internal.h"
 #include "quietpoll/units.h"
@@ -89,12 +92,44 @@ static bool readiness_waited_again(qp_oracle *oracle, const qp_rec *rec, size_t 
     return fired;
 }
 
+/* What consumes an fd's readiness, so that the next wait reporting it is
+ * new readiness and not the same one again:
+ *   a receive, whatever it returned (data, EOF, an error: each changes what
+ *     the next wait can report);
+ *   a send or write that moved bytes, or failed with an error other than
+ *     EAGAIN; one that returned EAGAIN consumed nothing: the fd stayed
+ *     unwritable, and a loop that waits for EPOLLOUT again at once without
+ *     having sent anything spins;
+ *   an accept that returned a connection, or failed with ECONNABORTED (the
+ *     connection left the queue); one that failed with EAGAIN, EMFILE,
+ *     ENFILE, ENOBUFS or ENOMEM consumed nothing: the connection stays
+ *     queued (net/ipv4/inet_connection_sock.c inet_csk_accept dequeues it
+ *     only once the new file is made), the listener stays readable, and a
+ *     level-triggered loop that logs the error and waits again wakes at once,
+ *     forever (joyent/libuv #690, Redis #246, libmill #182);
+ *   close, an epoll_ctl of the fd, timerfd_settime (do_timerfd_settime: the
+ *     expiries counted are reset), and an epoll_wait on an epoll fd (it
+ *     collects what made that fd readable). */
+static bool send_consumed(const qp_rec_call *call)
+{
+    return call->ret >= 0 || call->err != EAGAIN;
+}
+
+static bool accept_consumed(const qp_rec_call *call)
+{
+    return call->ret >= 0 || call->err == ECONNABORTED;
+}
+
 /* The fd a call acts on in a way that consumes readiness, or -1. */
 static int consumed_fd(const qp_rec *rec)
 {
     const qp_rec_call *call = &rec->call;
-    if (qp_sys_is_receive(call->sys) || call->sys == QP_SYS_write)
+    if (qp_sys_is_receive(call->sys))
         return call->io.fd;
+    if (qp_sys_is_send(call->sys))
+        return send_consumed(call) ? call->io.fd : -1;
+    if (call->sys == QP_SYS_accept4)
+        return accept_consumed(call) ? call->accept.fd : -1;
     if (call->sys == QP_SYS_close)
         return call->fd.fd;
     if (call->sys == QP_SYS_epoll_ctl)
