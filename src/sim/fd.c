@@ -13,6 +13,7 @@ static const qp_kind *const kinds[QP_OBJ_TYPE_COUNT] = {
     [QP_OBJ_PIPE] = &qp__kind_pipe,     [QP_OBJ_EPOLL] = &qp__kind_epoll,
     [QP_OBJ_DGRAM] = &qp__kind_dgram,   [QP_OBJ_TIMERFD] = &qp__kind_timerfd,
     [QP_OBJ_UNIX] = &qp__kind_unix,     [QP_OBJ_NULL] = &qp__kind_null,
+    [QP_OBJ_TCP] = &qp__kind_tcp,
 };
 
 const qp_kind *qp__kind(unsigned type)
