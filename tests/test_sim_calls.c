@@ -15,6 +15,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -336,6 +337,56 @@ static void test_tcp_connect_refused_and_never_answered(void)
     CHECK_EQ_I(errno, EAGAIN);
     CHECK_EQ_I(os->recv(os, n, &byte, 1, 0), -1);
     CHECK_EQ_I(errno, EAGAIN);
+}
+
+static void test_rlimit_nofile_gives_emfile_to_every_call_that_makes_an_fd(void)
+{
+    qp_os *os = fresh();
+    SIM_GUARD(stopped);
+    struct rlimit limit;
+    CHECK_EQ_I(os->getrlimit(os, RLIMIT_NOFILE, &limit), 0);
+    CHECK(limit.rlim_cur == 1024 && limit.rlim_max == 4096); /* Linux's defaults */
+    check_line("prlimit64(0, RLIMIT_NOFILE, NULL, {rlim_cur=1024, rlim_max=4096}) = 0");
+    int first = os->eventfd(os, 0, EFD_NONBLOCK); /* fd 3 */
+    CHECK_EQ_I(first, 3);
+    limit.rlim_cur = 4; /* fds 0..3 */
+    CHECK_EQ_I(os->setrlimit(os, RLIMIT_NOFILE, &limit), 0);
+    check_line("prlimit64(0, RLIMIT_NOFILE, {rlim_cur=4, rlim_max=4096}, NULL) = 0");
+    int p[2], sv[2];
+    struct sockaddr_in here = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    CHECK_EQ_I(os->socket(os, AF_INET, SOCK_STREAM, 0), -1);
+    CHECK_EQ_I(errno, EMFILE);
+    CHECK_EQ_I(os->socket(os, AF_INET, SOCK_DGRAM, 0), -1);
+    CHECK_EQ_I(errno, EMFILE);
+    CHECK_EQ_I(os->pipe2(os, p, 0), -1);
+    CHECK_EQ_I(errno, EMFILE);
+    CHECK_EQ_I(os->socketpair(os, AF_UNIX, SOCK_STREAM, 0, sv), -1);
+    CHECK_EQ_I(errno, EMFILE);
+    CHECK_EQ_I(os->eventfd(os, 0, 0), -1);
+    CHECK_EQ_I(errno, EMFILE);
+    CHECK_EQ_I(os->epoll_create1(os, 0), -1);
+    CHECK_EQ_I(errno, EMFILE);
+    CHECK_EQ_I(os->timerfd_create(os, CLOCK_MONOTONIC, 0), -1);
+    CHECK_EQ_I(errno, EMFILE);
+    CHECK_EQ_I(os->open(os, "/dev/null", O_RDONLY, 0), -1);
+    CHECK_EQ_I(errno, EMFILE);
+    /* an fd freed makes room again; the limit raised too */
+    CHECK_EQ_I(os->close(os, first), 0);
+    int tcp = os->socket(os, AF_INET, SOCK_STREAM, 0);
+    CHECK_EQ_I(tcp, 3);
+    CHECK_EQ_I(os->bind(os, tcp, (struct sockaddr *)&here, sizeof here), 0);
+    limit.rlim_cur = 6;
+    CHECK_EQ_I(os->setrlimit(os, RLIMIT_NOFILE, &limit), 0);
+    CHECK_EQ_I(os->pipe2(os, p, 0), 0);
+    CHECK_EQ_I(os->eventfd(os, 0, 0), -1);
+    CHECK_EQ_I(errno, EMFILE);
+    /* a soft limit above the hard one, a hard one above fs.nr_open */
+    limit.rlim_cur = limit.rlim_max + 1;
+    CHECK_EQ_I(os->setrlimit(os, RLIMIT_NOFILE, &limit), -1);
+    CHECK_EQ_I(errno, EINVAL);
+    limit = (struct rlimit){.rlim_cur = 8, .rlim_max = 2 * 1048576};
+    CHECK_EQ_I(os->setrlimit(os, RLIMIT_NOFILE, &limit), -1);
+    CHECK_EQ_I(errno, EPERM);
 }
 
 /* --- the waits with a signal mask and ns timeouts --- */
@@ -1070,6 +1121,7 @@ int main(void)
         TEST(test_tcp_bind_listen_and_names),
         TEST(test_tcp_options_are_kept_and_read_back),
         TEST(test_tcp_connect_refused_and_never_answered),
+        TEST(test_rlimit_nofile_gives_emfile_to_every_call_that_makes_an_fd),
         TEST(test_epoll_pwait_mask_holds_the_signal_back),
         TEST(test_ppoll_waits_in_nanoseconds),
         TEST(test_ppoll_signal_and_mask),

@@ -183,6 +183,9 @@ enum qp_cf_arg_kind {
                           (the result's value) */
     QP_CF_ARG_LEN_OUT, /* a socklen_t holding value; what it holds after the call is
                           compared (the result's aux) */
+    QP_CF_ARG_RLIMIT,  /* a struct rlimit of RLIMIT_NOFILE's hard limit now (getrlimit's)
+                          and a soft limit: QP_CF_RLIMIT_NOW (the soft limit now: nothing
+                          changes) or QP_CF_RLIMIT_ABOVE (one above the hard limit) */
 };
 
 typedef struct qp_cf_arg {
@@ -191,6 +194,8 @@ typedef struct qp_cf_arg {
 } qp_cf_arg;
 
 #define QP_CF_ARGS_MAX 6 /* the parameters of a row */
+#define QP_CF_RLIMIT_NOW 0
+#define QP_CF_RLIMIT_ABOVE 1
 
 /* The paths QP_CF_ARG_PATH names (the sim has no file system but these). */
 extern const char *const qp_cf_paths[];

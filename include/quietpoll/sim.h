@@ -299,6 +299,9 @@ typedef struct qp_sim {
     unsigned timerfds_count;
     unsigned unix_pairs_count;
     unsigned tcps_count;
+    /* RLIMIT_NOFILE as setrlimit set it (0 before: Linux's defaults, 1024 and 4096); the
+       fds a call may make are those below the soft limit (and QP_SIM_FDS_MAX) */
+    uint64_t nofile_cur, nofile_max;
     uint16_t tcp_next_port; /* the next ephemeral port to try (0: QP_TCP_EPHEMERAL_FIRST) */
     qp_pipe_wait pipe_waits[QP_SIM_TASKS_MAX];
 

@@ -176,6 +176,11 @@ typedef struct qp_rec_call {
             int32_t fd, backlog;
         } listen;
         struct {
+            int32_t resource;
+            bool has_value;         /* set: a limit given; get: one read */
+            uint64_t cur, max;
+        } rlimit;
+        struct {
             int32_t fd, level, name;
             int32_t value; /* set: the int given; get: the int read (SO_LINGER: l_onoff) */
             int32_t len;   /* set: optlen; get: the length written */

@@ -8,6 +8,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <string.h>
 #include <unistd.h>
@@ -94,7 +95,8 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_step *st, const int *fds, qp_
     uint64_t v[QP_CF_ARGS_MAX] = {0};
     int made[2] = {-1, -1};
     struct sockaddr_in inet[QP_CF_ARGS_MAX];
-    struct linger ints[QP_CF_ARGS_MAX]; /* an int, or a struct linger: l_onoff first */
+    struct linger ints[QP_CF_ARGS_MAX];
+    struct rlimit limits[QP_CF_ARGS_MAX]; /* an int, or a struct linger: l_onoff first */
     union {
         struct sockaddr sa;
         struct sockaddr_in in;
@@ -145,6 +147,14 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_step *st, const int *fds, qp_
             addrs[i].in = (struct sockaddr_in){.sin_family = AF_INET,
                                                .sin_addr.s_addr = htonl((uint32_t)a->value)};
             v[i] = (uintptr_t)&addrs[i];
+            break;
+        case QP_CF_ARG_RLIMIT:
+            /* RLIMIT_NOFILE as it is (never lowered: the host's own fds need it) */
+            if (os->getrlimit(os, RLIMIT_NOFILE, &limits[i]) != 0)
+                limits[i] = (struct rlimit){0};
+            if (a->value == QP_CF_RLIMIT_ABOVE)
+                limits[i].rlim_cur = limits[i].rlim_max + 1;
+            v[i] = (uintptr_t)&limits[i];
             break;
         case QP_CF_ARG_INT_PTR:
             ints[i] = (struct linger){.l_onoff = (int)a->value};

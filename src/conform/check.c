@@ -107,7 +107,11 @@ static const char *check_call(const qp_cf_step *st, unsigned slots, const bool *
         if (a->kind == QP_CF_ARG_INET_AT && (a->value >> 24) != 127 &&
             (a->value & ~INT64_C(0xff)) != 0xc0000200)
             return "an address neither loopback nor TEST-NET-1 (the host binds only loopback)";
-        if (a->kind > QP_CF_ARG_LEN_OUT)
+        if (a->kind == QP_CF_ARG_RLIMIT && a->value != QP_CF_RLIMIT_NOW &&
+            a->value != QP_CF_RLIMIT_ABOVE)
+            return "a limit other than the one now or one above the hard limit (the host's "
+                   "limits are never lowered)";
+        if (a->kind > QP_CF_ARG_RLIMIT)
             return "an unknown argument recipe";
     }
     return NULL;

@@ -338,6 +338,10 @@ static void put_args(char *buf, size_t size, size_t *len, const qp_cf_step *st)
             put(buf, size, len, "{AF_INET, %lld.%lld.%lld.%lld:0}", (v >> 24) & 0xff,
                 (v >> 16) & 0xff, (v >> 8) & 0xff, v & 0xff);
             break;
+        case QP_CF_ARG_RLIMIT:
+            put(buf, size, len, "%s", v == QP_CF_RLIMIT_NOW ? "{the limits now}"
+                                      : "{hard limit + 1, hard limit}");
+            break;
         case QP_CF_ARG_INT_PTR:
             put(buf, size, len, "[%lld]", v);
             break;

@@ -7,6 +7,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <netinet/in.h>
@@ -130,6 +131,7 @@
 #define A_INET6_LEN A_INT(sizeof(struct sockaddr_in6))
 #define A_INET_AT(addr) {.kind = QP_CF_ARG_INET_AT, .value = (addr)} /* addr:0 */
 #define A_BOUND(s) {.kind = QP_CF_ARG_BOUND, .value = (s)} /* slot s's address */
+#define A_RLIMIT(which) {.kind = QP_CF_ARG_RLIMIT, .value = QP_CF_RLIMIT_##which}
 #define A_INTP(v) {.kind = QP_CF_ARG_INT_PTR, .value = (v)} /* &int, compared after */
 #define A_LEN_OUT(n) {.kind = QP_CF_ARG_LEN_OUT, .value = (n)} /* &socklen_t, compared after */
 

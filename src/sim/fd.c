@@ -46,6 +46,8 @@ int qp__sim_alloc_fd(qp_sim *sim, unsigned type)
     int fd = QP_SIM_FIRST_FD; /* the lowest free fd, as Linux gives it */
     while (fd < sim->fds_high && sim->objs[fd].type != QP_OBJ_NONE)
         fd++;
+    if ((uint64_t)fd >= qp__sim_nofile(sim))
+        return -1; /* the process's limit: EMFILE */
     if (fd == QP_SIM_FDS_MAX) {
         qp__sim_limit(sim, QP_LIMIT_FDS, QP_SIM_FDS_MAX);
         return -1;

@@ -72,6 +72,9 @@ bool qp__sim_clock_read(const qp_sim *sim, clockid_t clock_id, uint64_t *value_n
 /* The object behind fd, or NULL. */
 qp_obj *qp__sim_obj(qp_sim *sim, int fd);
 
+/* RLIMIT_NOFILE's soft limit now (rlimit.c). */
+uint64_t qp__sim_nofile(const qp_sim *sim);
+
 /* A free fd for a new object of type, or -1 (EMFILE). */
 int qp__sim_alloc_fd(qp_sim *sim, unsigned type);
 
