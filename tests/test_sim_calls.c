@@ -380,6 +380,9 @@ static void test_rlimit_nofile_gives_emfile_to_every_call_that_makes_an_fd(void)
     CHECK_EQ_I(os->pipe2(os, p, 0), 0);
     CHECK_EQ_I(os->eventfd(os, 0, 0), -1);
     CHECK_EQ_I(errno, EMFILE);
+    /* no limit: prlimit64 neither reads nor sets */
+    CHECK_EQ_I(os->getrlimit(os, RLIMIT_NOFILE, NULL), 0);
+    CHECK_EQ_I(os->setrlimit(os, RLIMIT_NOFILE, NULL), 0);
     /* a soft limit above the hard one, a hard one above fs.nr_open */
     limit.rlim_cur = limit.rlim_max + 1;
     CHECK_EQ_I(os->setrlimit(os, RLIMIT_NOFILE, &limit), -1);
