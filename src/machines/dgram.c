@@ -201,6 +201,7 @@ const qp_machine qp_machine_dgram = {
                                 (1u << QP_EV_SIGNAL) | (1u << QP_EV_SPURIOUS),
             .describe_op = describe_query,
         },
+    .asked = qp_asks_each_op_marked,
     .setup = setup,
     .run = run,
 };

@@ -55,6 +55,11 @@ uint32_t qp_variant_expected(const qp_variant *v)
     return set;
 }
 
+void qp_asks_each_op_marked(const qp_schedule *sched, qp_work_asked *out)
+{
+    out->ops_marked = (uint32_t)sched->ops_count;
+}
+
 long qp_variant_find(const qp_machine *machine, const char *name)
 {
     for (size_t i = 0; i < machine->variants_count; i++)

@@ -291,6 +291,7 @@ const qp_machine qp_machine_selector = {
                                 (1u << QP_EV_SIGNAL) | (1u << QP_EV_WAKEUP) |
                                 (1u << QP_EV_REGISTER),
         },
+    .asked = qp_asks_each_op_marked,
     .setup = setup,
     .run = run,
     .world = world,

@@ -125,6 +125,7 @@ const qp_machine qp_machine_timed_read = {
             .targets_count = 1,
             .event_kinds_mask = QP_EV_STREAM_KINDS,
         },
+    .asked = qp_asks_each_op_marked,
     .setup = setup,
     .run = run,
 };

@@ -62,6 +62,11 @@ bool qp_run_bytes(qp_run *run, const qp_machine *machine, size_t variant, const 
 
     run->trace = (qp_trace){.recs = run->recs, .count = 0, .cap = QP_SIM_TRACE_CAP};
     qp_oracle_init(&run->oracle, &run->sched);
+    if (machine->asked != NULL) {
+        qp_work_asked asked = {0};
+        machine->asked(&run->sched, &asked);
+        qp_oracle_ask(&run->oracle, &asked);
+    }
     jmp_buf stop_jmp;
     qp_sim_init(&run->sim, &run->sched, &run->trace, &run->oracle, &stop_jmp);
     memset(&run->world, 0, sizeof run->world);
