@@ -269,6 +269,14 @@ typedef struct qp_work_watch {
     char excused[320]; /* why work left undone passed; "" when none was */
 } qp_work_watch;
 
+/* What stranded.c keeps: an arrival on the fd of task 0's open operation
+ * that ended no wait, until task 0's next call. */
+typedef struct qp_stranded_watch {
+    bool pending;
+    uint64_t arrived_ns;
+    size_t event_index;
+} qp_stranded_watch;
+
 typedef struct qp_oracle {
     uint64_t cost_ns;
     uint64_t slack_ns;
@@ -281,6 +289,7 @@ typedef struct qp_oracle {
     qp_loop_watch loop;
     qp_spin_watch spin;
     qp_work_watch work;
+    qp_stranded_watch stranded;
     bool keep_going; /* count every violation instead of stopping at the first */
     /* properties counted but not stopping the run, nor reported: a fuzz
      * target's documented findings (bit p for enum qp_property p); kept

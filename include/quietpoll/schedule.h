@@ -116,6 +116,9 @@ typedef struct qp_work_asked {
     bool timers_finished;
     /* every byte the world sends on an fd is read by the end of the run */
     bool bytes_read;
+    /* bit sys (enum qp_sys): task 0 waits with these calls only, the
+       backend the schedule (or the variant) chose; 0: any */
+    uint64_t wait_calls;
 } qp_work_asked;
 
 /* What a machine's schedule may contain. */

@@ -87,8 +87,9 @@ static void setup(qp_sim *sim, qp_world *world)
 }
 
 /* Each op is one write of its size, non-blocking for a timeout of 0. */
-static void asked(const qp_schedule *sched, qp_work_asked *out)
+static void asked(const qp_schedule *sched, size_t variant, qp_work_asked *out)
 {
+    (void)variant;
     for (size_t i = 0; i < sched->ops_count; i++)
         out->writes[i] = (qp_work_write){sched->ops[i].size, sched->ops[i].timeout_ns == 0};
     out->writes_count = (uint32_t)sched->ops_count;

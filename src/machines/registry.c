@@ -55,9 +55,10 @@ uint32_t qp_variant_expected(const qp_variant *v)
     return set;
 }
 
-void qp_asks_each_op_marked(const qp_schedule *sched, qp_work_asked *out)
+void qp_asks_each_op_marked(const qp_schedule *sched, unsigned wait_sys, qp_work_asked *out)
 {
     out->ops_marked = (uint32_t)sched->ops_count;
+    out->wait_calls = UINT64_C(1) << wait_sys;
 }
 
 long qp_variant_find(const qp_machine *machine, const char *name)

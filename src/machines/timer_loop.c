@@ -453,10 +453,13 @@ static void run(qp_os *os, const qp_machine_ctx *ctx)
     }
 }
 
-/* What the program asks of its loop: the timers not deferred started, no
- * timer left due when the loop returns, the sockets' bytes read. */
-static void asked(const qp_schedule *s, qp_work_asked *out)
+/* What the program asks of its loop: its backend's waits, the timers not
+ * deferred started, no timer left due when the loop returns, the sockets'
+ * bytes read. */
+static void asked(const qp_schedule *s, size_t variant, qp_work_asked *out)
 {
+    (void)variant;
+    out->wait_calls = UINT64_C(1) << (spec_epoll(s) ? QP_SYS_epoll_wait : QP_SYS_poll);
     size_t count = s->ops_count < TIMERS_MAX ? s->ops_count : TIMERS_MAX;
     for (size_t i = 0; i < count; i++) {
         timer t;

@@ -13,6 +13,8 @@
  *                     by pipe2, fcntl F_SETFL or ioctl FIONBIO, as its own
  *                     calls left it; an fd is born blocking), and it makes
  *                     writes_count of them, no more;
+ *   wait_calls        every wait of task 0 is one of those calls (the
+ *                     backend its schedule or variant chose);
  *   timers_started    the loop marks a start of each of those timers;
  *   timers_finished   no timer started with a finite timeout is pending
  *                     (neither fired nor stopped) when the run ends;
@@ -44,7 +46,8 @@ void qp_oracle_ask(qp_oracle *oracle, const qp_work_asked *asked)
     qp_work_watch *w = &oracle->work;
     w->asked = *asked;
     w->asked_any = asked->ops_marked > 0 || asked->writes_count > 0 ||
-                   asked->timers_started != 0 || asked->timers_finished || asked->bytes_read;
+                   asked->timers_started != 0 || asked->timers_finished || asked->bytes_read ||
+                   asked->wait_calls != 0;
 }
 
 /* Errors a call gets from what the world did, not from how it was called. */
@@ -214,6 +217,12 @@ static bool on_record(qp_oracle *oracle, const qp_trace *trace, size_t index)
         uint64_t *unread = &w->unread_bytes[call->io.fd];
         *unread = (uint64_t)call->ret >= *unread ? 0 : *unread - (uint64_t)call->ret;
     }
+    if (qp_sys_is_wait(call->sys) && w->asked.wait_calls != 0 && call->sys < 64 &&
+        !(w->asked.wait_calls >> call->sys & 1u))
+        return qp__fire(oracle, QP_PROP_WORK_UNDONE, index,
+                        "the schedule asks for waits with %s, and this wait is %s",
+                        qp_sys_name((unsigned)__builtin_ctzll(w->asked.wait_calls)),
+                        qp_sys_name(call->sys));
     if (qp_sys_is_send(call->sys) && w->asked.writes_count > 0)
         return on_write(oracle, call, index);
     return false;

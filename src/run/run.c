@@ -64,7 +64,7 @@ bool qp_run_bytes(qp_run *run, const qp_machine *machine, size_t variant, const 
     qp_oracle_init(&run->oracle, &run->sched);
     if (machine->asked != NULL) {
         qp_work_asked asked = {0};
-        machine->asked(&run->sched, &asked);
+        machine->asked(&run->sched, variant, &asked);
         qp_oracle_ask(&run->oracle, &asked);
     }
     jmp_buf stop_jmp;
