@@ -6,8 +6,9 @@
  * the schedule alone, in the words of qp_work_asked), and this monitor holds
  * the trace to it at the run's end. The rules, each for what was asked:
  *
- *   ops_marked N      task 0 begins N operations, no more, and ends each it
- *                     began;
+ *   ops_marked N      task 0 begins N operations, no more, makes at least
+ *                     one call in each (a read, a wait: a non-blocking one
+ *                     still looks once), and ends each it began;
  *   writes[k]         task 0's k-th write call offers writes[k].size bytes
  *                     on an fd whose O_NONBLOCK is as writes[k] asks (set
  *                     by pipe2, fcntl F_SETFL or ioctl FIONBIO, as its own
@@ -190,7 +191,13 @@ static bool on_record(qp_oracle *oracle, const qp_trace *trace, size_t index)
                             w->ops_begun, w->asked.ops_marked);
         return false;
     case QP_REC_OP_END:
-        w->ops_ended += rec->task == 0;
+        if (rec->task != 0 || w->asked.ops_marked == 0)
+            return false;
+        w->ops_ended++;
+        if (oracle->op[0].calls_count == 0)
+            return qp__fire(oracle, QP_PROP_WORK_UNDONE, index,
+                            "operation %u ended without a single call: it never tried",
+                            w->ops_ended);
         return false;
     case QP_REC_EVENT:
         on_event(w, &rec->event);
