@@ -277,6 +277,11 @@ typedef struct qp_stranded_watch {
     size_t event_index;
 } qp_stranded_watch;
 
+/* What eof.c keeps: the fds whose EOF a receive of task 0 has returned. */
+typedef struct qp_eof_watch {
+    uint32_t read_eof; /* bit fd */
+} qp_eof_watch;
+
 typedef struct qp_oracle {
     uint64_t cost_ns;
     uint64_t slack_ns;
@@ -290,6 +295,7 @@ typedef struct qp_oracle {
     qp_spin_watch spin;
     qp_work_watch work;
     qp_stranded_watch stranded;
+    qp_eof_watch eof;
     bool keep_going; /* count every violation instead of stopping at the first */
     /* properties counted but not stopping the run, nor reported: a fuzz
      * target's documented findings (bit p for enum qp_property p); kept

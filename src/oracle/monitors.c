@@ -13,7 +13,8 @@
 #include "oracle_internal.h"
 
 const qp__monitor *const qp__monitors[] = {
-    &qp__monitor_timers, &qp__monitor_spin,  &qp__monitor_wakeup,   &qp__monitor_waitq,
+    &qp__monitor_timers, &qp__monitor_spin,  &qp__monitor_eof,      &qp__monitor_wakeup,
+    &qp__monitor_waitq,
     &qp__monitor_dgram,  &qp__monitor_bound, &qp__monitor_result,   &qp__monitor_timeouts,
     &qp__monitor_stranded, &qp__monitor_work,
 };
