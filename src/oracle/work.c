@@ -25,7 +25,8 @@
  * Excused, and said so (qp_work_watch.excused):
  *   - a run whose task blocked for good, waiting for what the world never
  *     sent: the operations and writes after that wait never begin (a timer
- *     left due is not excused: its timeout would have ended the wait);
+ *     left due, or bytes left unread, are not excused: the timeout, or the
+ *     bytes, would have ended a wait that watched for them);
  *   - a run after a call failed with an error the world caused (a reset
  *     peer, a closed reader, an ICMP error): what is undone after it;
  *   - the bytes of an fd the peer reset: the kernel drops them.
@@ -245,6 +246,13 @@ static bool undone(const qp_work_watch *w, bool blocked_forever, char *buf, size
                  __builtin_ctz(w->timers_pending));
         return true;
     }
+    if (a->bytes_read) /* a task blocked for good with them queued was not watching */
+        for (int fd = 0; fd < QP_ORACLE_FDS_MAX; fd++)
+            if (w->unread_bytes[fd] > 0) {
+                snprintf(buf, size, "the world sent %llu bytes on fd %d that were never read",
+                         (unsigned long long)w->unread_bytes[fd], fd);
+                return true;
+            }
     if (blocked_forever) /* what comes after the wait the world never ended */
         return false;
     if (w->ops_begun < a->ops_marked) {
@@ -266,13 +274,6 @@ static bool undone(const qp_work_watch *w, bool blocked_forever, char *buf, size
                  __builtin_ctz(timers_missing));
         return true;
     }
-    if (a->bytes_read)
-        for (int fd = 0; fd < QP_ORACLE_FDS_MAX; fd++)
-            if (w->unread_bytes[fd] > 0) {
-                snprintf(buf, size, "the world sent %llu bytes on fd %d that were never read",
-                         (unsigned long long)w->unread_bytes[fd], fd);
-                return true;
-            }
     return false;
 }
 
