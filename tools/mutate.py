@@ -22,9 +22,11 @@ Judges:
     still fires what it is expected to, and nothing else;
   sim files (every .c of src/sim/ the build compiles): `quietpoll conform`,
     then `quietpoll prop` over every machine.
-A mutant that does not compile is stillborn and counted apart. Known
-equivalent mutants are listed, each with its reason, in
-ci/mutants-equivalent.tsv; they do not count in the score.
+A mutant that does not compile is stillborn and counted apart.
+ci/mutants-equivalent.tsv lists, each with its reason, the equivalent
+mutants (run, and reported if a check kills one) and the excluded ones (not
+the code under test: not built); neither counts in the score, killed /
+(killed + survived).
 """
 import argparse
 import difflib
