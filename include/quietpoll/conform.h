@@ -39,11 +39,9 @@
 /* A timed scenario (a timerfd, a sleep, a wait with a timeout it is to run
  * out) runs again when the host ran it this much later than the scenario's
  * own times say (a loaded machine): its timer counts and remaining times
- * are laid out to hold within it. */
+ * are laid out to hold within it. A scenario may lay its times out on a
+ * finer grid and ask for less (qp_cf_scenario.lag_us_max). */
 #define QP_CF_LAG_NS_MAX UINT64_C(5000000)
-/* A remaining time compared is "within" when it is at most what the step
- * expects and less than this below it (twice the lag a run may have). */
-#define QP_CF_TIME_TOLERANCE_NS (2 * QP_CF_LAG_NS_MAX)
 
 /* The objects. Slots are numbered in the order objects are listed; a pipe's
  * read end comes first, then its write end; a socketpair's two ends follow
@@ -88,7 +86,7 @@ enum qp_cf_make {
 enum qp_cf_time_class {
     QP_CF_TIME_UNMEASURED,
     QP_CF_TIME_ZERO,      /* a remaining time of 0 */
-    QP_CF_TIME_WITHIN,    /* in (expect - QP_CF_TIME_TOLERANCE_NS, expect + the timer slack] */
+    QP_CF_TIME_WITHIN,    /* in (expect - qp_cf_time_tolerance_ns, expect + the timer slack] */
     QP_CF_TIME_BELOW,     /* less than that, not 0 */
     QP_CF_TIME_ABOVE,     /* more than expected */
     QP_CF_TIME_NOT_EARLY, /* a wait or a sleep that ran out lasted at least its time */
@@ -191,6 +189,7 @@ enum qp_cf_sigmask {
 typedef struct qp_cf_scenario {
     const char *name;      /* "stream/rst-then-eof" */
     const char *behaviour; /* one line: what is held to Linux */
+    uint32_t lag_us_max;   /* 0: QP_CF_LAG_NS_MAX */
     uint8_t objs_count;
     qp_cf_obj objs[QP_CF_OBJS_MAX];
     uint8_t steps_count;
@@ -325,6 +324,11 @@ const char *qp_cf_check(const qp_cf_scenario *sc);
  * timerfd, a sleep, a timed wait it expects to run out)? Such a run is held
  * to QP_CF_LAG_NS_MAX. */
 bool qp_cf_timed(const qp_cf_scenario *sc);
+/* How late a timed run of sc may be (QP_CF_LAG_NS_MAX unless sc asks for
+ * less); a remaining time compared is "within" when it is at most what the
+ * step expects and less than twice that below it. */
+uint64_t qp_cf_lag_ns_max(const qp_cf_scenario *sc);
+uint64_t qp_cf_time_tolerance_ns(const qp_cf_scenario *sc);
 
 /* The object behind slot (NULL: none), and its kind (QP_CF_OBJ_KIND_COUNT). */
 const qp_cf_obj *qp_cf_slot_obj(const qp_cf_scenario *sc, unsigned slot);

@@ -17,8 +17,8 @@
 #include "quietpoll/conform.h"
 #include "quietpoll/host.h"
 
-/* a helper that acts this long after a wait began may have missed it */
-#define LATE_ACTION_NS UINT64_C(5000000)
+/* a helper that acts later after a wait began than the scenario's times
+   allow (qp_cf_lag_ns_max) may have missed it */
 
 typedef struct host_backend {
     qp_cf_backend base;
@@ -31,6 +31,7 @@ typedef struct host_backend {
     unsigned peers_count;
     qp_host_during *during;
     const qp_cf_step *during_step;
+    uint64_t late_action_ns; /* qp_cf_lag_ns_max of the scenario */
 } host_backend;
 
 static uint8_t zeros[QP_CF_IO_BYTES_MAX];
@@ -56,6 +57,7 @@ static bool host_open(qp_cf_backend *b, const qp_cf_scenario *sc, int *fds, char
     qp_host_signals_hold();
     hb->slots_count = 0;
     hb->peers_count = 0;
+    hb->late_action_ns = qp_cf_lag_ns_max(sc);
     for (unsigned i = 0; i < sc->objs_count; i++) {
         const qp_cf_obj *obj = &sc->objs[i];
         int pair[2] = {-1, -1};
@@ -223,9 +225,9 @@ static void host_call_done(qp_cf_backend *b, const qp_cf_result *res, bool *bloc
        when it woke) that ran only late after it, its thread kept waiting */
     bool time_left = res->time_class == QP_CF_TIME_WITHIN ||
                      res->time_class == QP_CF_TIME_BELOW || res->time_class == QP_CF_TIME_ABOVE;
-    bool woken_late = (res->err == EINTR || time_left) && returned_ns > LATE_ACTION_NS;
+    bool woken_late = (res->err == EINTR || time_left) && returned_ns > hb->late_action_ns;
     if (res->kind == QP_CF_RES_CALL &&
-        ((res->ret == 0 && !acted_while_blocked) || act_delay_ns > LATE_ACTION_NS || woken_late))
+        ((res->ret == 0 && !acted_while_blocked) || act_delay_ns > hb->late_action_ns || woken_late))
         b->inconclusive = true;
 }
 

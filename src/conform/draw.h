@@ -8,7 +8,13 @@
 #include "quietpoll/tape.h"
 
 #define DRAWN_STEPS_MAX 24
-#define DRAWN_WAIT_MS 20
+/* The grid of a drawn scenario's times: a wait that runs out or a sleep
+ * takes DRAWN_WAIT_MS; a timer expires half a step off it; a timed run may
+ * be a quarter step late (a run later than that is run again). Every wait
+ * that runs out is real time on the host: the grid sets fuzz_conform's
+ * speed. */
+#define DRAWN_WAIT_MS 2
+#define DRAWN_LAG_US (DRAWN_WAIT_MS * 1000 / 4)
 #define STREAM_SENT_MAX 65536 /* bytes a drawn scenario sends on one stream */
 /* bytes a drawn scenario writes to one socketpair end: within what the
    sim's end holds (QP_UNIX_BUF), where Linux's socket buffer holds more */

@@ -1,9 +1,9 @@
 /* fuzz_conform's draws of the calls of sockets, timers and sleeps: fcntl
  * F_GETFL, ioctl, the calls that make fds, accept4, the scatter-gather
  * calls, the timerfd's calls, ppoll, select, epoll_pwait and the sleeps.
- * Times keep to one grid: a timer's first expiry falls half a step (10 ms)
- * off the 20 ms that the waits and sleeps take, so that no read lands on
- * an expiry by the host's scheduling (a run more than QP_CF_LAG_NS_MAX
+ * Times keep to one grid (draw.h): a timer's first expiry falls half a step
+ * off the DRAWN_WAIT_MS that the waits and sleeps take, so that no read
+ * lands on an expiry by the host's scheduling (a run more than DRAWN_LAG_US
  * late is run again). */
 #include <assert.h>
 #include <fcntl.h>
@@ -20,9 +20,11 @@
 #define MS_NS INT64_C(1000000)
 #define STEP_MS DRAWN_WAIT_MS /* a sleep, or a wait that runs out */
 
-static const int64_t timer_values_ns[] = {0, 10 * MS_NS, 30 * MS_NS};
-static const uint64_t timer_intervals_ns[] = {0, 20 * MS_NS};
-static const int64_t abs_offsets_ns[] = {10 * MS_NS, -1000 * MS_NS};
+#define HALF_STEP_NS (STEP_MS * MS_NS / 2)
+
+static const int64_t timer_values_ns[] = {0, HALF_STEP_NS, 3 * HALF_STEP_NS};
+static const uint64_t timer_intervals_ns[] = {0, 2 * HALF_STEP_NS};
+static const int64_t abs_offsets_ns[] = {HALF_STEP_NS, -1000 * MS_NS};
 static const int64_t bad_nsecs[] = {1000000000, -1};
 static const uint32_t iov_lens[] = {0, 1, 10, 100};
 static const uint32_t requests[] = {FIONREAD, FIONBIO, QP_CF_IOCTL_UNKNOWN};

@@ -168,6 +168,7 @@ typedef struct lag_clock {
     uint64_t start_ns;
     uint64_t planned_ns;
     uint64_t step_start_ns;
+    uint64_t max_ns; /* qp_cf_lag_ns_max */
 } lag_clock;
 
 static void lag_step_begin(qp_os *os, lag_clock *lag)
@@ -183,7 +184,7 @@ static bool lag_step_end(qp_os *os, lag_clock *lag, uint64_t ran_out_ns)
         return false;
     uint64_t now_ns = qp_os_now_ns(os);
     lag->planned_ns += ran_out_ns != 0 ? ran_out_ns : now_ns - lag->step_start_ns;
-    return now_ns - lag->start_ns > lag->planned_ns + QP_CF_LAG_NS_MAX;
+    return now_ns - lag->start_ns > lag->planned_ns + lag->max_ns;
 }
 
 static void run_once(qp_cf_backend *b, const qp_cf_scenario *sc, qp_cf_outcome *out)
@@ -206,7 +207,7 @@ static void run_once(qp_cf_backend *b, const qp_cf_scenario *sc, qp_cf_outcome *
     }
     bool during = false;
     static lag_clock lag; /* static: kept across the longjmp */
-    lag = (lag_clock){.on = qp_cf_timed(sc)};
+    lag = (lag_clock){.on = qp_cf_timed(sc), .max_ns = qp_cf_lag_ns_max(sc)};
     if (lag.on)
         lag.start_ns = qp_os_now_ns(b->os);
     if (setjmp(stop) == 0) {
