@@ -206,9 +206,13 @@ static void sim_call_done(qp_cf_backend *b, const qp_cf_result *res, bool *block
     (void)res;
     sim_backend *sb = b->ctx;
     *blocked = false;
-    /* the call did not block: time passes until the action has happened */
+    /* the call did not block: time passes until the action has happened
+       (no more than the action's delay: a timed scenario's grid is fine) */
+    uint64_t delay_ns = during_delay_ns(sb->sc);
+    struct timespec wait = {.tv_sec = (time_t)(delay_ns / QP_NS_PER_S),
+                            .tv_nsec = (long)(delay_ns % QP_NS_PER_S)};
     while (sb->sim.next_event < sb->sched.events_count)
-        (void)b->os->poll(b->os, NULL, 0, 2);
+        (void)b->os->ppoll(b->os, NULL, 0, &wait, NULL);
 }
 
 static void sim_close_all(qp_cf_backend *b)
