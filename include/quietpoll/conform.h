@@ -19,6 +19,7 @@
 #include <stdio.h>
 
 #include "quietpoll/os.h"
+#include "quietpoll/syscalls.h"
 #include "quietpoll/tape.h"
 
 #define QP_CF_OBJS_MAX 4   /* objects of a scenario */
@@ -259,6 +260,9 @@ struct qp_cf_backend {
 qp_cf_backend *qp_cf_sim_backend_new(void);
 qp_cf_backend *qp_cf_host_backend_new(void);
 void qp_cf_backend_free(qp_cf_backend *b);
+/* The rows of the os table (enum qp_sys) the steps of the sim backend's
+ * last run called (not the calls that made its objects): marks them. */
+void qp_cf_sim_backend_calls(const qp_cf_backend *b, bool called[QP_SYS_COUNT]);
 
 /* Runs sc on b; every fd it opened is closed again when it returns. */
 void qp_cf_run(qp_cf_backend *b, const qp_cf_scenario *sc, qp_cf_outcome *out);
@@ -296,9 +300,12 @@ void qp_cf_format_step(char *buf, size_t size, const qp_cf_scenario *sc, size_t 
 void qp_cf_format_result(char *buf, size_t size, const qp_cf_step *step,
                          const qp_cf_result *res);
 
-/* The suite. */
+/* The suite: scenarios.c's table, then one table per object kind or call
+ * family (src/conform/suite.c lists them). */
 extern const qp_cf_scenario qp_cf_scenarios[];
 extern const size_t qp_cf_scenarios_count;
+size_t qp_cf_suite_count(void);
+const qp_cf_scenario *qp_cf_suite_at(size_t index);
 
 const char *qp_cf_obj_kind_name(unsigned kind);
 /* The call (or the world's action) of a step's op, as a trace names it. */

@@ -32,6 +32,7 @@ typedef struct sim_backend {
     qp_schedule sched;
     qp_trace trace;
     const qp_cf_scenario *sc;
+    size_t steps_from; /* the trace's first record after the objects were made */
     int fds[QP_CF_SLOTS_MAX];
     uint8_t slot_kind[QP_CF_SLOTS_MAX];
     uint8_t slot_target[QP_CF_SLOTS_MAX];
@@ -91,6 +92,7 @@ static bool sim_open(qp_cf_backend *b, const qp_cf_scenario *sc, int *fds, char 
     sb->sched.hz = sb->hz;
     sb->sched.slack_ns = sb->slack_ns;
     sb->trace.count = 0;
+    sb->steps_from = 0;
     sb->sc = sc;
     sb->thread_actions_count = 0;
     qp_sim_init(&sb->sim, &sb->sched, &sb->trace, NULL, b->stop_jmp);
@@ -136,7 +138,16 @@ static bool sim_open(qp_cf_backend *b, const qp_cf_scenario *sc, int *fds, char 
             slot++;
         }
     }
+    sb->steps_from = sb->trace.count;
     return true;
+}
+
+void qp_cf_sim_backend_calls(const qp_cf_backend *b, bool called[QP_SYS_COUNT])
+{
+    const sim_backend *sb = b->ctx;
+    for (size_t i = sb->steps_from; i < sb->trace.count; i++)
+        if (sb->trace.recs[i].type == QP_REC_SYSCALL)
+            called[sb->trace.recs[i].call.sys] = true;
 }
 
 static void sim_act(qp_cf_backend *b, const qp_cf_step *st, int fd)
