@@ -125,6 +125,10 @@ const qp_cf_scenario qp_cf_scenarios_epoll[] = {
     CF_SCENARIO("epoll/wait-then-close-epoll", "an epoll fd closed with entries: EBADF after",
                 CF_OBJS(O_EFD(1), O_EPOLL), EP_ADD(1, 0, EPOLLIN), CLOSE(1), EP_WAIT(1, 0),
                 EFD_READ(0, 8)),
+    CF_SCENARIO("epoll/et-pipe-both-ends", "edge-triggered on both ends of a pipe: a write is an edge for the reader, a read that frees no page none for the writer",
+                CF_OBJS(O_PIPE, O_EPOLL), EP_ADD(2, 0, EPOLLIN | EPOLLET), EP_ADD(2, 1, EPOLLOUT | EPOLLET),
+                EP_WAIT(2, 0), WRITE(1, 100), EP_WAIT(2, 0), READ(0, 50), EP_WAIT(2, 0), READ(0, 50),
+                EP_WAIT(2, 0)),
 };
 
 const size_t qp_cf_scenarios_epoll_count = sizeof qp_cf_scenarios_epoll / sizeof qp_cf_scenarios_epoll[0];

@@ -44,6 +44,15 @@ const qp_cf_scenario qp_cf_scenarios_epoll_nest[] = {
     CF_SCENARIO("epoll-nest/same-fd-both", "one fd in both sets, and the inner set in the outer", NEST,
                 EP_ADD(2, 0, EPOLLIN), EP_ADD(3, 0, EPOLLIN), EP_ADD(3, 2, EPOLLIN), WRITE(1, 1),
                 EP_WAIT(3, 0)),
+    CF_SCENARIO("epoll-nest/double-layer-twice", "two rounds of a write waking the outer set, the inner wait reporting it, a read draining it", NEST,
+                EP_ADD(2, 0, EPOLLIN | EPOLLHUP), EP_ADD(3, 2, EPOLLIN | EPOLLHUP), EP_WAIT(3, 0),
+                EP_WAIT(2, 0), W_WRITE(1, 5, DURING), EP_WAIT(3, T_WOKEN), EP_WAIT(2, 0), READ(0, 5),
+                W_WRITE(1, 5, DURING), EP_WAIT(3, T_WOKEN), EP_WAIT(2, 0), READ(0, 5), EP_WAIT(3, 0)),
+    CF_SCENARIO("epoll-nest/two-sets-oneshot", "one fd one-shot in two sets: each set fires once, each MOD re-arms its own",
+                CF_OBJS(O_SOCKETPAIR, O_EPOLL, O_EPOLL),
+                EP_ADD(2, 1, EPOLLIN | EPOLLONESHOT), EP_ADD(3, 1, EPOLLIN | EPOLLONESHOT), WRITE(0, 6),
+                EP_WAIT(2, 0), EP_WAIT(3, 0), EP_WAIT(2, 0), EP_WAIT(3, 0),
+                EP_MOD(2, 1, EPOLLIN | EPOLLONESHOT), EP_WAIT(2, 0), EP_WAIT(3, 0)),
 };
 
 const size_t qp_cf_scenarios_epoll_nest_count =

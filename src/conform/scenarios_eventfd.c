@@ -56,6 +56,9 @@ const qp_cf_scenario qp_cf_scenarios_eventfd[] = {
                 POLL2(0, POLLIN, 1, POLLIN, 0)),
     CF_SCENARIO("eventfd/sem-write-wakes", "a write wakes a poll on a semaphore eventfd", CF_OBJS(O_EFD_SEM(0)),
                 W_EFD(0, 3, DURING), POLL1(0, POLLIN, T_WOKEN), EFD_READ(0, 8), EFD_READ(0, 8)),
+    CF_SCENARIO("eventfd/select-max", "select: writable below the maximum, not at UINT64_MAX - 1", CF_OBJS(O_EFD(0)),
+                SELECT1(0, POLLOUT, 0), EFD_WRITE(0, UINT64_MAX - 2, 8), SELECT1(0, POLLOUT, 0),
+                EFD_WRITE(0, 1, 8), SELECT1(0, SETS_ALL, 0)),
 };
 
 const size_t qp_cf_scenarios_eventfd_count = sizeof qp_cf_scenarios_eventfd / sizeof qp_cf_scenarios_eventfd[0];
