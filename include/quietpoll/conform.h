@@ -242,9 +242,11 @@ struct qp_cf_backend {
     /* a world action on slot's fd now, or (step->during) while the next call
        blocks */
     void (*act)(qp_cf_backend *b, const qp_cf_step *step, int fd);
-    /* the call after a `during` action returned with res (or blocked): the
-       action is done by now; *blocked: the call never returned by itself */
-    void (*call_done)(qp_cf_backend *b, const qp_cf_result *res, bool *blocked);
+    /* the call `call` after a `during` action returned with res (or
+       blocked): the action is done by now; *blocked: the call never returned
+       by itself */
+    void (*call_done)(qp_cf_backend *b, const qp_cf_step *call, const qp_cf_result *res,
+                      bool *blocked);
     /* after the scenario: closes everything it opened */
     void (*close_all)(qp_cf_backend *b);
     /* the address QP_CF_SENDTO_PEER sends to, for the UDP socket in slot */

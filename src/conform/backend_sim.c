@@ -212,8 +212,10 @@ static void sim_act(qp_cf_backend *b, const qp_cf_step *st, int fd)
     sb->sched.events[sb->sched.events_count++] = ev;
 }
 
-static void sim_call_done(qp_cf_backend *b, const qp_cf_result *res, bool *blocked)
+static void sim_call_done(qp_cf_backend *b, const qp_cf_step *call, const qp_cf_result *res,
+                          bool *blocked)
 {
+    (void)call;
     (void)res;
     sim_backend *sb = b->ctx;
     *blocked = false;

@@ -230,7 +230,7 @@ static void run_once(qp_cf_backend *b, const qp_cf_scenario *sc, qp_cf_outcome *
                     b->inconclusive = true;
                 ran_out_ns = 0; /* what follows took what it took */
                 lag_step_begin(b->os, &lag);
-                b->call_done(b, res, &blocked);
+                b->call_done(b, st, res, &blocked);
                 if (blocked)
                     res->kind = QP_CF_RES_BLOCKED;
                 during = false;
