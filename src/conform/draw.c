@@ -193,6 +193,36 @@ void qp__cf_draw_action(drawer *d, qp_cf_step *st)
     d->actions++;
 }
 
+/* The slot whose readiness a world action changes, and the events it
+ * brings (0: none, the action does not end a wait on its own). A thread's
+ * write to a pipe's write end or a socketpair end is read at the other end;
+ * its read frees room at the other end. */
+static unsigned watched_by(const drawer *d, const qp_cf_step *act, short *events)
+{
+    unsigned slot = act->slot, other = slot;
+    if (d->kind[slot] == QP_CF_PIPE)
+        other = d->write_end[slot] ? slot - 1 : slot + 1;
+    for (unsigned s = 0; s < d->slots && d->kind[slot] == QP_CF_SOCKETPAIR; s++)
+        if (d->kind[s] == QP_CF_SOCKETPAIR && s != slot)
+            other = s; /* the one pair a drawn scenario has */
+    *events = POLLIN;
+    switch (act->op) {
+    case QP_CF_W_WRITE:
+        return d->kind[slot] == QP_CF_PIPE || d->kind[slot] == QP_CF_SOCKETPAIR ? other : slot;
+    case QP_CF_W_READ:
+        *events = POLLOUT;
+        return d->kind[slot] == QP_CF_PIPE || d->kind[slot] == QP_CF_SOCKETPAIR ? other : slot;
+    case QP_CF_W_CLOSE:
+        *events = d->kind[slot] == QP_CF_PIPE && !d->write_end[slot] ? POLLOUT : POLLIN;
+        return other;
+    case QP_CF_W_SIGNAL:
+        *events = 0;
+        return slot;
+    default: /* the world's data, FIN, RST, datagram, ICMP error on the slot itself */
+        return slot;
+    }
+}
+
 /* A world action while the next call blocks: a wait with a short timeout,
  * or a write to a pipe's write end made blocking (ended by the action, or
  * by the host's watchdog and the sim's "blocked forever" alike). */
@@ -232,6 +262,19 @@ static void draw_block(drawer *d)
         draw_epoll(d, w, DRAWN_WAIT_MS);
     else
         qp__cf_draw_poll(d, w, DRAWN_WAIT_MS);
+    /* most of the time the wait watches what the action changes, so that
+       the action ends it (a wait that runs out is real time on the host) */
+    bool polls = w->op == QP_CF_POLL || w->op == QP_CF_PPOLL || w->op == QP_CF_SELECT;
+    bool sleeps = w->op == QP_CF_NANOSLEEP || w->op == QP_CF_CLOCK_NANOSLEEP;
+    if (sleeps && act->op != QP_CF_W_SIGNAL && qp_tape_choice(d->tape, 4) != 0) {
+        act->op = QP_CF_W_SIGNAL; /* what ends a sleep */
+        act->size = 0;
+    }
+    if (polls && w->pfds_count > 0 && qp_tape_choice(d->tape, 4) != 0) {
+        short events;
+        w->pfd_slots[0] = (uint8_t)watched_by(d, act, &events);
+        w->pfd_events[0] = (int16_t)(w->pfd_events[0] | events);
+    }
 }
 
 void qp_cf_draw(qp_tape *tape, qp_cf_scenario *sc)
