@@ -228,6 +228,7 @@ typedef struct qp_cf_outcome {
     bool setup_failed;
     bool inconclusive; /* QP_CF_ATTEMPTS_MAX runs, none conclusive */
     char forbidden[96]; /* the call the host refused, when setup failed */
+    uint64_t at_ns[QP_CF_STEPS_MAX]; /* where each step ended, from the first's start */
 } qp_cf_outcome;
 
 /* A backend: the os table, and how it makes objects and enacts the world. */
@@ -268,6 +269,11 @@ void qp_cf_sim_backend_calls(const qp_cf_backend *b, bool called[QP_SYS_COUNT]);
 
 /* Runs sc on b; every fd it opened is closed again when it returns. */
 void qp_cf_run(qp_cf_backend *b, const qp_cf_scenario *sc, qp_cf_outcome *out);
+/* The same, a timed scenario held to timeline, the sim's run of it: a step
+ * that ends more than qp_cf_lag_ns_max later than it did there makes the
+ * run inconclusive (run again, QP_CF_ATTEMPTS_MAX times). */
+void qp_cf_run_against(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_outcome *timeline,
+                       qp_cf_outcome *out);
 
 /* The documented divergences: what may differ, and why the model needs it. */
 typedef struct qp_cf_divergence {
@@ -338,6 +344,9 @@ bool qp_cf_timed(const qp_cf_scenario *sc);
  * step expects and less than twice that below it. */
 uint64_t qp_cf_lag_ns_max(const qp_cf_scenario *sc);
 uint64_t qp_cf_time_tolerance_ns(const qp_cf_scenario *sc);
+/* How far into a call a world action during it comes in the sim: well
+ * within the lag a timed run may have, as the host's helper acts. */
+uint64_t qp_cf_during_delay_ns(const qp_cf_scenario *sc);
 
 /* The object behind slot (NULL: none), and its kind (QP_CF_OBJ_KIND_COUNT). */
 const qp_cf_obj *qp_cf_slot_obj(const qp_cf_scenario *sc, unsigned slot);

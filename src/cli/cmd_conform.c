@@ -95,7 +95,7 @@ static int run_inputs(char **paths, size_t paths_count)
         qp_tape_init(&tape, buf.data, buf.size);
         qp_cf_draw(&tape, &sc);
         qp_cf_run(sim, &sc, &on_sim);
-        qp_cf_run(kernel, &sc, &on_kernel);
+        qp_cf_run_against(kernel, &sc, &on_sim, &on_kernel);
         qp_cf_verdict v;
         qp_cf_compare(&sc, &on_sim, &on_kernel, &v);
         printf("%s:\n", paths[i]);
@@ -156,7 +156,7 @@ int cmd_conform(int argc, char **argv)
         if (only != NULL && strncmp(sc->name, only, strlen(only)) != 0)
             continue;
         qp_cf_run(sim, sc, &on_sim);
-        qp_cf_run(kernel, sc, &on_kernel);
+        qp_cf_run_against(kernel, sc, &on_sim, &on_kernel);
         bool called[QP_SYS_COUNT] = {false};
         qp_cf_sim_backend_calls(sim, called);
         for (unsigned r = 0; r < QP_SYS_COUNT; r++)

@@ -19,12 +19,6 @@
 #include "quietpoll/sim.h"
 #include "quietpoll/units.h"
 
-/* a world action during a call comes this far into it: well within the
-   lag a timed run may have, as the host's helper acts within it */
-static uint64_t during_delay_ns(const qp_cf_scenario *sc)
-{
-    return qp_cf_lag_ns_max(sc) / 5;
-}
 
 typedef struct sim_backend {
     qp_cf_backend base;
@@ -155,7 +149,7 @@ static void sim_act(qp_cf_backend *b, const qp_cf_step *st, int fd)
     (void)fd;
     sim_backend *sb = b->ctx;
     assert(sb->sched.events_count < QP_EVENTS_MAX);
-    qp_event ev = {.at_ns = sb->sim.now_ns + (st->during ? during_delay_ns(sb->sc) : 0),
+    qp_event ev = {.at_ns = sb->sim.now_ns + (st->during ? qp_cf_during_delay_ns(sb->sc) : 0),
                    .target = st->slot < QP_CF_SLOTS_MAX ? sb->slot_target[st->slot] : 0,
                    .size = st->size};
     switch (st->op) {
@@ -221,7 +215,7 @@ static void sim_call_done(qp_cf_backend *b, const qp_cf_step *call, const qp_cf_
     *blocked = false;
     /* the call did not block: time passes until the action has happened
        (no more than the action's delay: a timed scenario's grid is fine) */
-    uint64_t delay_ns = during_delay_ns(sb->sc);
+    uint64_t delay_ns = qp_cf_during_delay_ns(sb->sc);
     struct timespec wait = {.tv_sec = (time_t)(delay_ns / QP_NS_PER_S),
                             .tv_nsec = (long)(delay_ns % QP_NS_PER_S)};
     while (sb->sim.next_event < sb->sched.events_count)

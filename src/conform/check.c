@@ -83,6 +83,11 @@ uint64_t qp_cf_lag_ns_max(const qp_cf_scenario *sc)
     return sc->lag_us_max != 0 ? sc->lag_us_max * UINT64_C(1000) : QP_CF_LAG_NS_MAX;
 }
 
+uint64_t qp_cf_during_delay_ns(const qp_cf_scenario *sc)
+{
+    return qp_cf_lag_ns_max(sc) / 5;
+}
+
 uint64_t qp_cf_time_tolerance_ns(const qp_cf_scenario *sc)
 {
     return 2 * qp_cf_lag_ns_max(sc);

@@ -14,7 +14,7 @@
  * that runs out is real time on the host: the grid sets fuzz_conform's
  * speed. */
 #define DRAWN_WAIT_MS 2
-#define DRAWN_LAG_US (DRAWN_WAIT_MS * 1000 / 4)
+#define DRAWN_LAG_US (DRAWN_WAIT_MS * 1000 * 3 / 8)
 #define STREAM_SENT_MAX 65536 /* bytes a drawn scenario sends on one stream */
 /* bytes a drawn scenario writes to one socketpair end: within what the
    sim's end holds (QP_UNIX_BUF), where Linux's socket buffer holds more */

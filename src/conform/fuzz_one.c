@@ -53,7 +53,7 @@ long qp_cf_fuzz_one(qp_cf_backend *sim, qp_cf_backend *kernel, const uint8_t *da
     uint64_t aux_before, aux_after;
     uint64_t before = qp_cf_open_fds_mask(&aux_before);
     qp_cf_run(sim, &sc, &on_sim);
-    qp_cf_run(kernel, &sc, &on_kernel);
+    qp_cf_run_against(kernel, &sc, &on_sim, &on_kernel);
     uint64_t after = qp_cf_open_fds_mask(&aux_after);
     qp_cf_verdict v;
     qp_cf_compare(&sc, &on_sim, &on_kernel, &v);
