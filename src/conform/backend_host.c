@@ -32,6 +32,7 @@ typedef struct host_backend {
     qp_host_during *during;
     const qp_cf_step *during_step;
     uint64_t late_action_ns; /* qp_cf_lag_ns_max of the scenario */
+    const qp_cf_scenario *sc;
 } host_backend;
 
 static uint8_t zeros[QP_CF_IO_BYTES_MAX];
@@ -58,6 +59,7 @@ static bool host_open(qp_cf_backend *b, const qp_cf_scenario *sc, int *fds, char
     hb->slots_count = 0;
     hb->peers_count = 0;
     hb->late_action_ns = qp_cf_lag_ns_max(sc);
+    hb->sc = sc;
     for (unsigned i = 0; i < sc->objs_count; i++) {
         const qp_cf_obj *obj = &sc->objs[i];
         int pair[2] = {-1, -1};
@@ -187,6 +189,24 @@ static void perform_during(void *arg)
     perform(hb, hb->during_step);
 }
 
+/* Has the call after the action st no end of its own (a read or write of
+ * a pipe or a socketpair end, which only another thread ends)? */
+static bool ends_only_by_others(const host_backend *hb, const qp_cf_step *st)
+{
+    const qp_cf_scenario *sc = hb->sc;
+    size_t i = (size_t)(st - sc->steps);
+    while (i < sc->steps_count && sc->steps[i].op >= QP_CF_FIRST_ACTION)
+        i++;
+    if (i == sc->steps_count)
+        return false;
+    const qp_cf_step *call = &sc->steps[i];
+    bool io = call->op == QP_CF_READ || call->op == QP_CF_WRITE || call->op == QP_CF_READV ||
+              call->op == QP_CF_WRITEV || call->op == QP_CF_RECV || call->op == QP_CF_SEND ||
+              call->op == QP_CF_RECVMSG || call->op == QP_CF_SENDMSG;
+    unsigned kind = qp_cf_slot_kind(sc, call->slot);
+    return io && (kind == QP_CF_PIPE || kind == QP_CF_SOCKETPAIR);
+}
+
 static void host_act(qp_cf_backend *b, const qp_cf_step *st, int fd)
 {
     (void)fd;
@@ -202,7 +222,7 @@ static void host_act(qp_cf_backend *b, const qp_cf_step *st, int fd)
         qp_host_during_finish(hb->during, &interrupted, &acted, &delay_ns, &returned_ns);
     }
     hb->during_step = st;
-    hb->during = qp_host_during_start(perform_during, hb);
+    hb->during = qp_host_during_start(perform_during, hb, ends_only_by_others(hb, st));
 }
 
 /* Is this a wait or a sleep that a signal ends on Linux, before it runs

@@ -24,7 +24,7 @@
 
 #define LOOK_US 10          /* between looks for the caller asleep */
 #define LOOK_WATCHDOG_US 1000 /* between looks once the action is done */
-#define SETTLED_MS 20       /* asleep this long after the action: blocked for good */
+#define SETTLED_MS 5        /* asleep this long after the action: blocked for good */
 #define FIND_BLOCKED_MS 2000
 
 static struct {
@@ -41,6 +41,7 @@ struct qp_host_during {
     _Atomic uint32_t call_returned; /* futex */
     atomic_bool interrupted;
     atomic_bool acted_while_blocked;
+    bool settles; /* a call with no end of its own: blocked for good once settled */
     uint64_t started_ns; /* CLOCK_MONOTONIC at the start, and once fn ran */
     _Atomic uint64_t acted_ns;
 };
@@ -201,10 +202,11 @@ static struct {
 } helper;
 
 /* Waits for the call to return after fn ran, and interrupts it (SIGUSR2)
- * once it is blocked for good: asleep in its call at every look for
- * SETTLED_MS after the action (a wakeup the action caused is under way
- * before the action's own call returns: the world's actions wait for
- * their effect), or still not returned QP_HOST_WATCHDOG_MS after it. */
+ * once it is blocked for good: a call with no end of its own (d->settles)
+ * asleep in it at every look for SETTLED_MS after the action (a wakeup the
+ * action caused is under way before the action's own call returns: the
+ * world's actions wait for their effect), any call still not returned
+ * QP_HOST_WATCHDOG_MS after it. */
 static void watch_call(qp_host_during *d)
 {
     uint64_t acted_ns = atomic_load(&d->acted_ns);
@@ -219,7 +221,8 @@ static void watch_call(qp_host_during *d)
             asleep_since_ns = 0;
         else if (asleep_since_ns == 0)
             asleep_since_ns = now_ns;
-        bool settled = asleep_since_ns != 0 && now_ns - asleep_since_ns >= SETTLED_MS * UINT64_C(1000000);
+        bool settled = d->settles && asleep_since_ns != 0 &&
+                       now_ns - asleep_since_ns >= SETTLED_MS * UINT64_C(1000000);
         bool overdue = now_ns - acted_ns >= QP_HOST_WATCHDOG_MS * UINT64_C(1000000);
         if ((settled || overdue) &&
             (interrupted_ns == 0 || now_ns - interrupted_ns >= 100 * UINT64_C(1000000))) {
@@ -297,7 +300,7 @@ static void helper_stop(void)
     helper.running = false;
 }
 
-qp_host_during *qp_host_during_start(void (*fn)(void *arg), void *arg)
+qp_host_during *qp_host_during_start(void (*fn)(void *arg), void *arg, bool settles)
 {
     helper_start();
     qp_host_during *d = &helper.job;
@@ -307,6 +310,7 @@ qp_host_during *qp_host_during_start(void (*fn)(void *arg), void *arg)
     }
     d->fn = fn;
     d->arg = arg;
+    d->settles = settles;
     atomic_store(&d->call_returned, 0);
     atomic_store(&d->interrupted, false);
     atomic_store(&d->acted_while_blocked, false);
