@@ -66,6 +66,24 @@ bool qp__epoll_has_ready(qp_sim *sim, unsigned epoll_index)
     return false;
 }
 
+/* fs/eventpoll.c ep_loop_check: would adding the epoll instance `inner`
+ * to the instance `outer` close a loop (outer is inner, or reachable from
+ * it), or nest more than EP_MAX_NESTS deep? depth: the sets above. */
+#define EP_MAX_NESTS 4
+
+static bool closes_loop(qp_sim *sim, unsigned inner, unsigned outer, unsigned depth)
+{
+    if (inner == outer || depth > EP_MAX_NESTS)
+        return true;
+    const qp_epoll *ep = &sim->epolls[inner];
+    for (unsigned i = 0; i < QP_EPOLL_ENTRIES_MAX; i++) {
+        const qp_obj *o = ep->entries[i].used ? qp__sim_obj(sim, ep->entries[i].fd) : NULL;
+        if (o != NULL && o->type == QP_OBJ_EPOLL && closes_loop(sim, o->index, outer, depth + 1))
+            return true;
+    }
+    return false;
+}
+
 void qp__epoll_forget_fd(qp_sim *sim, int fd)
 {
     for (unsigned e = 0; e < sim->epolls_count; e++) {
@@ -93,6 +111,10 @@ int qp__sim_epoll_ctl(qp_os *os, int epfd, int op, int fd, struct epoll_event *e
     qp_epoll_entry *entry = find(ep, fd);
     if (op != EPOLL_CTL_DEL && event == NULL)
         return (int)qp__sim_exit(sim, &rec, -1, EFAULT);
+    const qp_obj *target = qp__sim_obj(sim, fd);
+    if (op == EPOLL_CTL_ADD && target->type == QP_OBJ_EPOLL &&
+        closes_loop(sim, target->index, epobj->index, 0))
+        return (int)qp__sim_exit(sim, &rec, -1, ELOOP);
     switch (op) {
     case EPOLL_CTL_ADD:
         if (entry != NULL)
