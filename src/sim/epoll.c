@@ -12,6 +12,8 @@
 
 #define EVENT_BITS (EPOLLIN | EPOLLOUT | EPOLLPRI | EPOLLRDHUP)
 #define ALWAYS_BITS (EPOLLERR | EPOLLHUP)
+#define EPOLLEXCLUSIVE_OK_BITS                                                                     \
+    (EPOLLIN | EPOLLOUT | EPOLLERR | EPOLLHUP | EPOLLWAKEUP | EPOLLET | EPOLLEXCLUSIVE)
 
 int64_t qp__epoll_create(qp_sim *sim, qp_rec *rec)
 {
@@ -112,6 +114,14 @@ int qp__sim_epoll_ctl(qp_os *os, int epfd, int op, int fd, struct epoll_event *e
     if (op != EPOLL_CTL_DEL && event == NULL)
         return (int)qp__sim_exit(sim, &rec, -1, EFAULT);
     const qp_obj *target = qp__sim_obj(sim, fd);
+    bool has_event = op == EPOLL_CTL_ADD || op == EPOLL_CTL_MOD;
+    /* fs/eventpoll.c do_epoll_ctl: EPOLLEXCLUSIVE only when added, with
+       EPOLLIN, EPOLLOUT, EPOLLERR, EPOLLHUP, EPOLLWAKEUP, EPOLLET, and never
+       of an epoll fd */
+    if (has_event && (event->events & EPOLLEXCLUSIVE) &&
+        (op == EPOLL_CTL_MOD || target->type == QP_OBJ_EPOLL ||
+         (event->events & ~EPOLLEXCLUSIVE_OK_BITS)))
+        return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
     if (op == EPOLL_CTL_ADD && target->type == QP_OBJ_EPOLL &&
         closes_loop(sim, target->index, epobj->index, 0))
         return (int)qp__sim_exit(sim, &rec, -1, ELOOP);
@@ -130,6 +140,8 @@ int qp__sim_epoll_ctl(qp_os *os, int epfd, int op, int fd, struct epoll_event *e
     case EPOLL_CTL_MOD:
         if (entry == NULL)
             return (int)qp__sim_exit(sim, &rec, -1, ENOENT);
+        if (entry->events & EPOLLEXCLUSIVE) /* do_epoll_ctl: an exclusive entry stays as added */
+            return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
         break;
     case EPOLL_CTL_DEL:
         if (entry == NULL)
