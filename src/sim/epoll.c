@@ -10,7 +10,8 @@
 #include "quietpoll/units.h"
 #include "sim_internal.h"
 
-#define EVENT_BITS (EPOLLIN | EPOLLOUT | EPOLLPRI | EPOLLRDHUP)
+#define EVENT_BITS                                                                                 \
+    (EPOLLIN | EPOLLOUT | EPOLLPRI | EPOLLRDHUP | EPOLLRDNORM | EPOLLRDBAND | EPOLLWRNORM | EPOLLWRBAND)
 #define ALWAYS_BITS (EPOLLERR | EPOLLHUP)
 #define EPOLLEXCLUSIVE_OK_BITS                                                                     \
     (EPOLLIN | EPOLLOUT | EPOLLERR | EPOLLHUP | EPOLLWAKEUP | EPOLLET | EPOLLEXCLUSIVE)

@@ -92,11 +92,8 @@ static short stream_revents(const qp_stream *s, short events)
     return revents;
 }
 
-short qp__sim_revents(qp_sim *sim, int fd, short events)
+static short kind_revents(qp_sim *sim, qp_obj *obj, short events)
 {
-    qp_obj *obj = qp__sim_obj(sim, fd);
-    if (obj == NULL)
-        return POLLNVAL;
     switch (obj->type) {
     case QP_OBJ_STREAM:
         return stream_revents(&obj->stream, events);
@@ -123,6 +120,52 @@ short qp__sim_revents(qp_sim *sim, int fd, short events)
         return qp__unix_revents(sim, obj, events);
     }
     return 0;
+}
+
+/* The NORM and BAND bits each kind's poll adds to POLLIN and POLLOUT:
+ * POLLRDNORM with POLLIN (fs/pipe.c pipe_poll, tcp_poll, datagram_poll,
+ * unix_poll, fs/eventpoll.c ep_eventpoll_poll), POLLWRNORM with POLLOUT,
+ * and POLLWRBAND too for datagram and unix sockets (datagram_poll,
+ * unix_poll's unix_writable); an eventfd and a timerfd add none. */
+static short norm_bits(const qp_obj *obj, short revents)
+{
+    bool rd = true, wr = true, wrband = false;
+    switch (obj->type) {
+    case QP_OBJ_EVENTFD:
+    case QP_OBJ_TIMERFD:
+        rd = wr = false;
+        break;
+    case QP_OBJ_DGRAM:
+    case QP_OBJ_UNIX:
+        wrband = true;
+        break;
+    default:
+        break;
+    }
+    short bits = 0;
+    if (rd && (revents & POLLIN))
+        bits |= POLLRDNORM;
+    if (wr && (revents & POLLOUT))
+        bits |= POLLWRNORM;
+    if (wrband && (revents & POLLOUT))
+        bits |= POLLWRBAND;
+    return bits;
+}
+
+short qp__sim_revents(qp_sim *sim, int fd, short events)
+{
+    qp_obj *obj = qp__sim_obj(sim, fd);
+    if (obj == NULL)
+        return POLLNVAL;
+    /* a NORM or BAND bit asked is asked of the bit it comes with */
+    short ask = events;
+    if (events & POLLRDNORM)
+        ask |= POLLIN;
+    if (events & (POLLWRNORM | POLLWRBAND))
+        ask |= POLLOUT;
+    short revents = kind_revents(sim, obj, ask);
+    revents |= norm_bits(obj, revents);
+    return (short)(revents & (events | POLLERR | POLLHUP));
 }
 
 bool qp__sim_wait_ready(qp_sim *sim)
