@@ -92,6 +92,9 @@ int64_t qp__stream_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, size_t co
 int64_t qp__eventfd_read(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *buf, size_t count);
 int64_t qp__eventfd_write(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const void *buf,
                           size_t count);
+/* One write's value added to the counter: 0, or EINVAL, EAGAIN. */
+int qp__eventfd_add(qp_sim *sim, qp_obj *obj, int fd, const void *buf, size_t count,
+                    uint64_t *value);
 int64_t qp__pipe_read(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *buf, size_t count);
 int64_t qp__pipe_write(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, size_t count);
 short qp__pipe_revents(const qp_sim *sim, const qp_obj *obj);
