@@ -53,6 +53,18 @@ int qp__sim_ioctl(qp_os *os, int fd, unsigned long request, void *arg)
     qp_obj *obj = qp__sim_obj(sim, fd);
     if (obj == NULL)
         return (int)qp__sim_exit(sim, &rec, -1, EBADF);
+    /* fs/ioctl.c do_vfs_ioctl, before the fd's own ioctl: FIOCLEX and
+       FIONCLEX set and clear close-on-exec (the sim runs no exec), FIOASYNC
+       0 leaves O_ASYNC off (the sim never turns it on: SIGIO is not
+       modelled, the documented divergence "fioasync") */
+    if (request == FIOCLEX || request == FIONCLEX)
+        return (int)qp__sim_exit(sim, &rec, 0, 0);
+    if (request == FIOASYNC) {
+        if (arg == NULL)
+            return (int)qp__sim_exit(sim, &rec, -1, EFAULT);
+        rec.call.ioctl.value = *(int *)arg;
+        return (int)qp__sim_exit(sim, &rec, *(int *)arg == 0 ? 0 : -1, *(int *)arg == 0 ? 0 : ENOTTY);
+    }
     /* an epoll fd's own ioctl (fs/eventpoll.c ep_eventpoll_ioctl, Linux 6.9
        and later) fails every request it does not know with EINVAL */
     if (obj->type == QP_OBJ_EPOLL && request != FIONBIO)
