@@ -257,6 +257,10 @@ int64_t qp__dgram_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, void *buf, size
     qp_dgram *d = dgram_of(sim, obj);
     rec->call.io.unit = QP_UNIT_DATAGRAMS;
     rec->call.io.queued_before = rec->call.io.queued_after = d->count;
+    /* net/ipv4/udp.c udp_recvmsg: MSG_ERRQUEUE reads the error queue first,
+       empty (no IP_RECVERR): EAGAIN, the pending error left */
+    if (flags & MSG_ERRQUEUE)
+        return qp__sim_exit(sim, rec, -1, EAGAIN);
     if (take_error(d))
         return qp__sim_exit(sim, rec, -1, ECONNREFUSED);
     if (d->count == 0)

@@ -166,6 +166,10 @@ int64_t qp__unix_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *bu
     unsigned self = obj->end, peer = 1 - obj->end;
     rec->call.io.unit = QP_UNIT_BYTES;
     rec->call.io.queued_before = rec->call.io.queued_after = p->len[self];
+    /* net/unix/af_unix.c unix_stream_recv_urg: no out-of-band byte (the sim
+       sends none, the documented divergence unix-oob): EINVAL */
+    if (rec->call.io.flags & MSG_OOB)
+        return qp__sim_exit(sim, rec, -1, EINVAL);
     /* a receive of 0 bytes still wants one (sock_rcvlowat: at least 1): with
        nothing queued it fails, waits or finds EOF as any other */
     while (p->len[self] == 0) {
