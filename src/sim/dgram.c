@@ -186,6 +186,8 @@ int64_t qp__dgram_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const void
     qp_dgram *d = dgram_of(sim, obj);
     rec->call.io.unit = QP_UNIT_DATAGRAMS;
     rec->call.io.queued_before = rec->call.io.queued_after = d->count;
+    if (rec->call.io.flags & MSG_OOB) /* net/ipv4/udp.c udp_sendmsg */
+        return qp__sim_exit(sim, rec, -1, EOPNOTSUPP);
     uint32_t ip = d->peer_addr;
     uint16_t port = d->peer_port;
     if (dest != NULL) {

@@ -218,6 +218,12 @@ int64_t qp__unix_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const void 
     int peer_fd = end_fd(sim, obj->index, peer);
     rec->call.io.unit = QP_UNIT_BYTES;
     rec->call.io.queued_before = rec->call.io.queued_after = p->len[peer];
+    /* net/unix/af_unix.c unix_stream_sendmsg, as built without
+       CONFIG_AF_UNIX_OOB (and with it, for 0 bytes): EOPNOTSUPP, first; the
+       out-of-band byte of a kernel with it is the documented divergence
+       unix-oob */
+    if (rec->call.io.flags & MSG_OOB)
+        return qp__sim_exit(sim, rec, -1, EOPNOTSUPP);
     if (!p->open[peer])
         return qp__sim_exit(sim, rec, -1, EPIPE);
     if (count == 0)
