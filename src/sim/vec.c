@@ -158,7 +158,10 @@ ssize_t qp__sim_recvmsg(qp_os *os, int fd, struct msghdr *msg, int flags)
     /* the record joins the trace at its exit, so msg_flags is known before:
        from the length of the datagram the receive will take */
     bool truncated = next_datagram(sim, fd) > (int64_t)count;
-    rec.call.io.msg_flags = truncated ? MSG_TRUNC : 0;
+    /* net/socket.c ____sys_recvmsg: msg_flags starts as the call's
+       MSG_CMSG_CLOEXEC, the protocol adds MSG_TRUNC */
+    int msg_flags = (truncated ? MSG_TRUNC : 0) | (flags & MSG_CMSG_CLOEXEC);
+    rec.call.io.msg_flags = msg_flags;
     struct sockaddr_storage from;
     socklen_t fromlen = sizeof from;
     bool named = msg->msg_name != NULL;
@@ -169,7 +172,7 @@ ssize_t qp__sim_recvmsg(qp_os *os, int fd, struct msghdr *msg, int flags)
         return (ssize_t)ret;
     scatter(msg->msg_iov, (int)msg->msg_iovlen, buf, (size_t)ret < count ? (size_t)ret : count);
     msg->msg_controllen = 0;
-    msg->msg_flags = truncated ? MSG_TRUNC : 0;
+    msg->msg_flags = msg_flags;
     if (named) {
         memcpy(msg->msg_name, &from, msg->msg_namelen < fromlen ? msg->msg_namelen : fromlen);
         msg->msg_namelen = fromlen;
