@@ -44,6 +44,8 @@
 #include <sys/socket.h>
 
 #include "quietpoll/units.h"
+#include <linux/netlink.h>
+
 #include "sim_internal.h"
 
 #define SOCK_TYPE_MASK 0xf /* include/linux/net.h */
@@ -105,6 +107,14 @@ int qp__sim_socketpair(qp_os *os, int domain, int type, int protocol, int sv[2])
             return (int)qp__sim_exit(sim, &rec, -1, ESOCKTNOSUPPORT);
         return (int)qp__sim_exit(sim, &rec, -1, tcp || udp || kind == SOCK_RAW ? EOPNOTSUPP
                                                                               : EPROTONOSUPPORT);
+    }
+    if (domain == AF_NETLINK) {
+        /* net/netlink/af_netlink.c netlink_create: datagram or raw, a
+           protocol below MAX_LINKS; made, it has no socketpair either */
+        if (kind != SOCK_DGRAM && kind != SOCK_RAW)
+            return (int)qp__sim_exit(sim, &rec, -1, ESOCKTNOSUPPORT);
+        return (int)qp__sim_exit(sim, &rec, -1,
+                                 protocol >= 0 && protocol < MAX_LINKS ? EOPNOTSUPP : EPROTONOSUPPORT);
     }
     if (domain != AF_UNIX)
         return (int)qp__sim_exit(sim, &rec, -1, EAFNOSUPPORT);
