@@ -105,16 +105,22 @@ int qp__sim_socketpair(qp_os *os, int domain, int type, int protocol, int sv[2])
         bool udp = kind == SOCK_DGRAM && (protocol == 0 || protocol == IPPROTO_UDP);
         if (kind != SOCK_STREAM && kind != SOCK_DGRAM && kind != SOCK_RAW)
             return (int)qp__sim_exit(sim, &rec, -1, ESOCKTNOSUPPORT);
-        return (int)qp__sim_exit(sim, &rec, -1, tcp || udp || kind == SOCK_RAW ? EOPNOTSUPP
-                                                                              : EPROTONOSUPPORT);
+        /* a raw socket needs its protocol: inet_create finds no protosw
+           for IPPROTO_IP (0) */
+        bool raw = kind == SOCK_RAW && protocol > 0 && protocol < IPPROTO_RAW + 1;
+        return (int)qp__sim_exit(sim, &rec, -1, tcp || udp || raw ? EOPNOTSUPP : EPROTONOSUPPORT);
     }
     if (domain == AF_NETLINK) {
         /* net/netlink/af_netlink.c netlink_create: datagram or raw, a
-           protocol below MAX_LINKS; made, it has no socketpair either */
+           protocol some part of the kernel registered (those every kernel
+           has: route, usersock, sock_diag, kobject_uevent, generic); made,
+           it has no socketpair either */
         if (kind != SOCK_DGRAM && kind != SOCK_RAW)
             return (int)qp__sim_exit(sim, &rec, -1, ESOCKTNOSUPPORT);
-        return (int)qp__sim_exit(sim, &rec, -1,
-                                 protocol >= 0 && protocol < MAX_LINKS ? EOPNOTSUPP : EPROTONOSUPPORT);
+        bool registered = protocol == NETLINK_ROUTE || protocol == NETLINK_USERSOCK ||
+                          protocol == NETLINK_SOCK_DIAG || protocol == NETLINK_KOBJECT_UEVENT ||
+                          protocol == NETLINK_GENERIC;
+        return (int)qp__sim_exit(sim, &rec, -1, registered ? EOPNOTSUPP : EPROTONOSUPPORT);
     }
     if (domain != AF_UNIX)
         return (int)qp__sim_exit(sim, &rec, -1, EAFNOSUPPORT);
