@@ -4,6 +4,7 @@
  * pipe2_01..04, epoll_create01/02, epoll_create1_01/02, timerfd_create01,
  * socketpair01/02 and gVisor's socket.cc check them. Each fd made is closed
  * at once; O_NONBLOCK of the first is compared. */
+#include <linux/netlink.h>
 #include <netinet/in.h>
 
 #include "scenarios.h"
@@ -23,7 +24,8 @@ const qp_cf_scenario qp_cf_scenarios_create[] = {
                 CREATE_SP(AF_UNIX, SOCK_STREAM | 0x1000, 0), CREATE_SP(AF_UNIX, SOCK_STREAM | 0x10000000, 0)),
     CF_SCENARIO("create/socketpair-inet", "socketpair of an internet family: EOPNOTSUPP", ANY,
                 CREATE_SP(AF_INET, SOCK_DGRAM, 0), CREATE_SP(AF_INET6, SOCK_STREAM, 0),
-                CREATE_SP(AF_INET, SOCK_STREAM, IPPROTO_TCP)),
+                CREATE_SP(AF_INET, SOCK_STREAM, IPPROTO_TCP), CREATE_SP(AF_INET, SOCK_RAW, 0),
+                CREATE_SP(AF_INET, SOCK_RAW, IPPROTO_ICMP)),
     CF_SCENARIO("create/socketpair-family", "socketpair of a family there is none of: EAFNOSUPPORT", ANY,
                 CREATE_SP(-1, SOCK_STREAM, 0), CREATE_SP(AF_MAX, SOCK_STREAM, 0), CREATE_SP(AF_UNSPEC, SOCK_STREAM, 0)),
     CF_SCENARIO("create/pipe2-flags", "pipe2 takes 0 and O_CLOEXEC", ANY,
@@ -48,6 +50,19 @@ const qp_cf_scenario qp_cf_scenarios_create[] = {
     CF_SCENARIO("create/timerfd-clocks", "timerfd_create: EINVAL for clocks it does not take", ANY,
                 CREATE_TFD(CLOCK_TAI, 0), CREATE_TFD(CLOCK_MONOTONIC_RAW, 0), CREATE_TFD(CLOCK_THREAD_CPUTIME_ID, 0),
                 CREATE_TFD(CLOCK_REALTIME_COARSE, 0), CREATE_TFD(-1, 0)),
+    CF_SCENARIO("create/socketpair-dgram", "socketpair(AF_UNIX, SOCK_DGRAM)", ANY,
+                CREATE_SP(AF_UNIX, SOCK_DGRAM, 0), CREATE_SP(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK, 0)),
+    CF_SCENARIO("create/socketpair-seqpacket", "socketpair(AF_UNIX, SOCK_SEQPACKET)", ANY,
+                CREATE_SP(AF_UNIX, SOCK_SEQPACKET, 0), CREATE_SP(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK, 0)),
+    CF_SCENARIO("create/socketpair-raw", "socketpair(AF_UNIX, SOCK_RAW): Linux makes it a datagram pair", ANY,
+                CREATE_SP(AF_UNIX, SOCK_RAW, 0)),
+    CF_SCENARIO("create/socketpair-netlink", "socketpair(AF_NETLINK): EOPNOTSUPP once made; the type and protocol it takes",
+                ANY, CREATE_SP(AF_NETLINK, SOCK_DGRAM, 0), CREATE_SP(AF_NETLINK, SOCK_RAW, 0),
+                CREATE_SP(AF_NETLINK, SOCK_STREAM, 0), CREATE_SP(AF_NETLINK, SOCK_DGRAM, 40),
+                CREATE_SP(AF_NETLINK, SOCK_DGRAM, -1), CREATE_SP(AF_NETLINK, SOCK_RAW, 1),
+                CREATE_SP(AF_NETLINK, SOCK_DGRAM, NETLINK_GENERIC)),
+    CF_SCENARIO("create/pipe2-direct", "pipe2 takes O_DIRECT (a packet pipe)", ANY,
+                CREATE_PIPE2(O_DIRECT)),
 };
 
 const size_t qp_cf_scenarios_create_count = sizeof qp_cf_scenarios_create / sizeof qp_cf_scenarios_create[0];

@@ -53,6 +53,18 @@ const qp_cf_scenario qp_cf_scenarios_epoll_nest[] = {
                 EP_ADD(2, 1, EPOLLIN | EPOLLONESHOT), EP_ADD(3, 1, EPOLLIN | EPOLLONESHOT), WRITE(0, 6),
                 EP_WAIT(2, 0), EP_WAIT(3, 0), EP_WAIT(2, 0), EP_WAIT(3, 0),
                 EP_MOD(2, 1, EPOLLIN | EPOLLONESHOT), EP_WAIT(2, 0), EP_WAIT(3, 0)),
+    CF_SCENARIO("epoll-nest/loop", "adding the outer set to the inner one: ELOOP", NEST,
+                EP_ADD(3, 2, EPOLLIN), EP_ADD(2, 3, EPOLLIN), EP_WAIT(2, 0)),
+    CF_SCENARIO("epoll-nest/loop-after-del", "once the inner set left the outer, the other way round is allowed", NEST,
+                EP_ADD(3, 2, EPOLLIN), EP_DEL(3, 2), EP_ADD(2, 3, EPOLLIN), EP_ADD(3, 2, EPOLLIN)),
+    CF_SCENARIO("epoll-nest/outer-et-new-event", "a new event in the inner set re-arms the outer edge-triggered entry", NEST,
+                EP_ADD(2, 0, EPOLLIN), EP_ADD(3, 2, EPOLLIN | EPOLLET), WRITE(1, 1), EP_WAIT(3, 0),
+                WRITE(1, 1), EP_WAIT(3, 0), EP_WAIT(3, 0)),
+    CF_SCENARIO("epoll-nest/exclusive", "an inner set with EPOLLEXCLUSIVE: EINVAL", NEST,
+                EP_ADD(3, 2, EPOLLIN | EPOLLEXCLUSIVE), EP_ADD(3, 2, EPOLLIN | EPOLLET)),
+    CF_SCENARIO("epoll-nest/inner-rdhup", "an inner set asked EPOLLRDHUP or EPOLLPRI reports only EPOLLIN", NEST,
+                EP_ADD(2, 1, EPOLLOUT), EP_ADD(3, 2, EPOLLIN | EPOLLRDHUP | EPOLLPRI | EPOLLRDNORM),
+                EP_WAIT(3, 0)),
 };
 
 const size_t qp_cf_scenarios_epoll_nest_count =

@@ -59,6 +59,10 @@ const qp_cf_scenario qp_cf_scenarios_eventfd[] = {
     CF_SCENARIO("eventfd/select-max", "select: writable below the maximum, not at UINT64_MAX - 1", CF_OBJS(O_EFD(0)),
                 SELECT1(0, POLLOUT, 0), EFD_WRITE(0, UINT64_MAX - 2, 8), SELECT1(0, POLLOUT, 0),
                 EFD_WRITE(0, 1, 8), SELECT1(0, SETS_ALL, 0)),
+    CF_SCENARIO("eventfd/writev", "writev to an eventfd: one write of 8 bytes per iovec; EINVAL for a shorter first one",
+                CF_OBJS(O_EFD(0)), WRITEV(0, 8), EFD_READ(0, 8), WRITEV(0, 4, 4), EFD_READ(0, 8),
+                WRITEV(0, 8, 8), WRITEV(0, 8, 4), EFD_READ(0, 8), WRITEV(0, 0, 8), WRITEV(0, 8, 0, 8),
+                EFD_READ(0, 8), WRITEV(0, 16)),
 };
 
 const size_t qp_cf_scenarios_eventfd_count = sizeof qp_cf_scenarios_eventfd / sizeof qp_cf_scenarios_eventfd[0];

@@ -45,6 +45,16 @@ const qp_cf_scenario qp_cf_scenarios_fdcalls[] = {
                 CLOSE(0), GETFL(0), BLOCKING(0)),
     CF_SCENARIO("fcntl/fionbio-then-getfl", "FIONBIO and F_SETFL change one flag", CF_OBJS(O_SOCKETPAIR),
                 IOCTL_NBIO(0, 0), BLOCKING(0), GETFL(0), IOCTL_NBIO(0, 1), GETFL(0)),
+    CF_SCENARIO("ioctl/fioclex", "FIOCLEX and FIONCLEX: 0 on every fd", EVERY_KIND,
+                IOCTL_REQ(0, FIOCLEX), IOCTL_REQ(1, FIONCLEX), IOCTL_REQ(2, FIOCLEX),
+                IOCTL_REQ(3, FIOCLEX), IOCTL_REQ(4, FIONCLEX)),
+    CF_SCENARIO("ioctl/fioclex-sockets", "FIOCLEX and FIONCLEX: 0 on sockets", CF_OBJS(O_STREAM, O_UDP, O_SOCKETPAIR),
+                IOCTL_REQ(0, FIOCLEX), IOCTL_REQ(1, FIOCLEX), IOCTL_REQ(2, FIONCLEX), IOCTL_REQ(3, FIOCLEX)),
+    CF_SCENARIO("ioctl/fioasync-off", "FIOASYNC 0: 0 on a pipe, an eventfd, a socket", CF_OBJS(O_PIPE, O_EFD(0), O_SOCKETPAIR),
+                IOCTL_ARG(0, FIOASYNC, 0), IOCTL_ARG(2, FIOASYNC, 0), IOCTL_ARG(3, FIOASYNC, 0)),
+    CF_SCENARIO("ioctl/fioasync-on", "FIOASYNC 1: a pipe and a socket take it (SIGIO: not modelled), an eventfd has no fasync: ENOTTY",
+                CF_OBJS(O_PIPE, O_EFD(0), O_SOCKETPAIR), IOCTL_ARG(0, FIOASYNC, 1), IOCTL_ARG(0, FIOASYNC, 0),
+                IOCTL_ARG(2, FIOASYNC, 1), IOCTL_ARG(3, FIOASYNC, 1), IOCTL_ARG(3, FIOASYNC, 0)),
 };
 
 const size_t qp_cf_scenarios_fdcalls_count = sizeof qp_cf_scenarios_fdcalls / sizeof qp_cf_scenarios_fdcalls[0];

@@ -59,6 +59,11 @@ const qp_cf_scenario qp_cf_scenarios_socketpair[] = {
                 SELECT2(0, SETS_ALL, 1, SETS_ALL, 0), WRITE(0, 1), SELECT2(0, SETS_ALL, 1, SETS_ALL, 0)),
     CF_SCENARIO("socketpair/accept4-flags", "accept4 on a socketpair end: EINVAL for bad flags first", PAIR,
                 ACCEPT4(0, SOCK_CLOEXEC), ACCEPT4(0, 0x7), ACCEPT4(1, SOCK_NONBLOCK | SOCK_CLOEXEC)),
+    CF_SCENARIO("socketpair/siocoutq", "SIOCOUTQ counts what the peer has not read", PAIR,
+                IOCTL_REQ(0, SIOCOUTQ), WRITE(0, 30), IOCTL_REQ(0, SIOCOUTQ), IOCTL_NREAD(1),
+                READ(1, 10), IOCTL_REQ(0, SIOCOUTQ), IOCTL_NREAD(1)),
+    CF_SCENARIO("socketpair/peer-closed-with-unread-poll", "the peer closed with bytes it had not read: POLLERR, POLLHUP",
+                PAIR, WRITE(0, 3), CLOSE(1), POLL1(0, P_ALL | POLLRDNORM | POLLWRNORM, 0)),
 };
 
 const size_t qp_cf_scenarios_socketpair_count =

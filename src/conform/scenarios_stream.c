@@ -56,6 +56,10 @@ const qp_cf_scenario qp_cf_scenarios_stream[] = {
                 EP_ADD(1, 0, EPOLLIN), W_RESET(0, DURING), EP_WAIT(1, T_WOKEN)),
     CF_SCENARIO("stream/large-arrival", "16 KiB arrive at once, read in pages", CF_OBJS(O_STREAM),
                 W_DATA(0, 16384), IOCTL_NREAD(0), READ(0, 4096), READ(0, 16384), READ(0, 10)),
+    CF_SCENARIO("stream/siocoutq", "SIOCOUTQ of a stream whose peer acknowledged everything: 0", CF_OBJS(O_STREAM),
+                IOCTL_REQ(0, SIOCOUTQ), SEND(0, 10), W_DATA(0, 1), READ(0, 1), IOCTL_REQ(0, SIOCOUTQ)),
+    CF_SCENARIO("stream/send-after-eof-rst-poll", "after the FIN and our send's RST: POLLERR, POLLHUP", CF_OBJS(O_STREAM),
+                W_EOF(0), SEND(0, 1), POLL1(0, POLLIN | POLLOUT | POLLRDHUP | POLLRDNORM | POLLWRNORM, 0)),
 };
 
 const size_t qp_cf_scenarios_stream_count = sizeof qp_cf_scenarios_stream / sizeof qp_cf_scenarios_stream[0];

@@ -54,6 +54,8 @@ const qp_cf_scenario qp_cf_scenarios_udp[] = {
                 GETFL(0), IOCTL_NBIO(0, 0), GETFL(0), IOCTL_NBIO(0, 1), GETFL(0)),
     CF_SCENARIO("udp/two-sockets", "two UDP sockets are independent", CF_OBJS(O_UDP, O_UDP_UNCONN),
                 W_DGRAM(0, 3), POLL2(0, POLLIN, 1, POLLIN, 0), W_DGRAM(1, 4), RECV(1, 10, 0), RECV(0, 10, 0)),
+    CF_SCENARIO("udp/siocoutq", "SIOCOUTQ of a UDP socket with nothing waiting to go: 0", CF_OBJS(O_UDP),
+                IOCTL_REQ(0, SIOCOUTQ), SEND(0, 10), IOCTL_REQ(0, SIOCOUTQ)),
 };
 
 const size_t qp_cf_scenarios_udp_count = sizeof qp_cf_scenarios_udp / sizeof qp_cf_scenarios_udp[0];
