@@ -29,7 +29,10 @@ typedef struct drawer {
     uint8_t kind[QP_CF_SLOTS_MAX];
     bool write_end[QP_CF_SLOTS_MAX]; /* a pipe's write end */
     bool blocking[QP_CF_SLOTS_MAX];
-    int epoll_slot;
+    int epoll_slot; /* the first epoll set, or -1 */
+    uint8_t epoll_slots[QP_SIM_EPOLLS_MAX]; /* every epoll set: a set may hold the other */
+    unsigned epolls;
+    unsigned epolls_made; /* by a drawn epoll_create1 */
     int timer_slot; /* the one timerfd a drawn scenario has, or -1 */
     uint32_t stream_sent[QP_CF_SLOTS_MAX]; /* streams; socketpair ends: written to it */
     unsigned actions;
@@ -39,6 +42,8 @@ typedef struct drawer {
 bool qp__cf_draw_room(const drawer *d, unsigned steps);
 qp_cf_step *qp__cf_draw_push(drawer *d);
 unsigned qp__cf_draw_slot(drawer *d);
+/* One of the drawn epoll sets (there is one: d->epoll_slot >= 0). */
+unsigned qp__cf_draw_epoll(drawer *d);
 /* A world action on a drawn slot, a poll of one or two (draw.c). */
 void qp__cf_draw_action(drawer *d, qp_cf_step *st);
 void qp__cf_draw_poll(drawer *d, qp_cf_step *st, int timeout_ms);
