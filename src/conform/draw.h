@@ -13,7 +13,7 @@
  * be a quarter step late (a run later than that is run again). Every wait
  * that runs out is real time on the host: the grid sets fuzz_conform's
  * speed. */
-#define DRAWN_WAIT_MS 2
+#define DRAWN_WAIT_MS 1
 #define DRAWN_LAG_US (DRAWN_WAIT_MS * 1000 * 3 / 8)
 #define STREAM_SENT_MAX 65536 /* bytes a drawn scenario sends on one stream */
 /* bytes a drawn scenario writes to one socketpair end: within what the
