@@ -110,6 +110,9 @@ int qp__sim_socket(qp_os *os, int domain, int type, int protocol)
     rec.call.socket.domain = domain;
     rec.call.socket.type = type;
     rec.call.socket.protocol = protocol;
+    /* net/socket.c __sys_socket: the flags in the type first */
+    if ((type & ~SOCK_TYPE_MASK) & ~(SOCK_NONBLOCK | SOCK_CLOEXEC))
+        return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
     if (domain != AF_INET && domain != AF_INET6)
         return (int)qp__sim_exit(sim, &rec, -1, EAFNOSUPPORT);
     if ((type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC)) != SOCK_DGRAM ||

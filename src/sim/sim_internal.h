@@ -4,6 +4,8 @@
 
 #include "quietpoll/sim.h"
 
+#define SOCK_TYPE_MASK 0xf /* include/linux/net.h: a socket type's bits */
+
 static inline qp_sim *qp__sim_of(qp_os *os)
 {
     return (qp_sim *)os->ctx;

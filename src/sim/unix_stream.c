@@ -48,7 +48,6 @@
 
 #include "sim_internal.h"
 
-#define SOCK_TYPE_MASK 0xf /* include/linux/net.h */
 #define SOCK_MAX_TYPES (SOCK_PACKET + 1) /* SOCK_MAX */
 
 static qp_unix_pair *pair_of(qp_sim *sim, const qp_obj *obj)
