@@ -79,6 +79,8 @@ enum qp_cf_make {
     QP_CF_MAKE_EPOLL1,      /* epoll_create1(flags) */
     QP_CF_MAKE_SOCKETPAIR,  /* socketpair(arg = domain, flags = type, arg2 = protocol) */
     QP_CF_MAKE_TIMERFD,     /* timerfd_create(arg = clock, flags) */
+    QP_CF_MAKE_EVENTFD,     /* eventfd(arg = initval, flags) */
+    QP_CF_MAKE_SOCKET,      /* socket(arg = domain, flags = type, arg2 = protocol) */
     QP_CF_MAKE_COUNT
 };
 
@@ -138,6 +140,9 @@ enum qp_cf_op {
     QP_CF_CLOCK_NANOSLEEP, /* clock_nanosleep(clock, flags, time_ns (TIMER_ABSTIME: from the
                               clock now), &remain): ret 0 or -1 with err its error number */
     QP_CF_SCHED_YIELD, /* sched_yield() */
+    QP_CF_SEND_CALL,   /* send(slot, size, flags | MSG_NOSIGNAL) */
+    QP_CF_RECVFROM,    /* recvfrom(slot, size, flags, a name buffer): aux the name's length */
+    QP_CF_CONNECT,     /* connect(slot, the peer's address) */
     /* world actions, on the object's other end */
     QP_CF_W_DATA,      /* the stream's peer sends size bytes */
     QP_CF_W_EOF,       /* the stream's peer closes (after reading what it got) */
@@ -254,6 +259,9 @@ struct qp_cf_backend {
     void (*peer_addr)(qp_cf_backend *b, unsigned slot, struct sockaddr_storage *addr,
                       socklen_t *addrlen);
     void (*free)(qp_cf_backend *b);
+    /* the backend's clock, read outside the os table (the scenario's
+       timeline, which no step calls for) */
+    uint64_t (*now_ns)(qp_cf_backend *b);
     jmp_buf *stop_jmp; /* the sim stops a run here (a call blocked forever) */
     bool inconclusive; /* the host's action missed the wait it was for: run again */
     void *ctx;

@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "quietpoll/conform.h"
@@ -202,7 +203,8 @@ static bool ends_only_by_others(const host_backend *hb, const qp_cf_step *st)
     const qp_cf_step *call = &sc->steps[i];
     bool io = call->op == QP_CF_READ || call->op == QP_CF_WRITE || call->op == QP_CF_READV ||
               call->op == QP_CF_WRITEV || call->op == QP_CF_RECV || call->op == QP_CF_SEND ||
-              call->op == QP_CF_RECVMSG || call->op == QP_CF_SENDMSG;
+              call->op == QP_CF_RECVMSG || call->op == QP_CF_SENDMSG || call->op == QP_CF_SEND_CALL ||
+              call->op == QP_CF_RECVFROM;
     unsigned kind = qp_cf_slot_kind(sc, call->slot);
     return io && (kind == QP_CF_PIPE || kind == QP_CF_SOCKETPAIR);
 }
@@ -304,6 +306,14 @@ static void host_peer_addr(qp_cf_backend *b, unsigned slot, struct sockaddr_stor
         memcpy(addr, &hb->peers[hb->slot_peer[slot]].peer_addr, sizeof(struct sockaddr_in));
 }
 
+static uint64_t host_now_ns(qp_cf_backend *b)
+{
+    struct timespec ts;
+    (void)b;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static void host_free(qp_cf_backend *b)
 {
     qp_host_release_target_thread();
@@ -326,6 +336,7 @@ qp_cf_backend *qp_cf_host_backend_new(void)
                                .call_done = host_call_done,
                                .close_all = host_close_all,
                                .peer_addr = host_peer_addr,
+                               .now_ns = host_now_ns,
                                .free = host_free,
                                .ctx = hb};
     return &hb->base;

@@ -239,6 +239,12 @@ static void sim_peer_addr(qp_cf_backend *b, unsigned slot, struct sockaddr_stora
     *addrlen = sizeof sin;
 }
 
+static uint64_t sim_now_ns(qp_cf_backend *b)
+{
+    const sim_backend *sb = b->ctx;
+    return sb->sim.now_ns;
+}
+
 static void sim_free(qp_cf_backend *b)
 {
     sim_backend *sb = b->ctx;
@@ -261,6 +267,7 @@ qp_cf_backend *qp_cf_sim_backend_new(void)
                                .call_done = sim_call_done,
                                .close_all = sim_close_all,
                                .peer_addr = sim_peer_addr,
+                               .now_ns = sim_now_ns,
                                .free = sim_free,
                                .ctx = sb};
     return &sb->base;

@@ -163,12 +163,14 @@ static bool after_flagged_send(const qp_cf_scenario *sc, size_t index, const qp_
 {
     for (size_t i = 0; i <= index; i++) {
         const qp_cf_step *st = &sc->steps[i];
-        bool sends = (st->op == QP_CF_SEND || st->op == QP_CF_SENDMSG) && (st->flags & flag) &&
+        bool sends = (st->op == QP_CF_SEND || st->op == QP_CF_SEND_CALL || st->op == QP_CF_SENDMSG) &&
+                     (st->flags & flag) &&
                      qp_cf_slot_kind(sc, st->slot) == kind;
         if (!sends)
             continue;
         if (i == index)
-            return !refused || (sim->ret == -1 && sim->err == EOPNOTSUPP && kernel->ret > 0);
+            return !refused || (sim->ret == -1 && sim->err == EOPNOTSUPP && st->size > 0 &&
+                                (kernel->ret > 0 || kernel->err != EOPNOTSUPP));
         /* the pair's other end is the slot beside it (objects take slots in order) */
         const qp_cf_obj *obj = qp_cf_slot_obj(sc, st->slot);
         for (unsigned s = 0; s < QP_CF_SLOTS_MAX; s++)

@@ -113,9 +113,13 @@ static void draw_io(drawer *d)
                  : qp_tape_choice(d->tape, 2) ? QP_CF_RECV
                                               : QP_CF_READ;
         st->size = PICK(d->tape, stream_sizes);
-        if (st->op == QP_CF_RECV)
+        if (st->op == QP_CF_RECV || st->op == QP_CF_RECVFROM)
             st->flags = pair ? PICK(d->tape, pair_recv_flags) : PICK(d->tape, stream_recv_flags);
-        if (st->op == QP_CF_SEND) {
+        if (st->op == QP_CF_SEND && qp_tape_choice(d->tape, 3) == 0)
+            st->op = QP_CF_SEND_CALL; /* send(), not sendto() */
+        if (st->op == QP_CF_RECV && qp_tape_choice(d->tape, 3) == 0)
+            st->op = QP_CF_RECVFROM;
+        if (st->op == QP_CF_SEND || st->op == QP_CF_SEND_CALL) {
             st->flags = PICK(d->tape, send_flags);
             if (st->flags == MSG_OOB && (pair || st->size == 0))
                 st->size = 0; /* a stream's urgent byte goes to the world's peer as any */
@@ -134,13 +138,14 @@ static void draw_io(drawer *d)
     case QP_CF_UDP_UNCONN:
         if (write) {
             static const int32_t udp_send_flags[] = {0, 0, MSG_OOB, MSG_DONTWAIT, MSG_CONFIRM};
-            st->op = qp_tape_choice(d->tape, 2) ? QP_CF_SENDTO_PEER : QP_CF_SEND;
+            static const uint8_t udp_sends[] = {QP_CF_SENDTO_PEER, QP_CF_SEND, QP_CF_SEND_CALL};
+            st->op = PICK(d->tape, udp_sends);
             st->size = PICK(d->tape, dgram_sizes);
             st->flags = PICK(d->tape, udp_send_flags);
         } else {
             static const int32_t udp_recv_flags[] = {0, MSG_TRUNC, MSG_ERRQUEUE, MSG_PEEK | MSG_TRUNC,
                                                      MSG_WAITALL, MSG_OOB};
-            st->op = QP_CF_RECV;
+            st->op = qp_tape_choice(d->tape, 3) ? QP_CF_RECV : QP_CF_RECVFROM;
             st->size = PICK(d->tape, dgram_sizes);
             st->flags = PICK(d->tape, udp_recv_flags);
         }

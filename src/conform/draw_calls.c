@@ -11,6 +11,7 @@
 #include <string.h>
 #include <linux/sockios.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
@@ -116,6 +117,16 @@ static void draw_create(drawer *d, qp_cf_step *st)
         st->make = QP_CF_MAKE_EPOLL1;
         st->flags = PICK(d->tape, flags);
         d->epolls_made++;
+        return;
+    }
+    if (which == 0 && qp_tape_choice(d->tape, 2)) {
+        static const int32_t efd_flags[] = {0, EFD_NONBLOCK, EFD_SEMAPHORE, O_RDWR};
+        static const int32_t types[] = {SOCK_DGRAM, SOCK_DGRAM | SOCK_NONBLOCK, SOCK_DGRAM | 0x1000};
+        bool socket = d->udps < QP_SIM_DGRAMS_MAX && qp_tape_choice(d->tape, 2);
+        st->make = socket ? QP_CF_MAKE_SOCKET : QP_CF_MAKE_EVENTFD;
+        st->arg = socket ? (qp_tape_choice(d->tape, 4) ? AF_INET : 200) : (int32_t)qp_tape_choice(d->tape, 3);
+        st->flags = socket ? PICK(d->tape, types) : PICK(d->tape, efd_flags);
+        d->udps += socket;
         return;
     }
     if (pair_room && which != 0) {

@@ -77,6 +77,7 @@ static const char *const make_names[QP_CF_MAKE_COUNT] = {
     [QP_CF_MAKE_PIPE] = "pipe",     [QP_CF_MAKE_PIPE2] = "pipe2",
     [QP_CF_MAKE_EPOLL] = "epoll_create", [QP_CF_MAKE_EPOLL1] = "epoll_create1",
     [QP_CF_MAKE_SOCKETPAIR] = "socketpair", [QP_CF_MAKE_TIMERFD] = "timerfd_create",
+    [QP_CF_MAKE_EVENTFD] = "eventfd", [QP_CF_MAKE_SOCKET] = "socket",
 };
 
 static const char *const time_class_names[QP_CF_TIME_CLASS_COUNT] = {
@@ -167,10 +168,12 @@ static void format_more(char *buf, size_t size, size_t *len, const qp_cf_step *s
         put(buf, size, len, "%s", st->make < QP_CF_MAKE_COUNT ? make_names[st->make] : "?");
         if (st->make == QP_CF_MAKE_EPOLL)
             put(buf, size, len, " %d", st->arg);
-        else if (st->make == QP_CF_MAKE_SOCKETPAIR)
+        else if (st->make == QP_CF_MAKE_SOCKETPAIR || st->make == QP_CF_MAKE_SOCKET)
             put(buf, size, len, " domain %d, type %#x, protocol %d", st->arg, st->flags, st->arg2);
         else if (st->make == QP_CF_MAKE_TIMERFD)
             put(buf, size, len, " %s, flags %#x", qp_clock_name(st->arg), st->flags);
+        else if (st->make == QP_CF_MAKE_EVENTFD)
+            put(buf, size, len, " %d, flags %#x", st->arg, st->flags);
         else if (st->make != QP_CF_MAKE_PIPE)
             put(buf, size, len, " flags %#x", st->flags);
         break;
@@ -267,6 +270,8 @@ static const char *const op_names[QP_CF_OP_COUNT] = {
     [QP_CF_PPOLL] = "ppoll",         [QP_CF_SELECT] = "select",
     [QP_CF_EPOLL_PWAIT] = "epoll_pwait", [QP_CF_NANOSLEEP] = "nanosleep",
     [QP_CF_CLOCK_NANOSLEEP] = "clock_nanosleep", [QP_CF_SCHED_YIELD] = "sched_yield",
+    [QP_CF_SEND_CALL] = "send",      [QP_CF_RECVFROM] = "recvfrom",
+    [QP_CF_CONNECT] = "connect",
     [QP_CF_W_DATA] = "the peer sends", [QP_CF_W_EOF] = "the peer closes (FIN)",
     [QP_CF_W_RESET] = "the peer resets (RST)", [QP_CF_W_DGRAM] = "a datagram arrives",
     [QP_CF_W_ICMP] = "an ICMP port unreachable arrives", [QP_CF_W_WRITE] = "another thread writes",
@@ -307,7 +312,14 @@ void qp_cf_format_step(char *buf, size_t size, const qp_cf_scenario *sc, size_t 
         put(buf, size, &len, "s%u, [%llu], %u)", st->slot, (unsigned long long)st->value,
             st->size);
         break;
+    case QP_CF_CONNECT:
+        put(buf, size, &len, "s%u, peer)", st->slot);
+        break;
+    case QP_CF_SEND_CALL:
+        put(buf, size, &len, "s%u, %u, MSG_NOSIGNAL|%#x)", st->slot, st->size, (unsigned)st->flags);
+        break;
     case QP_CF_RECV:
+    case QP_CF_RECVFROM:
         put(buf, size, &len, "s%u, %u, ", st->slot, st->size);
         put_flags(buf, size, &len, msg_bits, sizeof msg_bits / sizeof msg_bits[0],
                   (unsigned)st->flags);
@@ -384,6 +396,8 @@ void qp_cf_format_result(char *buf, size_t size, const qp_cf_step *st, const qp_
         put(buf, size, &len, " (%s)", res->value ? "O_NONBLOCK" : "blocking");
     if (st->op == QP_CF_IOCTL)
         put(buf, size, &len, " ([%lld])", (long long)res->value);
+    if (st->op == QP_CF_RECVFROM)
+        put(buf, size, &len, " (addrlen %lld)", (long long)res->aux);
     if (st->op == QP_CF_RECVMSG) {
         put(buf, size, &len, " (msg_flags ");
         put_flags(buf, size, &len, msg_bits, sizeof msg_bits / sizeof msg_bits[0],

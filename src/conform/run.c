@@ -79,6 +79,25 @@ static void do_call(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_step
         memset(io_buf, 0, st->size);
         qp__cf_record(res, os->sendto(os, fd, io_buf, st->size, st->flags | MSG_NOSIGNAL, NULL, 0));
         break;
+    case QP_CF_SEND_CALL:
+        memset(io_buf, 0, st->size);
+        qp__cf_record(res, os->send(os, fd, io_buf, st->size, st->flags | MSG_NOSIGNAL));
+        break;
+    case QP_CF_RECVFROM: {
+        struct sockaddr_storage from;
+        socklen_t fromlen = sizeof from;
+        qp__cf_record(res, os->recvfrom(os, fd, io_buf, st->size, st->flags,
+                                        (struct sockaddr *)&from, &fromlen));
+        res->aux = res->ret >= 0 ? (int64_t)fromlen : 0;
+        break;
+    }
+    case QP_CF_CONNECT: {
+        struct sockaddr_storage addr;
+        socklen_t addrlen = 0;
+        b->peer_addr(b, st->slot, &addr, &addrlen);
+        qp__cf_record(res, os->connect(os, fd, (struct sockaddr *)&addr, addrlen));
+        break;
+    }
     case QP_CF_SENDTO_PEER: {
         struct sockaddr_storage addr;
         socklen_t addrlen = 0;
@@ -173,9 +192,9 @@ typedef struct lag_clock {
 
 /* After step index: records where it ended; true when the run is too far
    behind its timeline to be conclusive. */
-static bool lag_step_end(qp_os *os, lag_clock *lag, size_t index, qp_cf_outcome *out)
+static bool lag_step_end(qp_cf_backend *b, lag_clock *lag, size_t index, qp_cf_outcome *out)
 {
-    uint64_t at_ns = qp_os_now_ns(os) - lag->start_ns;
+    uint64_t at_ns = b->now_ns(b) - lag->start_ns;
     out->at_ns[index] = at_ns;
     /* a step the sim found blocked for good ended there: the host's ends
        when its watchdog gives up */
@@ -207,7 +226,7 @@ static void run_once(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_out
     lag = (lag_clock){.on = qp_cf_timed(sc) && timeline != NULL && !timeline->setup_failed,
                       .max_ns = qp_cf_lag_ns_max(sc),
                       .timeline = timeline,
-                      .start_ns = qp_os_now_ns(b->os)};
+                      .start_ns = b->now_ns(b)};
     if (setjmp(stop) == 0) {
         for (; index < sc->steps_count; index++) {
             const qp_cf_step *st = &sc->steps[index];
@@ -216,7 +235,7 @@ static void run_once(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_out
             if (st->op >= QP_CF_FIRST_ACTION) {
                 b->act(b, st, qp__cf_slot_fd(fds, st->slot));
                 during = during || st->during;
-                if (lag_step_end(b->os, &lag, index, out))
+                if (lag_step_end(b, &lag, index, out))
                     b->inconclusive = true;
                 continue;
             }
@@ -228,7 +247,7 @@ static void run_once(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_out
                     res->kind = QP_CF_RES_BLOCKED;
                 during = false;
             }
-            if (lag_step_end(b->os, &lag, index, out))
+            if (lag_step_end(b, &lag, index, out))
                 b->inconclusive = true;
             if (res->kind == QP_CF_RES_BLOCKED)
                 break; /* as the sim stops */

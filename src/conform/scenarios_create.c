@@ -63,6 +63,13 @@ const qp_cf_scenario qp_cf_scenarios_create[] = {
                 CREATE_SP(AF_NETLINK, SOCK_DGRAM, NETLINK_GENERIC)),
     CF_SCENARIO("create/pipe2-direct", "pipe2 takes O_DIRECT (a packet pipe)", ANY,
                 CREATE_PIPE2(O_DIRECT)),
+    CF_SCENARIO("create/eventfd", "eventfd: EFD_NONBLOCK, EFD_CLOEXEC, EFD_SEMAPHORE; EINVAL for other flags", ANY,
+                CREATE_EFD(0, 0), CREATE_EFD(3, EFD_NONBLOCK), CREATE_EFD(1, EFD_CLOEXEC | EFD_SEMAPHORE),
+                CREATE_EFD(0, O_RDWR), CREATE_EFD(0, -1)),
+    CF_SCENARIO("create/socket-udp", "socket(AF_INET, SOCK_DGRAM): with SOCK_NONBLOCK, IPPROTO_UDP", ANY,
+                CREATE_SOCKET(AF_INET, SOCK_DGRAM, 0), CREATE_SOCKET(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, IPPROTO_UDP)),
+    CF_SCENARIO("create/socket-errors", "socket: EAFNOSUPPORT for a family there is none of, EINVAL for a flag in the type",
+                ANY, CREATE_SOCKET(200, SOCK_DGRAM, 0), CREATE_SOCKET(AF_INET, SOCK_DGRAM | 0x1000, 0)),
 };
 
 const size_t qp_cf_scenarios_create_count = sizeof qp_cf_scenarios_create / sizeof qp_cf_scenarios_create[0];

@@ -108,6 +108,12 @@ static int host_connect(qp_os *os, int fd, const struct sockaddr *addr, socklen_
     return connect(fd, addr, addrlen);
 }
 
+static ssize_t host_send(qp_os *os, int fd, const void *buf, size_t len, int flags)
+{
+    (void)os;
+    return send(fd, buf, len, flags);
+}
+
 static ssize_t host_sendto(qp_os *os, int fd, const void *buf, size_t len, int flags,
                            const struct sockaddr *dest_addr, socklen_t addrlen)
 {
@@ -280,6 +286,7 @@ void qp_host_os_init(qp_os *os)
         .fcntl = host_fcntl,
         .socket = host_socket,
         .connect = host_connect,
+        .send = host_send,
         .sendto = host_sendto,
         .ioctl = host_ioctl,
         .socketpair = host_socketpair,
