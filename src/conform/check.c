@@ -85,7 +85,7 @@ uint64_t qp_cf_lag_ns_max(const qp_cf_scenario *sc)
 
 uint64_t qp_cf_during_delay_ns(const qp_cf_scenario *sc)
 {
-    return qp_cf_lag_ns_max(sc) / 5;
+    return sc->during_us != 0 ? sc->during_us * UINT64_C(1000) : qp_cf_lag_ns_max(sc) / 5;
 }
 
 uint64_t qp_cf_time_tolerance_ns(const qp_cf_scenario *sc)

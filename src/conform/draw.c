@@ -322,6 +322,7 @@ void qp_cf_draw(qp_tape *tape, qp_cf_scenario *sc)
     sc->name = "fuzz_conform";
     sc->behaviour = "a scenario drawn from the input";
     sc->lag_us_max = DRAWN_LAG_US;
+    sc->during_us = DRAWN_DURING_US;
     drawer d = {.sc = sc, .tape = tape, .epoll_slot = -1, .timer_slot = -1};
     unsigned objs = 1 + qp_tape_choice(tape, 3);
     for (unsigned i = 0; i < objs; i++) {
@@ -394,5 +395,10 @@ void qp_cf_draw(qp_tape *tape, qp_cf_scenario *sc)
         }
         }
     }
+    /* a timer set off the grid by the drift, read off it by the drift, on a
+       host the lag late: still on the same side of its expiry */
+    _Static_assert(2 * (QP_CF_STEPS_MAX * 1 + QP_CF_STEPS_MAX / 2 * DRAWN_DURING_US) + DRAWN_LAG_US <
+                       DRAWN_WAIT_MS * 1000 / 2,
+                   "the drift off the grid, twice, and the lag keep to half a step");
     assert(qp_cf_check(sc) == NULL && "a drawn scenario keeps the bounds");
 }

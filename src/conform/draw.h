@@ -10,11 +10,17 @@
 #define DRAWN_STEPS_MAX 24
 /* The grid of a drawn scenario's times: a wait that runs out or a sleep
  * takes DRAWN_WAIT_MS; a timer expires half a step off it; a timed run may
- * be a quarter step late (a run later than that is run again). Every wait
+ * be five sixteenths of a step late (a run later than that is run again). Every wait
  * that runs out is real time on the host: the grid sets fuzz_conform's
  * speed. */
 #define DRAWN_WAIT_MS 1
-#define DRAWN_LAG_US (DRAWN_WAIT_MS * 1000 * 3 / 8)
+#define DRAWN_LAG_US (DRAWN_WAIT_MS * 1000 * 5 / 16)
+/* The sim's action this far into a call: with the sim's 1 us a call, the
+   steps that do not run out move its clock off the grid by no more than
+   QP_CF_STEPS_MAX us and this for every other step: a timer set off the
+   grid by that and read off it by that, on a host the lag late, stays on
+   the same side of its expiry (draw.c checks it) */
+#define DRAWN_DURING_US 1
 #define STREAM_SENT_MAX 65536 /* bytes a drawn scenario sends on one stream */
 /* bytes a drawn scenario writes to one socketpair end: within what the
    sim's end holds (QP_UNIX_BUF), where Linux's socket buffer holds more */
