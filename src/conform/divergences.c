@@ -197,6 +197,17 @@ static bool tcp_more(const qp_cf_scenario *sc, size_t index, const qp_cf_result 
            (sc->steps[index].op != QP_CF_SEND || !(sc->steps[index].flags & MSG_MORE));
 }
 
+/* A UDP socket's datagram that a send with MSG_MORE corked, after it. */
+static bool udp_more(const qp_cf_scenario *sc, size_t index, const qp_cf_result *sim,
+                     const qp_cf_result *kernel)
+{
+    bool more = sc->steps[index].op == QP_CF_SEND || sc->steps[index].op == QP_CF_SEND_CALL ||
+                sc->steps[index].op == QP_CF_SENDMSG;
+    return index > 0 && !(more && (sc->steps[index].flags & MSG_MORE)) &&
+           (after_flagged_send(sc, index, sim, kernel, QP_CF_UDP, MSG_MORE, false) ||
+            after_flagged_send(sc, index, sim, kernel, QP_CF_UDP_UNCONN, MSG_MORE, false));
+}
+
 /* What no scenario can show (one thread runs its calls; it holds no more
    sets than the sim): documented, never matched. */
 static bool never_in_a_scenario(const qp_cf_scenario *sc, size_t index, const qp_cf_result *sim,
@@ -286,6 +297,14 @@ const qp_cf_divergence qp_cf_divergences[] = {
      "the world's peer has no send queue of ours to model, and no loop under test sends with "
      "MSG_MORE; fuzz_conform draws it on socketpair ends only, where it changes nothing",
      tcp_more},
+
+    {"udp-more",
+     "a send with MSG_MORE on a UDP socket sends its datagram at once in the sim; Linux holds it "
+     "(as UDP_CORK does) and appends the next sends to it, to its address, until one without "
+     "MSG_MORE (net/ipv4/udp.c udp_sendmsg, up->pending), so a later send without an address "
+     "succeeds on an unconnected socket, and the peer gets one datagram",
+     "no loop under test corks datagrams; fuzz_conform draws MSG_MORE on socketpair ends only",
+     udp_more},
 
     {"one-waiting-thread",
      "the sim runs one thread's calls: a second thread blocked on the same fd or epoll set "

@@ -89,8 +89,9 @@ static void draw_vec(drawer *d, qp_cf_step *st)
     if (st->op == QP_CF_SENDMSG) {
         static const int32_t flags[] = {0, MSG_DONTWAIT, MSG_MORE};
         st->flags = PICK(d->tape, flags);
-        if (kind == QP_CF_STREAM && st->flags == MSG_MORE)
-            st->flags = 0; /* it corks: the documented divergence tcp-more */
+        if ((kind == QP_CF_STREAM || kind == QP_CF_UDP || kind == QP_CF_UDP_UNCONN) &&
+            st->flags == MSG_MORE)
+            st->flags = 0; /* it corks: the documented divergences tcp-more, udp-more */
         if ((kind == QP_CF_UDP || kind == QP_CF_UDP_UNCONN) && qp_tape_choice(d->tape, 4) == 0)
             st->flags = MSG_OOB; /* EOPNOTSUPP */
     }
