@@ -136,13 +136,14 @@ static bool fioasync(const qp_cf_scenario *sc, size_t index, const qp_cf_result 
            sim_fails_kernel_makes(sim, kernel, ENOTTY);
 }
 
-/* SIOCOUTQ of a socketpair end. */
-static bool unix_siocoutq(const qp_cf_scenario *sc, size_t index, const qp_cf_result *sim,
-                          const qp_cf_result *kernel)
+/* SIOCOUTQ of a stream or a socketpair end. */
+static bool siocoutq(const qp_cf_scenario *sc, size_t index, const qp_cf_result *sim,
+                     const qp_cf_result *kernel)
 {
     const qp_cf_step *st = &sc->steps[index];
+    unsigned kind = qp_cf_slot_kind(sc, st->slot);
     return st->op == QP_CF_IOCTL && st->request == SIOCOUTQ &&
-           qp_cf_slot_kind(sc, st->slot) == QP_CF_SOCKETPAIR &&
+           (kind == QP_CF_SOCKETPAIR || kind == QP_CF_STREAM) &&
            sim_fails_kernel_makes(sim, kernel, ENOTTY);
 }
 
@@ -275,12 +276,14 @@ const qp_cf_divergence qp_cf_divergences[] = {
      "succeeds as on Linux",
      fioasync},
 
-    {"unix-siocoutq",
-     "ioctl(SIOCOUTQ) of a socketpair end fails with ENOTTY in the sim; Linux gives the memory of "
-     "the skbs the peer has not read (net/unix/af_unix.c unix_outq_len: 768 for 30 bytes)",
-     "the figure is skb accounting (truesize), not bytes, and depends on the kernel's allocator; a "
-     "stream's and a UDP socket's SIOCOUTQ are modelled (0)",
-     unix_siocoutq},
+    {"siocoutq",
+     "ioctl(SIOCOUTQ) of a stream or a socketpair end fails with ENOTTY in the sim; Linux gives "
+     "a stream's bytes sent and not yet acknowledged, queued ones too (net/ipv4/tcp.c tcp_ioctl: "
+     "16384 to a peer that closed), and a socketpair end's memory of the skbs the peer has not "
+     "read (net/unix/af_unix.c unix_outq_len: 768 for 30 bytes)",
+     "the sim's stream has no send queue (the world's peer takes every byte at once) and a "
+     "unix socket's figure is skb accounting, not bytes; a UDP socket's SIOCOUTQ is modelled (0)",
+     siocoutq},
 
     {"unix-oob",
      "send(MSG_OOB) of bytes on a socketpair end fails with EOPNOTSUPP in the sim, as on a kernel "

@@ -70,12 +70,12 @@ int qp__sim_ioctl(qp_os *os, int fd, unsigned long request, void *arg)
        and later) fails every request it does not know with EINVAL */
     if (obj->type == QP_OBJ_EPOLL && request != FIONBIO)
         return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
-    /* SIOCOUTQ: what is sent and not yet acknowledged (net/ipv4/tcp.c
-       tcp_ioctl: the world's peer acknowledges at once) or not yet gone
-       (net/ipv4/udp.c udp_ioctl: a datagram goes at once); a unix socket's
-       counts its skbs' memory (net/unix/af_unix.c unix_outq_len), the
-       documented divergence "unix-siocoutq" */
-    bool outq = request == SIOCOUTQ && (obj->type == QP_OBJ_STREAM || obj->type == QP_OBJ_DGRAM);
+    /* SIOCOUTQ: what has not yet gone (net/ipv4/udp.c udp_ioctl: a datagram
+       goes at once); a stream's counts what the peer has not acknowledged,
+       a send queue the sim has none of (net/ipv4/tcp.c tcp_ioctl), a unix
+       socket's its skbs' memory (net/unix/af_unix.c unix_outq_len): the
+       documented divergence "siocoutq" */
+    bool outq = request == SIOCOUTQ && obj->type == QP_OBJ_DGRAM;
     if (request != FIONBIO && request != FIONREAD && !outq)
         return (int)qp__sim_exit(sim, &rec, -1, ENOTTY);
     if (arg == NULL)
