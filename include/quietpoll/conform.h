@@ -197,6 +197,7 @@ typedef struct qp_cf_scenario {
     const char *behaviour; /* one line: what is held to Linux */
     uint32_t lag_us_max;   /* 0: QP_CF_LAG_NS_MAX */
     uint32_t during_us;    /* the sim's action this far into a call (0: a fifth of the lag) */
+    uint32_t tolerance_us; /* of a remaining time "within" (0: twice the lag) */
     uint8_t objs_count;
     qp_cf_obj objs[QP_CF_OBJS_MAX];
     uint8_t steps_count;

@@ -90,7 +90,7 @@ uint64_t qp_cf_during_delay_ns(const qp_cf_scenario *sc)
 
 uint64_t qp_cf_time_tolerance_ns(const qp_cf_scenario *sc)
 {
-    return 2 * qp_cf_lag_ns_max(sc);
+    return sc->tolerance_us != 0 ? sc->tolerance_us * UINT64_C(1000) : 2 * qp_cf_lag_ns_max(sc);
 }
 
 /* The sim object kind a QP_CF_CREATE makes, for the sim's bounds. */

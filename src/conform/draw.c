@@ -323,6 +323,7 @@ void qp_cf_draw(qp_tape *tape, qp_cf_scenario *sc)
     sc->behaviour = "a scenario drawn from the input";
     sc->lag_us_max = DRAWN_LAG_US;
     sc->during_us = DRAWN_DURING_US;
+    sc->tolerance_us = DRAWN_TOLERANCE_US;
     drawer d = {.sc = sc, .tape = tape, .epoll_slot = -1, .timer_slot = -1};
     unsigned objs = 1 + qp_tape_choice(tape, 3);
     for (unsigned i = 0; i < objs; i++) {

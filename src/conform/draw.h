@@ -21,6 +21,10 @@
    grid by that and read off it by that, on a host the lag late, stays on
    the same side of its expiry (draw.c checks it) */
 #define DRAWN_DURING_US 1
+/* A remaining time is "within" what a drawn step expects when less than a
+   step below it: a wait a timer ended has about half a step left, off by
+   the drift and the host's lag and wakeup, which only a step covers */
+#define DRAWN_TOLERANCE_US (DRAWN_WAIT_MS * 1000)
 #define STREAM_SENT_MAX 65536 /* bytes a drawn scenario sends on one stream */
 /* bytes a drawn scenario writes to one socketpair end: within what the
    sim's end holds (QP_UNIX_BUF), where Linux's socket buffer holds more */
