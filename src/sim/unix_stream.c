@@ -209,6 +209,11 @@ int64_t qp__unix_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *bu
     p->head[self] = (uint32_t)((p->head[self] + n) % QP_UNIX_BUF);
     p->len[self] -= (uint32_t)n;
     rec->call.io.queued_after = p->len[self];
+    /* net/unix/af_unix.c unix_stream_read_generic: MSG_WAITALL wants all
+       of count, so with the queue empty it looks for more: sock_error takes
+       a pending error, and the bytes copied are returned, the error lost */
+    if ((rec->call.io.flags & MSG_WAITALL) && n < count && p->len[self] == 0)
+        p->error[self] = 0;
     int peer_fd = end_fd(sim, obj->index, peer);
     if (peer_fd >= 0 && n > 0) /* it has room again: unix_write_space's keyed wakeup */
         qp__sim_notify_events(sim, peer_fd, EPOLLOUT);
