@@ -199,6 +199,15 @@ static int epoll_fd(qp_sim *sim, unsigned index)
 
 static void notify_events(qp_sim *sim, int fd, uint32_t key, unsigned depth)
 {
+    /* the keys of the wakeups carry the NORM and BAND bits too: a reader's
+       EPOLLIN | EPOLLRDNORM (fs/pipe.c pipe_write, net/core/sock.c
+       sock_def_readable), a writer's EPOLLOUT | EPOLLWRNORM | EPOLLWRBAND
+       (sock_def_write_space, unix_write_space; pipe_read's without BAND,
+       which no pipe reports) */
+    if (key & EPOLLIN)
+        key |= EPOLLRDNORM;
+    if (key & EPOLLOUT)
+        key |= EPOLLWRNORM | EPOLLWRBAND;
     for (unsigned e = 0; e < sim->epolls_count; e++) {
         bool woken = false;
         for (unsigned i = 0; i < QP_EPOLL_ENTRIES_MAX; i++) {
