@@ -11,6 +11,7 @@
 #include "check.h"
 #include "quietpoll/conform.h"
 #include "quietpoll/rng.h"
+#include "quietpoll/syscalls.h"
 
 static long open_fds(void)
 {
@@ -32,6 +33,26 @@ static void test_every_scenario_keeps_its_bounds(void)
             fprintf(stderr, "%s: %s\n", qp_cf_suite_at(i)->name, why);
         CHECK(why == NULL);
     }
+}
+
+/* Every row of the syscall table is held to Linux by some scenario. */
+static void test_every_row_is_called_by_a_scenario(void)
+{
+    bool called[QP_SYS_COUNT] = {false};
+    for (size_t i = 0; i < qp_cf_scenarios_count; i++)
+        for (size_t k = 0; k < qp_cf_scenarios[i].steps_count; k++) {
+            unsigned sys = qp_cf_step_sys(&qp_cf_scenarios[i].steps[k]);
+            if (sys < QP_SYS_COUNT)
+                called[sys] = true;
+        }
+    unsigned missing = 0;
+    for (unsigned sys = 0; sys < QP_SYS_COUNT; sys++)
+        if (!called[sys]) {
+            fprintf(stderr, "no conformance scenario calls %s (src/conform/scenarios.c)\n",
+                    qp_sys_table[sys].name);
+            missing++;
+        }
+    CHECK_EQ_U(missing, 0);
 }
 
 static const qp_cf_scenario two_events = CF_SCENARIO(
@@ -205,6 +226,7 @@ int main(void)
 {
     static const test_case tests[] = {
         TEST(test_every_scenario_keeps_its_bounds),
+        TEST(test_every_row_is_called_by_a_scenario),
         TEST(test_compare_fails_on_a_difference_and_names_documented_ones),
         TEST(test_compare_holds_time_classes_and_values),
         TEST(test_check_wants_an_action_for_a_read_that_may_block),

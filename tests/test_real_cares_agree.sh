@@ -7,9 +7,9 @@
 # without and with ARES_FLAG_STAYOPEN. Each mode against its variant, on the
 # seeds that hold the program's two cases:
 #   the rounding spin before a retry: reproducers/cares/c-ares-631 fires
-#     spin in the sim; a log cannot tell a spin with nothing between
-#     its waits from callbacks, so check-strace must call it a possible spin
-#     (or a spin);
+#     spin in the sim; check-strace sees the rounding signature and calls it
+#     a spin (a possible spin, where a recording on a loaded machine blurs
+#     the signature, agrees too: the sim's spin is a spin either way);
 #   the receive after each answer: corpus/fuzz_cares/answered-at-once fires
 #     syscall-bound in the sim exactly when check-strace finds wasted receives.
 # On a disagreement the two reports are printed with the commands behind them.

@@ -77,15 +77,12 @@ static void test_eventfd_against_pipe(void)
     size_t ev = (size_t)qp_variant_find(m, "ref-eventfd"), pipe = (size_t)qp_variant_find(m, "ref-pipe");
     CHECK(!run_schedule(run, m, ev, &s));
     uint32_t ev_calls = run->sim.calls_count;
-    int ev_fds = 0, pipe_fds = 0;
-    for (int fd = 0; fd < QP_SIM_FDS_MAX; fd++)
-        ev_fds += run->sim.objs[fd].type != QP_OBJ_NONE;
+    unsigned ev_fds = qp_sim_open_fds(&run->sim);
     CHECK(!run_schedule(run, m, pipe, &s));
     CHECK_EQ_U(run->oracle.wakeup.completed, 2);
-    for (int fd = 0; fd < QP_SIM_FDS_MAX; fd++)
-        pipe_fds += run->sim.objs[fd].type != QP_OBJ_NONE;
+    unsigned pipe_fds = qp_sim_open_fds(&run->sim);
     CHECK_EQ_U(ev_calls, run->sim.calls_count);
-    CHECK_EQ_I(ev_fds + 1, pipe_fds);
+    CHECK_EQ_U(ev_fds + 1, pipe_fds);
 }
 
 int main(void)

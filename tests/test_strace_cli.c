@@ -130,7 +130,7 @@ static void test_a_possible_spin_fails_only_with_strict(void)
     CHECK(strstr(output, "\npossible-spin     VIOLATION") != NULL);
     CHECK_EQ_I(RUN(NULL, "check-strace", "--json", "--strict", path), 1);
     CHECK(strstr(output, "\"possible\": \"possible\", \"strict\": true") != NULL);
-    CHECK(strstr(output, "\"level\": \"possible\", \"before\": \"start\", \"end\": \"log\"") !=
+    CHECK(strstr(output, "\"level\": \"possible\", \"reason\": \"none\", \"before\": \"start\", \"end\": \"log\"") !=
           NULL);
     unlink(path);
 }

@@ -59,6 +59,7 @@ enum qp_cf_obj_kind {
     QP_CF_UDP_UNCONN,  /* a UDP socket bound on 127.0.0.1, not connected */
     QP_CF_SOCKETPAIR,  /* socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK): two slots */
     QP_CF_TIMERFD,     /* timerfd_create(init = clock, TFD_NONBLOCK) */
+    QP_CF_DEVNULL,     /* open("/dev/null", O_RDWR | O_NONBLOCK) */
     QP_CF_OBJ_KIND_COUNT
 };
 
@@ -105,7 +106,7 @@ enum qp_cf_op {
     QP_CF_EFD_READ,    /* read(slot, size) of an eventfd: the value read is compared */
     QP_CF_EFD_WRITE,   /* write(slot, &value, size) of an eventfd: value in `value` */
     QP_CF_RECV,        /* recv(slot, size, flags) */
-    QP_CF_SEND,        /* sendto(slot, size, flags | MSG_NOSIGNAL, no address) */
+    QP_CF_SEND,        /* send(slot, size, flags | MSG_NOSIGNAL) */
     QP_CF_SENDTO_PEER, /* sendto(slot, size, flags, the peer's address) */
     QP_CF_POLL,        /* poll(pfds, timeout_ms) */
     QP_CF_EPOLL_CTL,   /* epoll_ctl(slot, flags = op, slot2, events; data = slot2) */
@@ -143,6 +144,8 @@ enum qp_cf_op {
     QP_CF_SEND_CALL,   /* send(slot, size, flags | MSG_NOSIGNAL) */
     QP_CF_RECVFROM,    /* recvfrom(slot, size, flags, a name buffer): aux the name's length */
     QP_CF_CONNECT,     /* connect(slot, the peer's address) */
+    QP_CF_CALL,        /* any row of the syscall table: sys, on args (qp_cf_arg recipes);
+                          ret compared (0 for an fd it made, which is closed again) */
     /* world actions, on the object's other end */
     QP_CF_W_DATA,      /* the stream's peer sends size bytes */
     QP_CF_W_EOF,       /* the stream's peer closes (after reading what it got) */
@@ -158,8 +161,34 @@ enum qp_cf_op {
 
 #define QP_CF_FIRST_ACTION QP_CF_W_DATA
 
+/* An argument of a QP_CF_CALL step: a recipe of what is passed. */
+enum qp_cf_arg_kind {
+    QP_CF_ARG_INT,     /* value, as the parameter's type */
+    QP_CF_ARG_SLOT,    /* the fd of slot value */
+    QP_CF_ARG_NULL,    /* a null pointer */
+    QP_CF_ARG_BUF,     /* a buffer of value bytes (zeros in; what comes back is not compared) */
+    QP_CF_ARG_FDS,     /* an int[2] the call fills with fds it made (closed again) */
+    QP_CF_ARG_INET,    /* a struct sockaddr_in of 127.0.0.1, port value */
+    QP_CF_ARG_SOCKLEN, /* a socklen_t holding value, for the call to rewrite */
+    QP_CF_ARG_PATH,    /* a path: qp_cf_paths[value] */
+};
+
+typedef struct qp_cf_arg {
+    uint8_t kind; /* enum qp_cf_arg_kind */
+    int64_t value;
+} qp_cf_arg;
+
+#define QP_CF_ARGS_MAX 6 /* the parameters of a row */
+
+/* The paths QP_CF_ARG_PATH names (the sim has no file system but these). */
+extern const char *const qp_cf_paths[];
+extern const size_t qp_cf_paths_count;
+
 typedef struct qp_cf_step {
     uint8_t op;    /* enum qp_cf_op */
+    uint8_t sys;   /* QP_CF_CALL: the row (enum qp_sys) */
+    uint8_t args_count;
+    qp_cf_arg args[QP_CF_ARGS_MAX]; /* QP_CF_CALL: its arguments, in order */
     uint8_t slot;
     uint8_t slot2; /* QP_CF_EPOLL_CTL: the fd registered */
     bool during;   /* a world action: while the next call blocks */
@@ -328,6 +357,9 @@ const qp_cf_scenario *qp_cf_suite_at(size_t index);
 const char *qp_cf_obj_kind_name(unsigned kind);
 /* The call (or the world's action) of a step's op, as a trace names it. */
 const char *qp_cf_op_name(unsigned op);
+/* The row of the syscall table (enum qp_sys) a step calls; QP_SYS_COUNT
+ * for a world action. */
+unsigned qp_cf_step_sys(const qp_cf_step *st);
 
 /* A random scenario from tape, bounded in objects, steps, bytes and time. */
 void qp_cf_draw(qp_tape *tape, qp_cf_scenario *sc);

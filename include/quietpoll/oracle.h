@@ -43,6 +43,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "quietpoll/limits.h"
 #include "quietpoll/schedule.h"
 #include "quietpoll/trace.h"
 
@@ -94,11 +95,9 @@ int qp_property_parse(const char *name);
  * name that is no property. "" is the empty set. */
 bool qp_property_set_parse(const char *list, uint32_t *set, size_t *bad_len);
 
-/* The oracle's limits; each matches its sim twin (static asserts in
- * src/oracle/oracle.c), so no record of a sim run falls outside them. */
-#define QP_ORACLE_FDS_MAX 16  /* QP_SIM_FDS_MAX */
+/* The oracle's own limit; those it shares with the sim are in
+ * include/quietpoll/limits.h. */
 #define QP_ORACLE_OPS_MAX 16
-#define QP_ORACLE_TASKS_MAX 4 /* QP_SIM_TASKS_MAX */
 
 /* What the oracle saw of one operation, kept so tests can hold the bound
  * against what the reference actually spent. */
@@ -203,8 +202,6 @@ typedef struct qp_loop_watch {
 /* Datagram sockets and the readiness events of a resolver (dgram.c): the
  * arrival instants of the datagrams queued on each socket, the loop's epoll
  * registrations, and the receives of the readiness event being handled. */
-#define QP_ORACLE_DGRAM_SOCKETS 2
-#define QP_ORACLE_DGRAM_QUEUE 64 /* QP_DGRAM_QUEUE_MAX */
 
 typedef struct qp_dgram_socket_watch {
     bool used;
@@ -212,13 +209,13 @@ typedef struct qp_dgram_socket_watch {
     uint8_t error; /* enum qp_dgram_error, as the events and receives showed it */
     uint32_t head;
     uint32_t count;
-    uint64_t arrived_ns[QP_ORACLE_DGRAM_QUEUE]; /* a ring, oldest at head */
+    uint64_t arrived_ns[QP_DGRAM_QUEUE_MAX]; /* a ring, oldest at head */
 } qp_dgram_socket_watch;
 
 typedef struct qp_dgram_watch {
-    qp_dgram_socket_watch sockets[QP_ORACLE_DGRAM_SOCKETS];
-    uint32_t epoll_in_fds; /* bit fd: registered for input in an epoll set */
-    uint32_t epoll_et_fds; /* ... with EPOLLET */
+    qp_dgram_socket_watch sockets[QP_SIM_DGRAMS_MAX];
+    bool epoll_in[QP_SIM_FDS_MAX]; /* fd: registered for input in an epoll set */
+    bool epoll_et[QP_SIM_FDS_MAX]; /* ... with EPOLLET */
     /* the readiness event being handled: from a wait of task 0 that reported
        the fd of its open QP_OP_RESOLVE, to its next wait or the op's end */
     bool event_open;
@@ -234,15 +231,15 @@ typedef struct qp_dgram_watch {
 /* What spin.c keeps: fd -> readiness a wait reported that no receive has
  * consumed yet, and each task's zero-timeout waits with time left in a row. */
 typedef struct qp_spin_watch {
-    bool ready_unconsumed[QP_ORACLE_FDS_MAX];
-    uint32_t zero_waits_in_a_row[QP_ORACLE_TASKS_MAX];
+    bool ready_unconsumed[QP_SIM_FDS_MAX];
+    uint32_t zero_waits_in_a_row[QP_SIM_TASKS_MAX];
 } qp_spin_watch;
 
 typedef struct qp_oracle {
     uint64_t cost_ns;
     uint64_t slack_ns;
-    bool op_open[QP_ORACLE_TASKS_MAX];
-    qp_op_stats op[QP_ORACLE_TASKS_MAX]; /* each task's open operation */
+    bool op_open[QP_SIM_TASKS_MAX];
+    qp_op_stats op[QP_SIM_TASKS_MAX]; /* each task's open operation */
     qp_op_stats done[QP_ORACLE_OPS_MAX];
     size_t done_count;
     qp_wakeup_state wakeup;

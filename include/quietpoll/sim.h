@@ -24,31 +24,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "quietpoll/oracle.h"
+#include "quietpoll/limits.h"
 #include "quietpoll/os.h"
 #include "quietpoll/schedule.h"
 #include "quietpoll/trace.h"
 
-#define QP_SIM_FDS_MAX 16
 #define QP_SIM_FIRST_FD 3
 #define QP_SIM_CALLS_MAX 16384 /* syscalls per run, vDSO calls included */
-#define QP_SIM_TASKS_MAX 4    /* task 0 runs the machine; others act in world events */
-#define QP_PIPE_SLOTS 16      /* Linux's default: 16 pages, 64 KiB */
 #define QP_PAGE_SIZE 4096
 #define QP_PIPE_BUF 4096      /* writes up to this size are atomic */
-#define QP_SIM_PIPES_MAX 2
-#define QP_SIM_EPOLLS_MAX 2
-#define QP_SIM_DGRAMS_MAX 2
-#define QP_DGRAM_QUEUE_MAX 64 /* datagrams a socket holds; more are dropped, as a full
-                                 receive buffer drops them */
-#define QP_EPOLL_ENTRIES_MAX 8
+#define QP_SIM_PIPES_MAX 16
+#define QP_SIM_EPOLLS_MAX 8
+#define QP_EPOLL_ENTRIES_MAX QP_SIM_FDS_MAX /* an epoll set can watch every fd */
 #define QP_EVENTFD_MAX (UINT64_MAX - 1)
-#define QP_SIM_TIMERFDS_MAX 2
-#define QP_SIM_UNIX_PAIRS_MAX 2
+#define QP_SIM_TIMERFDS_MAX 8
+#define QP_SIM_UNIX_PAIRS_MAX 4
 #define QP_UNIX_BUF 4096 /* bytes a socketpair end holds for its reader */
-/* The world's signal (QP_EV_SIGNAL) is this one: a wait whose signal mask
- * (ppoll, epoll_pwait) blocks it is not interrupted by it. */
-#define QP_SIM_SIGNAL SIGUSR1
 /* events the sim schedules itself: a resume per task, the next read of each
  * repeated read (one chain per schedule event) */
 #define QP_SIM_INTERNAL_MAX (QP_EVENTS_MAX + QP_SIM_TASKS_MAX + QP_SIM_TIMERFDS_MAX)
@@ -58,16 +49,19 @@
  * 0, as every trace prints it */
 #define QP_SIM_REALTIME_OFFSET_NS UINT64_C(0)
 
+/* The kinds of object (one file each in src/sim/, its table of operations
+ * qp_kind in src/sim/sim_internal.h). */
 enum qp_obj_type {
     QP_OBJ_NONE,
-    QP_OBJ_STREAM,
-    QP_OBJ_EVENTFD,
-    QP_OBJ_PIPE_READ,
-    QP_OBJ_PIPE_WRITE,
-    QP_OBJ_EPOLL,
-    QP_OBJ_DGRAM,
-    QP_OBJ_TIMERFD,
-    QP_OBJ_UNIX /* an end of a socketpair */
+    QP_OBJ_STREAM,  /* a connected TCP socket: stream.c */
+    QP_OBJ_EVENTFD, /* eventfd.c */
+    QP_OBJ_PIPE,    /* a pipe's end (qp_obj.end 0 reads, 1 writes): pipe.c */
+    QP_OBJ_EPOLL,   /* epoll.c */
+    QP_OBJ_DGRAM,   /* a UDP socket: dgram.c */
+    QP_OBJ_TIMERFD, /* timerfd.c */
+    QP_OBJ_UNIX,    /* an end of a socketpair: unix_stream.c */
+    QP_OBJ_NULL,    /* /dev/null, or the root directory: devnull.c */
+    QP_OBJ_TYPE_COUNT
 };
 
 /* A connected stream socket, seen from our end (Linux TCP: tcp_poll,
@@ -92,6 +86,7 @@ typedef struct qp_pipe {
     uint64_t bytes;
     bool reader_open;
     bool writer_open;
+    int fd[2]; /* the read end's and the write end's fds, -1 once closed */
     /* the wait queues: the task blocked in read (rd) and in write (wr) */
     uint8_t rd_waiter;
     uint8_t wr_waiter;
@@ -133,6 +128,7 @@ enum qp_internal_kind { QP_IEV_RESUME, QP_IEV_READ, QP_IEV_DGRAM, QP_IEV_TIMERFD
 typedef struct qp_internal_event {
     uint64_t at_ns;
     uint32_t seq;
+    uint8_t owner; /* enum qp_obj_type: the kind whose event it is */
     uint8_t kind; /* enum qp_internal_kind */
     uint8_t task;
     uint32_t size;
@@ -145,6 +141,7 @@ typedef struct qp_internal_event {
 /* A timerfd (src/sim/timerfd.c): armed, it expires at next_ns and then
  * every interval_ns (0: once); expirations counts those not yet read. */
 typedef struct qp_timerfd {
+    int fd; /* -1 once closed */
     bool armed;
     bool event_pending; /* an internal event at next_ns will wake its waiters */
     int32_t clock_id;
@@ -160,6 +157,7 @@ typedef struct qp_unix_pair {
     uint32_t head[2];
     uint32_t len[2];
     bool open[2];
+    int fd[2]; /* each end's fd, -1 once closed */
     int16_t error[2]; /* each end's pending error: ECONNRESET when the other end was
                          closed with bytes unread */
 } qp_unix_pair;
@@ -220,13 +218,14 @@ typedef struct qp_epoll_entry {
 } qp_epoll_entry;
 
 typedef struct qp_epoll {
+    unsigned entries_count; /* entries[] ever used: the others are free, and not read */
     qp_epoll_entry entries[QP_EPOLL_ENTRIES_MAX];
 } qp_epoll;
 
 typedef struct qp_obj {
     uint8_t type;  /* enum qp_obj_type */
     uint8_t index; /* pipes[], epolls[], dgrams[], timerfds[] or unix_pairs[] */
-    uint8_t end;   /* a socketpair end: 0 or 1 */
+    uint8_t end;   /* a socketpair end: 0 or 1; a pipe end: 0 reads, 1 writes */
     bool blocking; /* O_NONBLOCK clear, as F_GETFL reports it (only pipes, timerfds and
                       socketpair ends then block) */
     qp_stream stream;
@@ -237,7 +236,7 @@ typedef struct qp_obj {
 /* How a run stopped, when it stopped early. */
 enum qp_sim_stop {
     QP_STOP_NONE,
-    QP_STOP_VIOLATION,      /* the oracle fired */
+    QP_STOP_VIOLATION,      /* the observer stopped it, or the budget is spent */
     QP_STOP_BLOCKED_FOREVER /* a wait with no timeout that nothing will end */
 };
 
@@ -252,31 +251,24 @@ typedef struct qp_sim {
     const qp_schedule *sched;
     size_t next_event;
 
-    qp_obj objs[QP_SIM_FDS_MAX]; /* indexed by fd */
-    int targets[QP_SIM_FDS_MAX]; /* event target index -> fd */
+    int fds_high; /* objs[] below it have been used; those above are closed, and not read */
     unsigned targets_count;
-    qp_pipe pipes[QP_SIM_PIPES_MAX];
     unsigned pipes_count;
-    qp_epoll epolls[QP_SIM_EPOLLS_MAX];
     unsigned epolls_count;
-    qp_dgram dgrams[QP_SIM_DGRAMS_MAX];
     unsigned dgrams_count;
     uint32_t dgram_sockets_made; /* the last qp_dgram.socket given */
     const qp_dgram_peer *dgram_peer;
     void *dgram_peer_ctx;
     const qp_pipe_policy *pipe_policy;
-    qp_timerfd timerfds[QP_SIM_TIMERFDS_MAX];
     unsigned timerfds_count;
-    qp_unix_pair unix_pairs[QP_SIM_UNIX_PAIRS_MAX];
     unsigned unix_pairs_count;
     qp_pipe_wait pipe_waits[QP_SIM_TASKS_MAX];
 
-    qp_internal_event internal[QP_SIM_INTERNAL_MAX];
     unsigned internal_count;
     uint32_t internal_seq;
 
     qp_trace *trace;
-    qp_oracle *oracle;
+    qp_trace_observer observer; /* no on_rec: the sim only traces */
     uint32_t calls_count;
     uint32_t calls_max;
 
@@ -306,13 +298,26 @@ typedef struct qp_sim {
     jmp_buf *stop_jmp;
     uint8_t stop; /* enum qp_sim_stop */
     qp_os os;
+
+    /* The objects' tables, last: qp_sim_init does not zero them (their
+     * size is the limits', not what a run uses); each entry is set when it
+     * is taken, and nothing reads past the counts above. */
+    qp_obj objs[QP_SIM_FDS_MAX]; /* indexed by fd, below fds_high */
+    int targets[QP_SIM_FDS_MAX]; /* event target index -> fd */
+    qp_pipe pipes[QP_SIM_PIPES_MAX];
+    qp_epoll epolls[QP_SIM_EPOLLS_MAX];
+    qp_dgram dgrams[QP_SIM_DGRAMS_MAX];
+    qp_timerfd timerfds[QP_SIM_TIMERFDS_MAX];
+    qp_unix_pair unix_pairs[QP_SIM_UNIX_PAIRS_MAX];
+    qp_internal_event internal[QP_SIM_INTERNAL_MAX];
 } qp_sim;
 
-/* Prepares a run of sched; the trace must have room for a full run. When a
- * violation fires or the run can never go on, the sim longjmps to stop_jmp.
- * oracle may be NULL: the sim then only traces (a spent budget still stops). */
-void qp_sim_init(qp_sim *sim, const qp_schedule *sched, qp_trace *trace, qp_oracle *oracle,
-                 jmp_buf *stop_jmp);
+/* Prepares a run of sched; the trace must have room for a full run. The
+ * sim reports each record to observer (NULL: none; the sim then only
+ * traces, and a spent budget still stops). When the observer stops the run,
+ * or the run can never go on, the sim longjmps to stop_jmp. */
+void qp_sim_init(qp_sim *sim, const qp_schedule *sched, qp_trace *trace,
+                 const qp_trace_observer *observer, jmp_buf *stop_jmp);
 
 /* Creates a stream socket that world events with the next target index act
  * on. Returns its fd. */
@@ -342,6 +347,9 @@ int qp_sim_add_dgram(qp_sim *sim, bool connected);
 /* Puts a peer behind the datagram sockets (NULL: datagrams of zeros, no one
  * listening to what is sent). */
 void qp_sim_set_dgram_peer(qp_sim *sim, const qp_dgram_peer *peer, void *ctx);
+
+/* The fds open now (the world's ends of pipe targets included). */
+unsigned qp_sim_open_fds(const qp_sim *sim);
 
 /* A woken task runs this long after its wakeup: one syscall cost plus the
  * timer slack (the scheduler's latency). */

@@ -9,10 +9,16 @@
  * | spin             | a thread makes waits in a row that do not wait, and the  |
  * |                  | log shows no work done between them: the same failed    |
  * |                  | call retried between every two (read EAGAIN, poll(0),    |
- * |                  | read EAGAIN...), or readiness reported again and again   |
- * |                  | and never consumed                                       |
+ * |                  | read EAGAIN...); the signature of a timeout rounded      |
+ * |                  | down (a timed wait ran out, then 3 zero-timeout waits    |
+ * |                  | on the same fds with nothing between, within the         |
+ * |                  | millisecond, then a longer wait or work); or an fd       |
+ * |                  | reported ready again and again by waits that return at  |
+ * |                  | once while every call on it fails (accept EMFILE), or    |
+ * |                  | none is made, or it hung up                              |
  * | possible-spin    | zero-timeout waits in a row with no syscall between      |
- * |                  | them (3 that fit a rounded-down timeout, else 8): a      |
+ * |                  | them that are no spin (3 that fit a rounded-down timeout |
+ * |                  | but not the whole signature, else 8): a                  |
  * |                  | spin, or an event loop running callbacks in user space   |
  * |                  | (which strace does not show); printed with the reason,  |
  * |                  | fails only with strict                                   |
@@ -23,7 +29,8 @@
  * |                  | not read since the last one, or a wakeup fd reported     |
  * |                  | ready and not read before the thread waits again         |
  *
- * src/strace/spin.c holds the spin rule and the reasons for it.
+ * src/strace/spin.c holds the spin rule for zero-timeout waits and the reasons
+ * for it, src/strace/stuck.c the rule for readiness nobody consumes.
  *
  * Memory is fixed when the checker is made: lines longer than the buffer keep
  * their start and their end, threads, epoll registrations and wakeup fds live
@@ -64,6 +71,15 @@
  * tasks through three: each task, gather, the future run waits on). */
 #define QP_STRACE_POSSIBLE_WAITS_MIN 3
 #define QP_STRACE_POSSIBLE_UNEXPLAINED_WAITS_MIN 8
+/* A burst that fits a timeout rounded down is a spin from this many waits,
+ * when each asks for the same fds and events as the timed wait before it,
+ * nothing is called between them and a longer wait, work or the thread's
+ * exit ends it (src/strace/spin.c gives the reasons). */
+#define QP_STRACE_ROUNDING_SPIN_WAITS_MIN 3
+/* An fd reported ready again this many times in a row, each time by a wait
+ * that returned at once, with no call on it between that succeeded, is
+ * readiness nobody consumes: a spin (src/strace/stuck.c). */
+#define QP_STRACE_STUCK_REPEATS_MIN 3
 
 /* The thread id of lines that carry no pid (strace without -f). */
 #define QP_STRACE_NO_TID (-1)
@@ -134,6 +150,15 @@ enum qp_strace_burst_level {
     QP_STRACE_BURST_POSSIBLE /* a spin, or work the log cannot show */
 };
 
+/* Why a burst is a spin. */
+enum qp_strace_burst_reason {
+    QP_STRACE_REASON_NONE,     /* a possible spin */
+    QP_STRACE_REASON_RETRY,    /* the same failed call retried between every two waits */
+    QP_STRACE_REASON_ROUNDING, /* the signature of a timeout rounded down */
+    QP_STRACE_REASON_STUCK,    /* an fd reported ready again, nothing consumed it */
+    QP_STRACE_REASON_HUNG_UP   /* the same, hung up or in error (POLLHUP, EPOLLERR, ...) */
+};
+
 /* What came right before a burst's first wait on its thread. */
 enum qp_strace_burst_before {
     QP_STRACE_BEFORE_START,     /* nothing: the thread's first call */
@@ -164,6 +189,7 @@ typedef struct qp_strace_burst {
     uint32_t zero_timeouts_count;
     uint32_t repeats_count; /* returned readiness reported before, not consumed */
     uint8_t level;          /* enum qp_strace_burst_level */
+    uint8_t reason;         /* enum qp_strace_burst_reason */
     uint8_t before;         /* enum qp_strace_burst_before */
     uint8_t end;            /* enum qp_strace_burst_end */
     /* between two waits of the burst: no syscall; only the failed call that
@@ -173,6 +199,17 @@ typedef struct qp_strace_burst {
     uint32_t other_gaps_count;
     char attempt_name[32]; /* "" when no call failed */
     int32_t attempt_fd;    /* -1: none */
+    char attempt_error[16]; /* its errno's name, "" when it moved no bytes */
+    /* every wait asked for the same fds and events (and the timed wait
+     * before it too, for BEFORE_TIMED_OUT) */
+    bool same_request;
+    /* the longest time between the end of a wait and the start of the next */
+    bool gap_known;
+    uint64_t gap_max_ns;
+    /* REASON_STUCK, _HUNG_UP: the fd reported again and the calls made on
+     * it between its reports, all failed (attempt_name is the first) */
+    int32_t stuck_fd;
+    uint32_t stuck_calls_count;
     /* BEFORE_TIMED_OUT: that wait's timeout, and how long after it ran out
      * (from the wait's start) the burst's last wait ended */
     uint64_t timed_out_timeout_ns;

@@ -3,6 +3,7 @@
 #ifndef QUIETPOLL_SYSCALLS_H
 #define QUIETPOLL_SYSCALLS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -62,7 +63,8 @@ enum qp_sys_args {
     QP_ARGS_SLEEP,        /* sleep: nanosleep, clock_nanosleep */
     QP_ARGS_CLOCK_RES,    /* clock */
     QP_ARGS_SOCKETPAIR,   /* socketpair */
-    QP_ARGS_ACCEPT        /* accept */
+    QP_ARGS_ACCEPT,       /* accept */
+    QP_ARGS_OPEN          /* open: its path (the first bytes), flags and mode */
 };
 
 /* The trace's syscall ids: QP_SYS_read, QP_SYS_epoll_wait, ... */
@@ -103,5 +105,14 @@ extern const size_t qp_strace_names_count;
 /* The wrapped functions (one -Wl,--wrap=NAME each: the QP_SYSCALL, QP_LIBC,
  * QP_ALIAS and QP_UNMODELLED rows), NULL-terminated. */
 extern const char *const qp_wrap_symbols[];
+
+/* What strace prints for a call ("?" for no row). */
+const char *qp_sys_name(unsigned sys);
+bool qp_sys_is_wait(unsigned sys);
+/* Served by the vDSO (clock_gettime, clock_getres): traced, costs no time,
+ * never counted as a syscall, not printed (strace does not see it). */
+bool qp_sys_is_vdso(unsigned sys);
+bool qp_sys_is_receive(unsigned sys);
+bool qp_sys_is_send(unsigned sys);
 
 #endif

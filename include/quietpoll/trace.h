@@ -17,6 +17,7 @@
  * eventfd and its timerfd), with room to spare; epoll records its first ones */
 #define QP_TRACE_POLL_FDS_MAX 8
 #define QP_TRACE_IOV_MAX 4 /* iovec lengths a record keeps */
+#define QP_TRACE_PATH_MAX 24 /* bytes of a path a record keeps, its NUL included */
 
 /* Printed traces give task t the pid QP_PID_BASE + t. */
 #define QP_PID_BASE 4200
@@ -27,7 +28,8 @@ enum qp_rec_type {
     QP_REC_OP_BEGIN,
     QP_REC_OP_END,
     QP_REC_WAITQ,
-    QP_REC_LOOP
+    QP_REC_LOOP,
+    QP_REC_LIMIT
 };
 
 /* Why a blocking wait returned. */
@@ -164,6 +166,12 @@ typedef struct qp_rec_call {
         struct {
             int32_t fd, flags;
         } accept;
+        struct {
+            int32_t flags;
+            uint32_t mode;
+            char path[QP_TRACE_PATH_MAX]; /* its first bytes, NUL-terminated; "" for NULL */
+            bool path_null;
+        } open;
     };
 } qp_rec_call;
 
@@ -234,6 +242,26 @@ typedef struct qp_rec_loop {
                                (QP_NS_INFINITE: never due) */
 } qp_rec_loop;
 
+/* A limit of the sim a call met (QP_REC_LIMIT), just before the call's
+ * record: the call fails as Linux fails it at its own limit (EMFILE,
+ * ENFILE, ENOSPC, EINVAL), and the trace says it was the sim's. */
+enum qp_sim_limit {
+    QP_LIMIT_FDS,           /* QP_SIM_FDS_MAX */
+    QP_LIMIT_PIPES,         /* QP_SIM_PIPES_MAX */
+    QP_LIMIT_EPOLLS,        /* QP_SIM_EPOLLS_MAX */
+    QP_LIMIT_EPOLL_ENTRIES, /* QP_EPOLL_ENTRIES_MAX */
+    QP_LIMIT_POLL_FDS,      /* QP_TRACE_POLL_FDS_MAX: the pollfds a record keeps */
+    QP_LIMIT_DGRAMS,        /* QP_SIM_DGRAMS_MAX */
+    QP_LIMIT_TIMERFDS,      /* QP_SIM_TIMERFDS_MAX */
+    QP_LIMIT_UNIX_PAIRS,    /* QP_SIM_UNIX_PAIRS_MAX */
+    QP_LIMIT_COUNT
+};
+
+typedef struct qp_rec_limit {
+    uint8_t limit; /* enum qp_sim_limit */
+    uint32_t max;  /* its value */
+} qp_rec_limit;
+
 /* One record of the trace: what kind it is, whose, when, and its fields. */
 typedef struct qp_rec {
     uint8_t type; /* enum qp_rec_type: which member of the union */
@@ -247,6 +275,7 @@ typedef struct qp_rec {
         qp_rec_op_end op_end;
         qp_rec_waitq waitq;
         qp_rec_loop loop;
+        qp_rec_limit limit;
     };
 } qp_rec;
 
@@ -286,6 +315,18 @@ typedef struct qp_trace {
 /* Appends a zeroed record and returns it; NULL when full. */
 qp_rec *qp_trace_push(qp_trace *trace);
 
+/* Who watches a trace as the sim writes it: the sim reports each record
+ * once it is complete, and the end of the run's budget; src/run/run.c
+ * wires the oracle to it. The sim knows nothing of its observer but this. */
+typedef struct qp_trace_observer {
+    /* the record at index is complete: true stops the run */
+    bool (*on_rec)(void *ctx, const qp_trace *trace, size_t index);
+    /* the run's syscall budget (calls_max) is spent, or its trace full, at
+       record index: the run stops after it */
+    void (*on_budget)(void *ctx, const qp_trace *trace, size_t index, uint32_t calls_max);
+    void *ctx;
+} qp_trace_observer;
+
 /* An annotation printed under one record: the oracle's verdict. */
 typedef struct qp_annotation {
     size_t rec_index;
@@ -297,14 +338,7 @@ void qp_trace_print(FILE *out, const qp_trace *trace, const qp_annotation *note)
 /* One record in strace style, without a newline (the text of a line). */
 void qp_trace_format_rec(char *buf, size_t buf_size, const qp_rec *rec);
 
-const char *qp_sys_name(unsigned sys);
 /* "CLOCK_MONOTONIC", ..., "CLOCK_?" for a clock id Linux does not know. */
 const char *qp_clock_name(int64_t clock_id);
-bool qp_sys_is_wait(unsigned sys);
-/* Served by the vDSO (clock_gettime, clock_getres): traced, costs no time,
- * never counted as a syscall, not printed (strace does not see it). */
-bool qp_sys_is_vdso(unsigned sys);
-bool qp_sys_is_receive(unsigned sys);
-bool qp_sys_is_send(unsigned sys);
 
 #endif

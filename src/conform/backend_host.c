@@ -103,6 +103,11 @@ static bool host_open(qp_cf_backend *b, const qp_cf_scenario *sc, int *fds, char
             if (pair[0] < 0)
                 return refused(forbidden, forbidden_size, "timerfd_create");
             break;
+        case QP_CF_DEVNULL:
+            pair[0] = open("/dev/null", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+            if (pair[0] < 0)
+                return refused(forbidden, forbidden_size, "openat");
+            break;
         }
         for (unsigned k = 0; k < qp_cf_obj_slots(obj->kind); k++) {
             unsigned slot = hb->slots_count++;

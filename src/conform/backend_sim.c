@@ -122,6 +122,9 @@ static bool sim_open(qp_cf_backend *b, const qp_cf_scenario *sc, int *fds, char 
         case QP_CF_TIMERFD:
             pair[0] = os->timerfd_create(os, (int)obj->init, TFD_NONBLOCK);
             break;
+        case QP_CF_DEVNULL:
+            pair[0] = os->open(os, "/dev/null", O_RDWR | O_NONBLOCK, 0);
+            break;
         }
         if (pair[0] < 0)
             return false;

@@ -23,5 +23,7 @@ void qp__cf_call_io(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_step
 void qp__cf_call_time(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_step *st,
                       const int *fds, qp_cf_result *res, uint64_t *ran_out_ns);
 bool qp__cf_is_time_call(unsigned op);
+/* QP_CF_CALL: the step's row on its recipes (call_row.c). */
+void qp__cf_call_row(qp_cf_backend *b, const qp_cf_step *st, const int *fds, qp_cf_result *res);
 
 #endif

@@ -14,6 +14,7 @@ const char *qp_cf_obj_kind_name(unsigned kind)
         [QP_CF_EVENTFD] = "eventfd",      [QP_CF_EPOLL] = "epoll",
         [QP_CF_UDP] = "UDP socket",       [QP_CF_UDP_UNCONN] = "unconnected UDP socket",
         [QP_CF_SOCKETPAIR] = "socketpair", [QP_CF_TIMERFD] = "timerfd",
+        [QP_CF_DEVNULL] = "/dev/null",
     };
     return kind < QP_CF_OBJ_KIND_COUNT ? names[kind] : "?";
 }
@@ -55,7 +56,34 @@ static bool slotless(unsigned op)
     return op == QP_CF_W_SIGNAL || op == QP_CF_POLL || op == QP_CF_CLOCK_GETRES ||
            op == QP_CF_CLOCK_COARSE || op == QP_CF_CREATE || op == QP_CF_PPOLL ||
            op == QP_CF_SELECT || op == QP_CF_NANOSLEEP || op == QP_CF_CLOCK_NANOSLEEP ||
-           op == QP_CF_SCHED_YIELD;
+           op == QP_CF_SCHED_YIELD || op == QP_CF_CALL;
+}
+
+/* A QP_CF_CALL step's row and recipes; NULL or why not. blocking: the
+ * slots a scenario made blocking by now. */
+static const char *check_call(const qp_cf_step *st, unsigned slots, const bool *blocking)
+{
+    if (st->sys >= QP_SYS_COUNT)
+        return "a call of no row of the syscall table";
+    unsigned sys_class = qp_sys_table[st->sys].sys_class;
+    if (sys_class == QP_CLASS_WAIT || sys_class == QP_CLASS_SLEEP)
+        return "a wait or a sleep through QP_CF_CALL (the wait and sleep steps time them)";
+    if (st->args_count > QP_CF_ARGS_MAX)
+        return "more arguments than QP_CF_ARGS_MAX";
+    for (unsigned i = 0; i < st->args_count; i++) {
+        const qp_cf_arg *a = &st->args[i];
+        if (a->kind == QP_CF_ARG_SLOT && (a->value < 0 || a->value >= (int64_t)slots))
+            return "a call on a slot that does not exist";
+        if (a->kind == QP_CF_ARG_SLOT && blocking[a->value])
+            return "a call on a blocking fd (it could block for good)";
+        if (a->kind == QP_CF_ARG_BUF && (a->value < 0 || a->value > QP_CF_IO_BYTES_MAX))
+            return "a buffer of more bytes than QP_CF_IO_BYTES_MAX";
+        if (a->kind == QP_CF_ARG_PATH && (a->value < 0 || (size_t)a->value >= qp_cf_paths_count))
+            return "a path qp_cf_paths has not";
+        if (a->kind > QP_CF_ARG_PATH)
+            return "an unknown argument recipe";
+    }
+    return NULL;
 }
 
 static bool is_wait(unsigned op)
@@ -166,6 +194,11 @@ const char *qp_cf_check(const qp_cf_scenario *sc)
             return "an unknown step";
         if (!slotless(st->op) && st->slot >= slots)
             return "a step on a slot that does not exist";
+        if (st->op == QP_CF_CALL) {
+            const char *why = check_call(st, slots, blocking);
+            if (why != NULL)
+                return why;
+        }
         if (st->op == QP_CF_EPOLL_CTL && st->slot2 >= slots)
             return "epoll_ctl of a slot that does not exist";
         if (st->size > QP_CF_IO_BYTES_MAX)

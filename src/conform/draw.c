@@ -159,6 +159,10 @@ static void draw_io(drawer *d)
         st->size = PICK(d->tape, efd_lengths);
         st->value = 1;
         break;
+    case QP_CF_DEVNULL:
+        st->op = write ? QP_CF_WRITE : QP_CF_READ;
+        st->size = PICK(d->tape, pipe_sizes);
+        break;
     }
 }
 

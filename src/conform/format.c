@@ -73,11 +73,12 @@ static const flag_name msg_bits[] = {
     {MSG_WAITALL, "MSG_WAITALL"}, {MSG_CTRUNC, "MSG_CTRUNC"},
 };
 
-static const char *const make_names[QP_CF_MAKE_COUNT] = {
-    [QP_CF_MAKE_PIPE] = "pipe",     [QP_CF_MAKE_PIPE2] = "pipe2",
-    [QP_CF_MAKE_EPOLL] = "epoll_create", [QP_CF_MAKE_EPOLL1] = "epoll_create1",
-    [QP_CF_MAKE_SOCKETPAIR] = "socketpair", [QP_CF_MAKE_TIMERFD] = "timerfd_create",
-    [QP_CF_MAKE_EVENTFD] = "eventfd", [QP_CF_MAKE_SOCKET] = "socket",
+/* The row each make calls. */
+static const uint8_t make_sys[QP_CF_MAKE_COUNT] = {
+    [QP_CF_MAKE_PIPE] = QP_SYS_pipe,          [QP_CF_MAKE_PIPE2] = QP_SYS_pipe2,
+    [QP_CF_MAKE_EPOLL] = QP_SYS_epoll_create, [QP_CF_MAKE_EPOLL1] = QP_SYS_epoll_create1,
+    [QP_CF_MAKE_SOCKETPAIR] = QP_SYS_socketpair, [QP_CF_MAKE_TIMERFD] = QP_SYS_timerfd_create,
+    [QP_CF_MAKE_EVENTFD] = QP_SYS_eventfd, [QP_CF_MAKE_SOCKET] = QP_SYS_socket,
 };
 
 static const char *const time_class_names[QP_CF_TIME_CLASS_COUNT] = {
@@ -165,7 +166,7 @@ static void format_more(char *buf, size_t size, size_t *len, const qp_cf_step *s
             put(buf, size, len, ", [%llu]", (unsigned long long)st->value);
         break;
     case QP_CF_CREATE:
-        put(buf, size, len, "%s", st->make < QP_CF_MAKE_COUNT ? make_names[st->make] : "?");
+        put(buf, size, len, "%s", st->make < QP_CF_MAKE_COUNT ? qp_sys_table[make_sys[st->make]].name : "?");
         if (st->make == QP_CF_MAKE_EPOLL)
             put(buf, size, len, " %d", st->arg);
         else if (st->make == QP_CF_MAKE_SOCKETPAIR || st->make == QP_CF_MAKE_SOCKET)
@@ -254,24 +255,29 @@ static void format_more(char *buf, size_t size, size_t *len, const qp_cf_step *s
     }
 }
 
-static const char *const op_names[QP_CF_OP_COUNT] = {
-    [QP_CF_READ] = "read",           [QP_CF_WRITE] = "write",
-    [QP_CF_EFD_READ] = "read",       [QP_CF_EFD_WRITE] = "write",
-    [QP_CF_RECV] = "recv",           [QP_CF_SEND] = "sendto",
-    [QP_CF_SENDTO_PEER] = "sendto",  [QP_CF_POLL] = "poll",
-    [QP_CF_EPOLL_CTL] = "epoll_ctl", [QP_CF_EPOLL_WAIT] = "epoll_wait",
-    [QP_CF_CLOSE] = "close",         [QP_CF_SET_BLOCKING] = "fcntl",
-    [QP_CF_CLOCK_GETRES] = "clock_getres", [QP_CF_CLOCK_COARSE] = "clock_gettime",
-    [QP_CF_GETFL] = "fcntl",         [QP_CF_IOCTL] = "ioctl",
-    [QP_CF_CREATE] = "create",       [QP_CF_ACCEPT4] = "accept4",
-    [QP_CF_READV] = "readv",         [QP_CF_WRITEV] = "writev",
-    [QP_CF_RECVMSG] = "recvmsg",     [QP_CF_SENDMSG] = "sendmsg",
-    [QP_CF_TFD_SET] = "timerfd_settime", [QP_CF_TFD_GET] = "timerfd_gettime",
-    [QP_CF_PPOLL] = "ppoll",         [QP_CF_SELECT] = "select",
-    [QP_CF_EPOLL_PWAIT] = "epoll_pwait", [QP_CF_NANOSLEEP] = "nanosleep",
-    [QP_CF_CLOCK_NANOSLEEP] = "clock_nanosleep", [QP_CF_SCHED_YIELD] = "sched_yield",
-    [QP_CF_SEND_CALL] = "send",      [QP_CF_RECVFROM] = "recvfrom",
-    [QP_CF_CONNECT] = "connect",
+/* The row of the syscall table each call makes (QP_CF_CREATE's is its
+ * make's, QP_CF_CALL's its own). */
+static const uint8_t op_sys[QP_CF_OP_COUNT] = {
+    [QP_CF_READ] = QP_SYS_read,           [QP_CF_WRITE] = QP_SYS_write,
+    [QP_CF_EFD_READ] = QP_SYS_read,       [QP_CF_EFD_WRITE] = QP_SYS_write,
+    [QP_CF_RECV] = QP_SYS_recv,           [QP_CF_SEND] = QP_SYS_send,
+    [QP_CF_SENDTO_PEER] = QP_SYS_sendto,  [QP_CF_POLL] = QP_SYS_poll,
+    [QP_CF_EPOLL_CTL] = QP_SYS_epoll_ctl, [QP_CF_EPOLL_WAIT] = QP_SYS_epoll_wait,
+    [QP_CF_CLOSE] = QP_SYS_close,         [QP_CF_SET_BLOCKING] = QP_SYS_fcntl,
+    [QP_CF_CLOCK_GETRES] = QP_SYS_clock_getres, [QP_CF_CLOCK_COARSE] = QP_SYS_clock_gettime,
+    [QP_CF_GETFL] = QP_SYS_fcntl,         [QP_CF_IOCTL] = QP_SYS_ioctl,
+    [QP_CF_ACCEPT4] = QP_SYS_accept4,
+    [QP_CF_READV] = QP_SYS_readv,         [QP_CF_WRITEV] = QP_SYS_writev,
+    [QP_CF_RECVMSG] = QP_SYS_recvmsg,     [QP_CF_SENDMSG] = QP_SYS_sendmsg,
+    [QP_CF_TFD_SET] = QP_SYS_timerfd_settime, [QP_CF_TFD_GET] = QP_SYS_timerfd_gettime,
+    [QP_CF_PPOLL] = QP_SYS_ppoll,         [QP_CF_SELECT] = QP_SYS_select,
+    [QP_CF_EPOLL_PWAIT] = QP_SYS_epoll_pwait, [QP_CF_NANOSLEEP] = QP_SYS_nanosleep,
+    [QP_CF_CLOCK_NANOSLEEP] = QP_SYS_clock_nanosleep, [QP_CF_SCHED_YIELD] = QP_SYS_sched_yield,
+    [QP_CF_SEND_CALL] = QP_SYS_send,      [QP_CF_RECVFROM] = QP_SYS_recvfrom,
+    [QP_CF_CONNECT] = QP_SYS_connect,
+};
+
+static const char *const action_names[QP_CF_OP_COUNT] = {
     [QP_CF_W_DATA] = "the peer sends", [QP_CF_W_EOF] = "the peer closes (FIN)",
     [QP_CF_W_RESET] = "the peer resets (RST)", [QP_CF_W_DGRAM] = "a datagram arrives",
     [QP_CF_W_ICMP] = "an ICMP port unreachable arrives", [QP_CF_W_WRITE] = "another thread writes",
@@ -279,9 +285,66 @@ static const char *const op_names[QP_CF_OP_COUNT] = {
     [QP_CF_W_SIGNAL] = "a signal arrives",
 };
 
+unsigned qp_cf_step_sys(const qp_cf_step *st)
+{
+    if (st->op == QP_CF_CALL)
+        return st->sys < QP_SYS_COUNT ? st->sys : QP_SYS_COUNT;
+    if (st->op == QP_CF_CREATE)
+        return st->make < QP_CF_MAKE_COUNT ? make_sys[st->make] : QP_SYS_COUNT;
+    return st->op < QP_CF_FIRST_ACTION ? op_sys[st->op] : QP_SYS_COUNT;
+}
+
 const char *qp_cf_op_name(unsigned op)
 {
-    return op < QP_CF_OP_COUNT && op_names[op] != NULL ? op_names[op] : "?";
+    if (op >= QP_CF_OP_COUNT)
+        return "?";
+    if (op == QP_CF_CREATE)
+        return "create";
+    if (op == QP_CF_CALL)
+        return "call";
+    if (op >= QP_CF_FIRST_ACTION)
+        return action_names[op] != NULL ? action_names[op] : "?";
+    return qp_sys_table[op_sys[op]].name;
+}
+
+/* A QP_CF_CALL's arguments, as its recipes say. */
+static void put_args(char *buf, size_t size, size_t *len, const qp_cf_step *st)
+{
+    for (unsigned i = 0; i < st->args_count; i++) {
+        const qp_cf_arg *a = &st->args[i];
+        long long v = (long long)a->value;
+        put(buf, size, len, "%s", i > 0 ? ", " : "");
+        switch (a->kind) {
+        case QP_CF_ARG_INT:
+            put(buf, size, len, "%lld", v);
+            break;
+        case QP_CF_ARG_SLOT:
+            put(buf, size, len, "s%lld", v);
+            break;
+        case QP_CF_ARG_NULL:
+            put(buf, size, len, "NULL");
+            break;
+        case QP_CF_ARG_BUF:
+            put(buf, size, len, "buf[%lld]", v);
+            break;
+        case QP_CF_ARG_FDS:
+            put(buf, size, len, "fds");
+            break;
+        case QP_CF_ARG_INET:
+            put(buf, size, len, "{AF_INET, 127.0.0.1:%lld}", v);
+            break;
+        case QP_CF_ARG_SOCKLEN:
+            put(buf, size, len, "[%lld]", v);
+            break;
+        case QP_CF_ARG_PATH:
+            put(buf, size, len, "\"%s\"",
+                v >= 0 && (size_t)v < qp_cf_paths_count ? qp_cf_paths[v] : "?");
+            break;
+        default:
+            put(buf, size, len, "?");
+        }
+    }
+    put(buf, size, len, ")");
 }
 
 void qp_cf_format_step(char *buf, size_t size, const qp_cf_scenario *sc, size_t index)
@@ -289,7 +352,7 @@ void qp_cf_format_step(char *buf, size_t size, const qp_cf_scenario *sc, size_t 
     const qp_cf_step *st = &sc->steps[index];
     size_t len = 0;
     buf[0] = '\0';
-    const char *name = st->op < QP_CF_OP_COUNT ? op_names[st->op] : "?";
+    const char *name = qp_cf_op_name(st->op);
     if (st->op >= QP_CF_FIRST_ACTION) {
         put(buf, size, &len, "# %s%s", st->during ? "while blocked, " : "", name);
         if (st->op == QP_CF_W_DATA || st->op == QP_CF_W_DGRAM || st->op == QP_CF_W_READ ||
@@ -299,6 +362,11 @@ void qp_cf_format_step(char *buf, size_t size, const qp_cf_scenario *sc, size_t 
             put(buf, size, &len, " %llu", (unsigned long long)st->value);
         if (st->op != QP_CF_W_SIGNAL)
             put(buf, size, &len, " (s%u)", st->slot);
+        return;
+    }
+    if (st->op == QP_CF_CALL) {
+        put(buf, size, &len, "%s(", st->sys < QP_SYS_COUNT ? qp_sys_table[st->sys].name : "?");
+        put_args(buf, size, &len, st);
         return;
     }
     put(buf, size, &len, "%s(", name);
@@ -326,9 +394,10 @@ void qp_cf_format_step(char *buf, size_t size, const qp_cf_scenario *sc, size_t 
         put(buf, size, &len, ")");
         break;
     case QP_CF_SEND:
+        put(buf, size, &len, "s%u, %u, MSG_NOSIGNAL)", st->slot, st->size);
+        break;
     case QP_CF_SENDTO_PEER:
-        put(buf, size, &len, "s%u, %u, MSG_NOSIGNAL, %s)", st->slot, st->size,
-            st->op == QP_CF_SEND ? "NULL" : "peer");
+        put(buf, size, &len, "s%u, %u, MSG_NOSIGNAL, peer)", st->slot, st->size);
         break;
     case QP_CF_POLL:
         put_pfds(buf, size, &len, st);

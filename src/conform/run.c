@@ -50,6 +50,9 @@ static void do_call(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_step
     }
     errno = 0;
     switch (st->op) {
+    case QP_CF_CALL:
+        qp__cf_call_row(b, st, fds, res);
+        break;
     case QP_CF_READ:
         qp__cf_record(res, os->read(os, fd, io_buf, st->size));
         break;
@@ -77,7 +80,7 @@ static void do_call(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_step
         break;
     case QP_CF_SEND:
         memset(io_buf, 0, st->size);
-        qp__cf_record(res, os->sendto(os, fd, io_buf, st->size, st->flags | MSG_NOSIGNAL, NULL, 0));
+        qp__cf_record(res, os->send(os, fd, io_buf, st->size, st->flags | MSG_NOSIGNAL));
         break;
     case QP_CF_SEND_CALL:
         memset(io_buf, 0, st->size);

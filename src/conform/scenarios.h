@@ -9,9 +9,11 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
+#include <netinet/in.h>
 #include <time.h>
 
 #include "quietpoll/conform.h"
+#include "quietpoll/syscalls.h"
 
 #define CF_OBJS(...)                                                                               \
     .objs_count = sizeof((qp_cf_obj[]){__VA_ARGS__}) / sizeof(qp_cf_obj), .objs = {__VA_ARGS__}
@@ -29,6 +31,7 @@
 #define O_UDP_UNCONN {.kind = QP_CF_UDP_UNCONN}
 #define O_SOCKETPAIR {.kind = QP_CF_SOCKETPAIR}
 #define O_TFD(clock_) {.kind = QP_CF_TIMERFD, .init = (clock_)}
+#define O_DEVNULL {.kind = QP_CF_DEVNULL}
 
 #define MS(n) ((int64_t)(n) * 1000000) /* ns */
 
@@ -111,6 +114,21 @@
 #define CLOCK_SLEEP(c, f, ns, ...)                                                                 \
     {.op = QP_CF_CLOCK_NANOSLEEP, .clock_id = (c), .flags = (f), .time_ns = (ns), __VA_ARGS__}
 #define SCHED_YIELD {.op = QP_CF_SCHED_YIELD}
+
+/* any row of the syscall table, by name, on argument recipes:
+   CALL(socket, A_INT(AF_INET), A_INT(SOCK_DGRAM), A_INT(0)) */
+#define CALL(name, ...)                                                                            \
+    {.op = QP_CF_CALL, .sys = QP_SYS_##name,                                                      \
+     .args_count = sizeof((qp_cf_arg[]){__VA_ARGS__}) / sizeof(qp_cf_arg), .args = {__VA_ARGS__}}
+#define A_INT(v) {.kind = QP_CF_ARG_INT, .value = (v)}
+#define A_SLOT(s) {.kind = QP_CF_ARG_SLOT, .value = (s)}
+#define A_NULL {.kind = QP_CF_ARG_NULL}
+#define A_BUF(n) {.kind = QP_CF_ARG_BUF, .value = (n)}
+#define A_FDS {.kind = QP_CF_ARG_FDS}
+#define A_INET(port) {.kind = QP_CF_ARG_INET, .value = (port)} /* 127.0.0.1:port */
+#define A_INET_LEN A_INT(sizeof(struct sockaddr_in))
+#define A_SOCKLEN(n) {.kind = QP_CF_ARG_SOCKLEN, .value = (n)}
+#define A_PATH(i) {.kind = QP_CF_ARG_PATH, .value = (i)} /* qp_cf_paths[i] */
 
 /* world actions; add DURING to have one happen while the next call blocks */
 #define DURING .during = true

@@ -1,8 +1,6 @@
 /* The tables made from the syscall table (include/quietpoll/syscalls.def). */
 #include "quietpoll/syscalls.h"
 
-#include "quietpoll/trace.h"
-
 const qp_sys_info qp_sys_table[QP_SYS_COUNT] = {
 #define QP_SYSCALL(name, wrap, strace_name, class, wait_args, record, ret, params, args) \
     [QP_SYS_##name] = {#name, #strace_name, QP_CLASS_##class, QP_WAIT_ARGS_##wait_args,  \

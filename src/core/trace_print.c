@@ -505,6 +505,17 @@ static void put_loop(line *l, const qp_rec *rec)
     }
 }
 
+static const char *const limit_names[QP_LIMIT_COUNT] = {
+    [QP_LIMIT_FDS] = "fds (QP_SIM_FDS_MAX)",
+    [QP_LIMIT_PIPES] = "pipes (QP_SIM_PIPES_MAX)",
+    [QP_LIMIT_EPOLLS] = "epoll instances (QP_SIM_EPOLLS_MAX)",
+    [QP_LIMIT_EPOLL_ENTRIES] = "fds in an epoll set (QP_EPOLL_ENTRIES_MAX)",
+    [QP_LIMIT_POLL_FDS] = "pollfds of a poll (QP_TRACE_POLL_FDS_MAX)",
+    [QP_LIMIT_DGRAMS] = "UDP sockets (QP_SIM_DGRAMS_MAX)",
+    [QP_LIMIT_TIMERFDS] = "timerfds (QP_SIM_TIMERFDS_MAX)",
+    [QP_LIMIT_UNIX_PAIRS] = "socketpairs (QP_SIM_UNIX_PAIRS_MAX)",
+};
+
 void qp_trace_format_rec(char *buf, size_t buf_size, const qp_rec *rec)
 {
     line l = {buf, buf_size, 0};
@@ -545,6 +556,11 @@ void qp_trace_format_rec(char *buf, size_t buf_size, const qp_rec *rec)
     case QP_REC_LOOP:
         put(&l, "# %s [pid %d] ", qp_fmt_clock(clock, rec->t_enter_ns), QP_PID_BASE + rec->task);
         put_loop(&l, rec);
+        break;
+    case QP_REC_LIMIT:
+        put(&l, "# %s [pid %d] the next call meets the sim's limit: at most %" PRIu32 " %s",
+            qp_fmt_clock(clock, rec->t_enter_ns), QP_PID_BASE + rec->task, rec->limit.max,
+            rec->limit.limit < QP_LIMIT_COUNT ? limit_names[rec->limit.limit] : "?");
         break;
     }
 }

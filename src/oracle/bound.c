@@ -142,7 +142,7 @@ static bool on_record(qp_oracle *oracle, const qp_trace *trace, size_t index)
 static bool finish(qp_oracle *oracle, size_t rec_index, bool blocked_forever)
 {
     (void)blocked_forever;
-    for (unsigned task = 0; task < QP_ORACLE_TASKS_MAX; task++)
+    for (unsigned task = 0; task < QP_SIM_TASKS_MAX; task++)
         if (oracle->op_open[task] && check(oracle, &oracle->op[task], rec_index))
             return true;
     return false;

@@ -60,7 +60,7 @@ static qp_dgram_socket_watch *socket_of(qp_oracle *oracle, int64_t fd, bool crea
 {
     qp_dgram_watch *w = &oracle->dgram;
     qp_dgram_socket_watch *free_slot = NULL;
-    for (unsigned i = 0; i < QP_ORACLE_DGRAM_SOCKETS; i++) {
+    for (unsigned i = 0; i < QP_SIM_DGRAMS_MAX; i++) {
         qp_dgram_socket_watch *sw = &w->sockets[i];
         if (sw->used && sw->fd == fd)
             return sw;
@@ -79,25 +79,32 @@ static qp_dgram_socket_watch *socket_of(qp_oracle *oracle, int64_t fd, bool crea
 /* The queue as the sim reported it: count datagrams, the newest arrived at_ns. */
 static void sync_queue(qp_dgram_socket_watch *sw, uint64_t count, uint64_t at_ns)
 {
-    assert(count <= QP_ORACLE_DGRAM_QUEUE && "the sim queues no more than the oracle mirrors");
+    assert(count <= QP_DGRAM_QUEUE_MAX && "the sim queues no more than the oracle mirrors");
     while (sw->count > count) { /* receives take the oldest */
         sw->head++;
         sw->count--;
     }
     while (sw->count < count) {
-        sw->arrived_ns[(sw->head + sw->count) % QP_ORACLE_DGRAM_QUEUE] = at_ns;
+        sw->arrived_ns[(sw->head + sw->count) % QP_DGRAM_QUEUE_MAX] = at_ns;
         sw->count++;
     }
 }
 
 static uint64_t oldest_ns(const qp_dgram_socket_watch *sw)
 {
-    return sw->arrived_ns[sw->head % QP_ORACLE_DGRAM_QUEUE];
+    return sw->arrived_ns[sw->head % QP_DGRAM_QUEUE_MAX];
 }
 
-static uint32_t fd_bit(int64_t fd)
+/* An fd in a set of fds (a flag per fd), and its change. */
+static bool in_set(const bool *set, int64_t fd)
 {
-    return fd >= 0 && fd < 32 ? UINT32_C(1) << fd : 0;
+    return fd >= 0 && fd < QP_SIM_FDS_MAX && set[fd];
+}
+
+static void set_fd(bool *set, int64_t fd, bool on)
+{
+    if (fd >= 0 && fd < QP_SIM_FDS_MAX)
+        set[fd] = on;
 }
 
 static void on_event(qp_oracle *oracle, const qp_rec *rec)
@@ -123,7 +130,7 @@ static bool watches(const qp_oracle *oracle, const qp_rec *rec, int fd)
 {
     const qp_call_wait *wait = &rec->call.wait;
     if (qp_wait_is_epoll(rec))
-        return (oracle->dgram.epoll_in_fds & fd_bit(fd)) != 0;
+        return in_set(oracle->dgram.epoll_in, fd);
     for (int32_t i = 0; i < wait->fds_count && i < QP_TRACE_POLL_FDS_MAX; i++)
         if (wait->fds[i].fd == fd && (wait->fds[i].events & POLLIN))
             return true;
@@ -134,7 +141,7 @@ static bool stranded_at_wait(qp_oracle *oracle, const qp_rec *rec, size_t index)
 {
     if (rec->t_exit_ns - rec->t_enter_ns <= oracle->cost_ns)
         return false; /* it did not sleep */
-    for (unsigned i = 0; i < QP_ORACLE_DGRAM_SOCKETS; i++) {
+    for (unsigned i = 0; i < QP_SIM_DGRAMS_MAX; i++) {
         const qp_dgram_socket_watch *sw = &oracle->dgram.sockets[i];
         if (!sw->used || sw->count == 0 || sw->error == QP_DGRAM_ERROR_PERSISTENT ||
             oldest_ns(sw) > rec->t_enter_ns || !watches(oracle, rec, sw->fd) ||
@@ -166,7 +173,7 @@ static bool on_wait(qp_oracle *oracle, const qp_rec *rec, size_t index)
     op->reports_count++;
     w->event_open = true;
     w->event_fd = op->fd;
-    w->event_edge = qp_wait_is_epoll(rec) && (w->epoll_et_fds & fd_bit(op->fd));
+    w->event_edge = qp_wait_is_epoll(rec) && in_set(w->epoll_et, op->fd);
     w->event_spurious = rec->call.wake == QP_WAKE_SPURIOUS;
     w->receives = w->datagrams = w->errors = w->eagains = 0;
     w->events_total++;
@@ -233,17 +240,11 @@ static void on_epoll_ctl(qp_oracle *oracle, const qp_rec *rec)
     qp_dgram_watch *w = &oracle->dgram;
     int32_t op = rec->call.epoll_ctl.op;
     uint32_t events = rec->call.epoll_ctl.events;
-    uint32_t bit = fd_bit(rec->call.epoll_ctl.fd);
+    int32_t fd = rec->call.epoll_ctl.fd;
     if (rec->call.ret != 0)
         return;
-    if (op == EPOLL_CTL_DEL || !(events & EPOLLIN))
-        w->epoll_in_fds &= ~bit;
-    else
-        w->epoll_in_fds |= bit;
-    if (op != EPOLL_CTL_DEL && (events & EPOLLET))
-        w->epoll_et_fds |= bit;
-    else
-        w->epoll_et_fds &= ~bit;
+    set_fd(w->epoll_in, fd, op != EPOLL_CTL_DEL && (events & EPOLLIN));
+    set_fd(w->epoll_et, fd, op != EPOLL_CTL_DEL && (events & EPOLLET));
 }
 
 static bool on_record(qp_oracle *oracle, const qp_trace *trace, size_t index)
@@ -281,8 +282,8 @@ static bool on_record(qp_oracle *oracle, const qp_trace *trace, size_t index)
         qp_dgram_socket_watch *sw = socket_of(oracle, call->fd.fd, false);
         if (sw != NULL)
             sw->used = false;
-        w->epoll_in_fds &= ~fd_bit(call->fd.fd);
-        w->epoll_et_fds &= ~fd_bit(call->fd.fd);
+        set_fd(w->epoll_in, call->fd.fd, false);
+        set_fd(w->epoll_et, call->fd.fd, false);
         return false;
     }
     if (rec->task == 0 && qp_sys_is_wait(call->sys))
@@ -294,10 +295,10 @@ static bool finish(qp_oracle *oracle, size_t rec_index, bool blocked_forever)
 {
     if (!blocked_forever)
         return false;
-    for (unsigned i = 0; i < QP_ORACLE_DGRAM_SOCKETS; i++) {
+    for (unsigned i = 0; i < QP_SIM_DGRAMS_MAX; i++) {
         const qp_dgram_socket_watch *sw = &oracle->dgram.sockets[i];
         if (!sw->used || sw->count == 0 || sw->error == QP_DGRAM_ERROR_PERSISTENT ||
-            !(oracle->dgram.epoll_in_fds & fd_bit(sw->fd)))
+            !in_set(oracle->dgram.epoll_in, sw->fd))
             continue;
         return qp__fire(oracle, QP_PROP_LOST_WAKEUP, rec_index,
                         "the loop blocks forever in its wait with %u datagram%s queued on fd %d "

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "oracle_internal.h"
+#include "quietpoll/limits.h"
 #include "quietpoll/os.h"
-#include "quietpoll/sim.h"
 #include "quietpoll/units.h"
 
 static const struct {
@@ -20,12 +20,7 @@ static const struct {
 #undef QP_PROPERTY_ROW
 };
 
-_Static_assert(QP_ORACLE_TASKS_MAX == QP_SIM_TASKS_MAX, "the oracle follows every sim task");
-_Static_assert(QP_ORACLE_FDS_MAX == QP_SIM_FDS_MAX, "the oracle watches every sim fd");
 _Static_assert(QP_ORACLE_TIMERS_MAX == QP_LOOP_TIMERS_MAX, "the oracle watches every timer id");
-_Static_assert(QP_ORACLE_DGRAM_SOCKETS >= QP_SIM_DGRAMS_MAX, "the oracle watches every socket");
-_Static_assert(QP_ORACLE_DGRAM_QUEUE == QP_DGRAM_QUEUE_MAX, "the oracle mirrors a full queue");
-_Static_assert(QP_SIM_FDS_MAX <= 32, "fd bit masks are 32 bits");
 
 const char *qp_property_name(unsigned property)
 {
@@ -101,13 +96,13 @@ void qp_oracle_init(qp_oracle *oracle, const qp_schedule *sched)
 
 qp_op_stats *qp__open_op(qp_oracle *oracle, const qp_rec *rec)
 {
-    assert(rec->task < QP_ORACLE_TASKS_MAX);
+    assert(rec->task < QP_SIM_TASKS_MAX);
     return oracle->op_open[rec->task] ? &oracle->op[rec->task] : NULL;
 }
 
 static void op_begin(qp_oracle *oracle, const qp_rec *rec)
 {
-    assert(rec->task < QP_ORACLE_TASKS_MAX);
+    assert(rec->task < QP_SIM_TASKS_MAX);
     assert(!oracle->op_open[rec->task] && "operations of one task do not nest");
     qp_op_stats *op = &oracle->op[rec->task];
     memset(op, 0, sizeof *op);
@@ -180,7 +175,7 @@ static bool note(qp_oracle *oracle, const qp_rec *rec)
         op_begin(oracle, rec);
         return true;
     case QP_REC_OP_END: {
-        assert(rec->task < QP_ORACLE_TASKS_MAX);
+        assert(rec->task < QP_SIM_TASKS_MAX);
         assert(oracle->op_open[rec->task] && "an op end needs an op begin");
         qp_op_stats *op = &oracle->op[rec->task];
         op->bound = qp_op_bound(op, oracle->cost_ns);
@@ -200,6 +195,8 @@ static bool note(qp_oracle *oracle, const qp_rec *rec)
     case QP_REC_WAITQ:
     case QP_REC_LOOP:
         return true;
+    case QP_REC_LIMIT:
+        return false; /* the sim's, noted for the reader */
     }
     assert(!"unknown record type");
     return false;
@@ -248,7 +245,7 @@ bool qp_oracle_finish(qp_oracle *oracle, const qp_trace *trace, uint64_t end_ns,
     (void)end_ns;
     size_t last = trace->count ? trace->count - 1 : 0;
     /* the operations still open are judged as they stand */
-    for (unsigned task = 0; task < QP_ORACLE_TASKS_MAX; task++)
+    for (unsigned task = 0; task < QP_SIM_TASKS_MAX; task++)
         if (oracle->op_open[task])
             oracle->op[task].bound = qp_op_bound(&oracle->op[task], oracle->cost_ns);
     bool fired = false;

@@ -61,7 +61,7 @@ static bool readiness_waited_again(qp_oracle *oracle, const qp_rec *rec, size_t 
     bool fired = false;
     for (size_t i = 0; i < count && !fired; i++) {
         int fd = reported[i].fd;
-        if (fd >= QP_ORACLE_FDS_MAX)
+        if (fd >= QP_SIM_FDS_MAX)
             continue; /* no sim fd: poll reports it POLLNVAL, and nothing can consume that */
         if (oracle->spin.ready_unconsumed[fd])
             fired = qp__fire(oracle, QP_PROP_SPIN, index,
@@ -101,7 +101,7 @@ static bool on_record(qp_oracle *oracle, const qp_trace *trace, size_t index)
     if (rec->type != QP_REC_SYSCALL || rec->task != 0)
         return false; /* other threads neither wait nor consume the waiter's readiness */
     int fd = consumed_fd(rec);
-    if (fd >= 0 && fd < QP_ORACLE_FDS_MAX)
+    if (fd >= 0 && fd < QP_SIM_FDS_MAX)
         oracle->spin.ready_unconsumed[fd] = false;
     if (!qp_sys_is_wait(rec->call.sys))
         return false;

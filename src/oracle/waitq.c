@@ -17,7 +17,7 @@
 #include <inttypes.h>
 
 #include "oracle_internal.h"
-#include "quietpoll/sim.h"
+#include "quietpoll/limits.h"
 
 static const char *queue_name(unsigned queue)
 {

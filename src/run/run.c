@@ -25,6 +25,20 @@ void qp_run_free(qp_run *run)
         munmap(run, sizeof *run);
 }
 
+/* The oracle watches the trace: the sim reports each record to it. */
+static bool oracle_on_rec(void *ctx, const qp_trace *trace, size_t index)
+{
+    qp_oracle *oracle = ctx;
+    return qp_oracle_on_rec(oracle, trace, index) && !oracle->keep_going;
+}
+
+static void oracle_on_budget(void *ctx, const qp_trace *trace, size_t index, uint32_t calls_max)
+{
+    qp_oracle *oracle = ctx;
+    if (oracle->violation.property < 0) /* the first violation is the run's */
+        qp_oracle_on_budget(oracle, trace, index, calls_max);
+}
+
 static void world_action(void *ctx, qp_os *os, const qp_event *ev)
 {
     qp_run *run = ctx;
@@ -63,7 +77,8 @@ bool qp_run_bytes(qp_run *run, const qp_machine *machine, size_t variant, const 
     run->trace = (qp_trace){.recs = run->recs, .count = 0, .cap = QP_SIM_TRACE_CAP};
     qp_oracle_init(&run->oracle, &run->sched);
     jmp_buf stop_jmp;
-    qp_sim_init(&run->sim, &run->sched, &run->trace, &run->oracle, &stop_jmp);
+    qp_trace_observer observer = {oracle_on_rec, oracle_on_budget, &run->oracle};
+    qp_sim_init(&run->sim, &run->sched, &run->trace, &observer, &stop_jmp);
     memset(&run->world, 0, sizeof run->world);
     memset(run->state, 0, sizeof run->state);
     run->ctx = (qp_machine_ctx){&run->world, &run->sched, variant, run->state};

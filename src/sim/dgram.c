@@ -19,6 +19,8 @@
  * the datagrams queued before and after it (level_before, level_after). */
 #include <assert.h>
 #include <errno.h>
+#include <sys/ioctl.h>
+#include <linux/sockios.h>
 #include <netinet/in.h>
 #include <string.h>
 
@@ -30,11 +32,6 @@ static qp_dgram *dgram_of(qp_sim *sim, const qp_obj *obj)
     return &sim->dgrams[obj->index];
 }
 
-static bool blocked(const qp_sim *sim)
-{
-    return sim->wait.active && sim->wait.wake == QP_WAKE_NONE;
-}
-
 /* A closed socket's slot, or a new one; -1 when all are open. */
 static int free_slot(qp_sim *sim)
 {
@@ -44,11 +41,13 @@ static int free_slot(qp_sim *sim)
     return sim->dgrams_count < QP_SIM_DGRAMS_MAX ? (int)sim->dgrams_count : -1;
 }
 
-static int new_dgram(qp_sim *sim)
+int qp__dgram_new(qp_sim *sim)
 {
     int slot = free_slot(sim);
-    if (slot < 0)
+    if (slot < 0) {
+        qp__sim_limit(sim, QP_LIMIT_DGRAMS, QP_SIM_DGRAMS_MAX);
         return -1;
+    }
     int fd = qp__sim_alloc_fd(sim, QP_OBJ_DGRAM);
     if (fd < 0)
         return -1;
@@ -64,8 +63,9 @@ static int new_dgram(qp_sim *sim)
     return fd;
 }
 
-void qp__dgram_close(qp_sim *sim, qp_obj *obj)
+static void dgram_close(qp_sim *sim, qp_obj *obj, int fd)
 {
+    (void)fd;
     qp_dgram *d = dgram_of(sim, obj);
     d->closed = true;
     d->count = 0; /* what was queued goes with it */
@@ -73,7 +73,7 @@ void qp__dgram_close(qp_sim *sim, qp_obj *obj)
 
 int qp_sim_add_dgram(qp_sim *sim, bool connected)
 {
-    int fd = new_dgram(sim);
+    int fd = qp__dgram_new(sim);
     assert(fd >= 0 && "out of sim datagram sockets");
     qp_dgram *d = &sim->dgrams[sim->objs[fd].index];
     d->connected = connected;
@@ -88,7 +88,7 @@ void qp_sim_set_dgram_peer(qp_sim *sim, const qp_dgram_peer *peer, void *ctx)
     sim->dgram_peer_ctx = ctx;
 }
 
-short qp__dgram_revents(qp_sim *sim, const qp_obj *obj, short events)
+static short dgram_revents(qp_sim *sim, qp_obj *obj, short events)
 {
     const qp_dgram *d = dgram_of(sim, obj);
     short revents = POLLOUT;
@@ -101,29 +101,6 @@ short qp__dgram_revents(qp_sim *sim, const qp_obj *obj, short events)
 }
 
 /* --- syscalls --- */
-
-int qp__sim_socket(qp_os *os, int domain, int type, int protocol)
-{
-    qp_sim *sim = qp__sim_of(os);
-    qp_rec rec;
-    qp__sim_enter(sim, &rec, QP_SYS_socket);
-    rec.call.socket.domain = domain;
-    rec.call.socket.type = type;
-    rec.call.socket.protocol = protocol;
-    /* net/socket.c __sys_socket: the flags in the type first */
-    if ((type & ~SOCK_TYPE_MASK) & ~(SOCK_NONBLOCK | SOCK_CLOEXEC))
-        return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
-    if (domain != AF_INET && domain != AF_INET6)
-        return (int)qp__sim_exit(sim, &rec, -1, EAFNOSUPPORT);
-    if ((type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC)) != SOCK_DGRAM ||
-        (protocol != 0 && protocol != IPPROTO_UDP))
-        return (int)qp__sim_exit(sim, &rec, -1, EPROTONOSUPPORT);
-    int fd = new_dgram(sim);
-    if (fd < 0)
-        return (int)qp__sim_exit(sim, &rec, -1, EMFILE);
-    sim->objs[fd].blocking = !(type & SOCK_NONBLOCK); /* its F_GETFL; it never blocks */
-    return (int)qp__sim_exit(sim, &rec, fd, 0);
-}
 
 /* An IPv4 destination from addr: false with *err set when it is none. */
 static bool inet_of(const struct sockaddr *addr, socklen_t addrlen, uint32_t *ip, uint16_t *port,
@@ -144,33 +121,35 @@ static bool inet_of(const struct sockaddr *addr, socklen_t addrlen, uint32_t *ip
     return true;
 }
 
-int qp__sim_connect(qp_os *os, int fd, const struct sockaddr *addr, socklen_t addrlen)
+static int64_t dgram_connect(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd,
+                             const struct sockaddr *addr, socklen_t addrlen)
 {
-    qp_sim *sim = qp__sim_of(os);
-    qp_rec rec;
-    qp__sim_enter(sim, &rec, QP_SYS_connect);
-    rec.call.connect.fd = fd;
-    rec.call.connect.addr = QP_REC_INET_NONE;
-    qp_obj *obj = qp__sim_obj(sim, fd);
-    if (obj == NULL)
-        return (int)qp__sim_exit(sim, &rec, -1, EBADF);
-    if (obj->type == QP_OBJ_STREAM || obj->type == QP_OBJ_UNIX)
-        return (int)qp__sim_exit(sim, &rec, -1, EISCONN);
-    if (obj->type != QP_OBJ_DGRAM)
-        return (int)qp__sim_exit(sim, &rec, -1, ENOTSOCK);
+    (void)fd;
     if (addr == NULL)
-        return (int)qp__sim_exit(sim, &rec, -1, EFAULT);
+        return qp__sim_exit(sim, rec, -1, EFAULT);
     uint32_t ip;
     uint16_t port;
     int err;
     if (!inet_of(addr, addrlen, &ip, &port, &err))
-        return (int)qp__sim_exit(sim, &rec, -1, err);
-    rec.call.connect.addr = QP_REC_INET(ip, port);
+        return qp__sim_exit(sim, rec, -1, err);
+    rec->call.connect.addr = QP_REC_INET(ip, port);
     qp_dgram *d = dgram_of(sim, obj);
     d->connected = true;
     d->peer_addr = ip;
     d->peer_port = port;
-    return (int)qp__sim_exit(sim, &rec, 0, 0);
+    return qp__sim_exit(sim, rec, 0, 0);
+}
+
+/* A UDP socket cannot accept: inet_dgram_ops' accept is sock_no_accept */
+static int64_t dgram_accept(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd,
+                            struct sockaddr *addr, socklen_t *addrlen, int flags)
+{
+    (void)obj;
+    (void)fd;
+    (void)addr;
+    (void)addrlen;
+    (void)flags;
+    return qp__sim_exit(sim, rec, -1, EOPNOTSUPP);
 }
 
 /* Reports a pending error (clearing a one-off); false when there is none. */
@@ -183,8 +162,8 @@ static bool take_error(qp_dgram *d)
     return true;
 }
 
-int64_t qp__dgram_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const void *buf, size_t len,
-                       const struct sockaddr *dest, socklen_t destlen)
+static int64_t dgram_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const void *buf,
+                          size_t len, const struct sockaddr *dest, socklen_t destlen)
 {
     qp_dgram *d = dgram_of(sim, obj);
     rec->call.io.unit = QP_UNIT_DATAGRAMS;
@@ -218,47 +197,11 @@ int64_t qp__dgram_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const void
     return qp__sim_exit(sim, rec, (int64_t)len, 0);
 }
 
-/* send and sendto */
-static ssize_t send_call(qp_os *os, unsigned sys, int fd, const void *buf, size_t len, int flags,
-                         const struct sockaddr *dest_addr, socklen_t addrlen)
+static int64_t dgram_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *buf,
+                             size_t count, struct sockaddr *src_addr, socklen_t *addrlen)
 {
-    qp_sim *sim = qp__sim_of(os);
-    qp_rec rec;
-    qp__sim_enter(sim, &rec, sys);
-    rec.call.io.fd = fd;
-    rec.call.io.count = len;
-    rec.call.io.flags = flags;
-    rec.call.io.addr = QP_REC_INET_NONE;
-    qp_obj *obj = qp__sim_obj(sim, fd);
-    if (obj == NULL)
-        return (ssize_t)qp__sim_exit(sim, &rec, -1, EBADF);
-    if (buf == NULL && len > 0)
-        return (ssize_t)qp__sim_exit(sim, &rec, -1, EFAULT);
-    if (obj->type == QP_OBJ_STREAM)
-        return (ssize_t)qp__stream_send(sim, &rec, obj, fd, len); /* the address is ignored */
-    if (obj->type == QP_OBJ_UNIX)
-        return dest_addr != NULL && addrlen != 0 /* Linux: a connected stream takes none */
-                   ? (ssize_t)qp__sim_exit(sim, &rec, -1, EISCONN)
-                   : (ssize_t)qp__unix_send(sim, &rec, obj, fd, buf, len);
-    if (obj->type != QP_OBJ_DGRAM)
-        return (ssize_t)qp__sim_exit(sim, &rec, -1, ENOTSOCK);
-    return (ssize_t)qp__dgram_send(sim, &rec, obj, fd, buf, len, dest_addr, addrlen);
-}
-
-ssize_t qp__sim_sendto(qp_os *os, int fd, const void *buf, size_t len, int flags,
-                       const struct sockaddr *dest_addr, socklen_t addrlen)
-{
-    return send_call(os, QP_SYS_sendto, fd, buf, len, flags, dest_addr, addrlen);
-}
-
-ssize_t qp__sim_send(qp_os *os, int fd, const void *buf, size_t len, int flags)
-{
-    return send_call(os, QP_SYS_send, fd, buf, len, flags, NULL, 0);
-}
-
-int64_t qp__dgram_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, void *buf, size_t count,
-                          int flags, struct sockaddr *src_addr, socklen_t *addrlen)
-{
+    (void)fd;
+    int flags = rec->call.io.flags;
     qp_dgram *d = dgram_of(sim, obj);
     rec->call.io.unit = QP_UNIT_DATAGRAMS;
     rec->call.io.queued_before = rec->call.io.queued_after = d->count;
@@ -295,12 +238,31 @@ int64_t qp__dgram_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, void *buf, size
     return qp__sim_exit(sim, rec, (flags & MSG_TRUNC) ? (int64_t)size : (int64_t)n, 0);
 }
 
-/* --- world events --- */
-
-bool qp__dgram_is_event(unsigned kind)
+/* The next datagram's length, when a receive would take one. */
+static int64_t dgram_next_message(qp_sim *sim, const qp_obj *obj)
 {
-    return kind == QP_EV_DGRAM || kind == QP_EV_DGRAM_ERROR || kind == QP_EV_REPLY;
+    const qp_dgram *d = dgram_of(sim, obj);
+    if (d->error != QP_DGRAM_ERROR_NONE || d->count == 0)
+        return -1;
+    return d->sizes[d->head % QP_DGRAM_QUEUE_MAX];
 }
+
+/* FIONREAD: the next datagram's length, 0 with none */
+static int dgram_ioctl(qp_sim *sim, qp_obj *obj, unsigned long request, void *arg)
+{
+    const qp_dgram *d = dgram_of(sim, obj);
+    /* SIOCOUTQ: what has not yet gone (net/ipv4/udp.c udp_ioctl): a
+       datagram goes at once */
+    if (request == SIOCOUTQ) {
+        if (arg == NULL)
+            return EFAULT;
+        *(int *)arg = 0;
+        return 0;
+    }
+    return qp__ioctl_fionread(request, arg, d->count > 0 ? d->sizes[d->head % QP_DGRAM_QUEUE_MAX] : 0);
+}
+
+/* --- world events --- */
 
 static qp_dgram *target_dgram(qp_sim *sim, int fd)
 {
@@ -378,6 +340,7 @@ static void arrive(qp_sim *sim, const qp_event *ev, size_t event_index, int fd, 
     }
     if (left > n)
         qp__sim_schedule(sim, &(qp_internal_event){.at_ns = rec->t_enter_ns + ev->period_ns,
+                                                   .owner = QP_OBJ_DGRAM,
                                                    .kind = QP_IEV_DGRAM,
                                                    .left = left - n,
                                                    .event_index = (uint8_t)event_index});
@@ -399,22 +362,42 @@ static void icmp_error(qp_sim *sim, const qp_event *ev, int fd, qp_rec *rec)
     qp__sim_notify(sim, fd);
 }
 
-void qp__dgram_event(qp_sim *sim, const qp_event *ev, int fd, size_t rec_index)
+/* The world's datagrams and ICMP errors: a reply goes where the peer
+ * sends it, whatever the event's target is now (closed, or another kind). */
+static void dgram_world_event(qp_sim *sim, const qp_event *ev, qp_obj *obj, int fd, qp_rec *rec)
 {
-    qp_rec *rec = &sim->trace->recs[rec_index];
+    (void)obj;
     if (ev->kind == QP_EV_DGRAM_ERROR)
         icmp_error(sim, ev, fd, rec);
     else
         arrive(sim, ev, (size_t)(ev - sim->sched->events), fd, 0, rec);
 }
 
-void qp__dgram_internal(qp_sim *sim, const qp_internal_event *iev)
+static void dgram_internal(qp_sim *sim, const qp_internal_event *iev)
 {
     const qp_event *ev = &sim->sched->events[iev->event_index];
     int fd = ev->target < sim->targets_count ? sim->targets[ev->target] : -1;
-    bool was_blocked = blocked(sim);
+    bool was_blocked = qp__sim_blocked(sim);
     qp_rec *rec = qp__sim_push(sim, QP_REC_EVENT);
     arrive(sim, ev, iev->event_index, fd, ev->repeat - iev->left, rec);
-    rec->event.delivered = was_blocked && !blocked(sim);
+    rec->event.delivered = was_blocked && !qp__sim_blocked(sim);
     qp__sim_check(sim);
 }
+
+const qp_kind qp__kind_dgram = {
+    .name = "UDP socket",
+    .socket = true,
+    .datagrams = true,
+    .revents = dgram_revents,
+    .recv = dgram_receive,
+    .send = dgram_send,
+    .next_message = dgram_next_message,
+    .ioctl = dgram_ioctl,
+    .close = dgram_close,
+    .accept = dgram_accept,
+    .connect = dgram_connect,
+    .world_events = (1u << QP_EV_DGRAM) | (1u << QP_EV_DGRAM_ERROR) | (1u << QP_EV_REPLY),
+    .world_events_anywhere = true,
+    .world_event = dgram_world_event,
+    .internal = dgram_internal,
+};

@@ -16,15 +16,17 @@
 #define EPOLLEXCLUSIVE_OK_BITS                                                                     \
     (EPOLLIN | EPOLLOUT | EPOLLERR | EPOLLHUP | EPOLLWAKEUP | EPOLLET | EPOLLEXCLUSIVE)
 
-int64_t qp__epoll_create(qp_sim *sim, qp_rec *rec)
+static int64_t new_epoll(qp_sim *sim, qp_rec *rec)
 {
-    if (sim->epolls_count == QP_SIM_EPOLLS_MAX)
+    if (sim->epolls_count == QP_SIM_EPOLLS_MAX) {
+        qp__sim_limit(sim, QP_LIMIT_EPOLLS, QP_SIM_EPOLLS_MAX);
         return qp__sim_exit(sim, rec, -1, ENFILE);
+    }
     int fd = qp__sim_alloc_fd(sim, QP_OBJ_EPOLL);
     if (fd < 0)
         return qp__sim_exit(sim, rec, -1, EMFILE);
     unsigned index = sim->epolls_count++;
-    memset(&sim->epolls[index], 0, sizeof sim->epolls[index]);
+    sim->epolls[index].entries_count = 0; /* entries are set as they are taken */
     sim->objs[fd].index = (uint8_t)index;
     sim->objs[fd].blocking = true; /* an epoll file never has O_NONBLOCK at first */
     return qp__sim_exit(sim, rec, fd, 0);
@@ -38,12 +40,23 @@ int qp__sim_epoll_create1(qp_os *os, int flags)
     rec.call.epoll_create.flags = flags;
     if (flags & ~EPOLL_CLOEXEC)
         return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
-    return (int)qp__epoll_create(sim, &rec);
+    return (int)new_epoll(sim, &rec);
+}
+
+int qp__sim_epoll_create(qp_os *os, int size)
+{
+    qp_sim *sim = qp__sim_of(os);
+    qp_rec rec;
+    qp__sim_enter(sim, &rec, QP_SYS_epoll_create);
+    rec.call.int_arg.value = size;
+    if (size <= 0) /* the size is ignored, but must be positive */
+        return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
+    return (int)new_epoll(sim, &rec);
 }
 
 static qp_epoll_entry *find(qp_epoll *ep, int fd)
 {
-    for (unsigned i = 0; i < QP_EPOLL_ENTRIES_MAX; i++)
+    for (unsigned i = 0; i < ep->entries_count; i++)
         if (ep->entries[i].used && ep->entries[i].fd == fd)
             return &ep->entries[i];
     return NULL;
@@ -63,7 +76,7 @@ static uint32_t entry_events(qp_sim *sim, const qp_epoll_entry *e)
 bool qp__epoll_has_ready(qp_sim *sim, unsigned epoll_index)
 {
     qp_epoll *ep = &sim->epolls[epoll_index];
-    for (unsigned i = 0; i < QP_EPOLL_ENTRIES_MAX; i++)
+    for (unsigned i = 0; i < ep->entries_count; i++)
         if (entry_events(sim, &ep->entries[i]))
             return true;
     return false;
@@ -79,13 +92,36 @@ static bool closes_loop(qp_sim *sim, unsigned inner, unsigned outer, unsigned de
     if (inner == outer || depth > EP_MAX_NESTS)
         return true;
     const qp_epoll *ep = &sim->epolls[inner];
-    for (unsigned i = 0; i < QP_EPOLL_ENTRIES_MAX; i++) {
+    for (unsigned i = 0; i < ep->entries_count; i++) {
         const qp_obj *o = ep->entries[i].used ? qp__sim_obj(sim, ep->entries[i].fd) : NULL;
         if (o != NULL && o->type == QP_OBJ_EPOLL && closes_loop(sim, o->index, outer, depth + 1))
             return true;
     }
     return false;
 }
+
+/* An epoll fd is readable while its set has an entry to report. */
+static short epoll_revents(qp_sim *sim, qp_obj *obj, short events)
+{
+    return qp__epoll_has_ready(sim, obj->index) ? (short)(events & POLLIN) : 0;
+}
+
+/* fs/eventpoll.c ep_eventpoll_ioctl (Linux 6.9 and later) fails every
+ * request it does not know with EINVAL */
+static int epoll_ioctl(qp_sim *sim, qp_obj *obj, unsigned long request, void *arg)
+{
+    (void)sim;
+    (void)obj;
+    (void)request;
+    (void)arg;
+    return EINVAL;
+}
+
+const qp_kind qp__kind_epoll = {
+    .name = "epoll",
+    .revents = epoll_revents,
+    .ioctl = epoll_ioctl,
+};
 
 void qp__epoll_forget_fd(qp_sim *sim, int fd)
 {
@@ -100,14 +136,16 @@ int qp__sim_epoll_ctl(qp_os *os, int epfd, int op, int fd, struct epoll_event *e
 {
     qp_sim *sim = qp__sim_of(os);
     qp_rec rec;
-    qp__sim_enter(sim, &rec, QP_SYS_epoll_ctl);
-    rec.call.epoll_ctl.epfd = epfd;
+    qp_obj *epobj = qp__sim_enter_fd(sim, &rec, QP_SYS_epoll_ctl, epfd);
     rec.call.epoll_ctl.op = op;
     rec.call.epoll_ctl.fd = fd;
     rec.call.epoll_ctl.events = event != NULL ? event->events : 0;
-    qp_obj *epobj = qp__sim_obj(sim, epfd);
     if (epobj == NULL || qp__sim_obj(sim, fd) == NULL)
-        return (int)qp__sim_exit(sim, &rec, -1, EBADF);
+        return (int)qp__sim_bad_fd(sim, &rec);
+    /* do_epoll_ctl's file_can_poll, before it looks at epfd: a file
+       without a poll of its own */
+    if (qp__kind(qp__sim_obj(sim, fd)->type)->revents == NULL)
+        return (int)qp__sim_exit(sim, &rec, -1, EPERM);
     if (epobj->type != QP_OBJ_EPOLL || fd == epfd)
         return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
     qp_epoll *ep = &sim->epolls[epobj->index];
@@ -130,11 +168,15 @@ int qp__sim_epoll_ctl(qp_os *os, int epfd, int op, int fd, struct epoll_event *e
     case EPOLL_CTL_ADD:
         if (entry != NULL)
             return (int)qp__sim_exit(sim, &rec, -1, EEXIST);
-        for (unsigned i = 0; i < QP_EPOLL_ENTRIES_MAX && entry == NULL; i++)
+        for (unsigned i = 0; i < ep->entries_count && entry == NULL; i++)
             if (!ep->entries[i].used)
                 entry = &ep->entries[i];
-        if (entry == NULL)
+        if (entry == NULL && ep->entries_count < QP_EPOLL_ENTRIES_MAX)
+            entry = &ep->entries[ep->entries_count++];
+        if (entry == NULL) {
+            qp__sim_limit(sim, QP_LIMIT_EPOLL_ENTRIES, QP_EPOLL_ENTRIES_MAX);
             return (int)qp__sim_exit(sim, &rec, -1, ENOSPC);
+        }
         entry->used = true;
         entry->fd = fd;
         break;
@@ -164,7 +206,7 @@ int qp__sim_epoll_ctl(qp_os *os, int epfd, int op, int fd, struct epoll_event *e
 static int collect(qp_sim *sim, qp_epoll *ep, struct epoll_event *events, int maxevents, qp_rec *rec)
 {
     int n = 0;
-    for (unsigned i = 0; i < QP_EPOLL_ENTRIES_MAX && n < maxevents; i++) {
+    for (unsigned i = 0; i < ep->entries_count && n < maxevents; i++) {
         qp_epoll_entry *e = &ep->entries[i];
         uint32_t ready = entry_events(sim, e);
         if (e->events & EPOLLET)

@@ -28,7 +28,19 @@ int qp__sim_eventfd(qp_os *os, unsigned int initval, int flags)
     return (int)qp__sim_exit(sim, &rec, fd, 0);
 }
 
-int64_t qp__eventfd_read(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *buf, size_t count)
+static short eventfd_revents(qp_sim *sim, qp_obj *obj, short events)
+{
+    (void)sim;
+    short revents = 0;
+    if (obj->eventfd_count > 0)
+        revents |= POLLIN;
+    if (obj->eventfd_count < QP_EVENTFD_MAX) /* eventfd_poll: a write of 1 fits */
+        revents |= POLLOUT;
+    return revents & events;
+}
+
+static int64_t counter_read(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *buf,
+                            size_t count)
 {
     (void)fd;
     rec->call.io.unit = QP_UNIT_COUNTER;
@@ -44,7 +56,7 @@ int64_t qp__eventfd_read(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *bu
     rec->call.io.has_value = true;
     obj->eventfd_count -= value;
     rec->call.io.queued_after = obj->eventfd_count;
-    /* writers blocked at the maximum could go on: eventfd_read wakes with
+    /* writers blocked at the maximum could go on: counter_read wakes with
        EPOLLOUT, so an EPOLLIN entry is not re-armed (a semaphore's
        counter may still be readable) */
     qp__sim_notify_events(sim, fd, EPOLLOUT);
@@ -69,8 +81,8 @@ int qp__eventfd_add(qp_sim *sim, qp_obj *obj, int fd, const void *buf, size_t co
     return 0;
 }
 
-int64_t qp__eventfd_write(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const void *buf,
-                          size_t count)
+static int64_t counter_write(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const void *buf,
+                             size_t count)
 {
     rec->call.io.unit = QP_UNIT_COUNTER;
     rec->call.io.queued_before = obj->eventfd_count;
@@ -81,3 +93,10 @@ int64_t qp__eventfd_write(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const v
     rec->call.io.has_value = true;
     return qp__sim_exit(sim, rec, sizeof(uint64_t), 0);
 }
+
+const qp_kind qp__kind_eventfd = {
+    .name = "eventfd",
+    .revents = eventfd_revents,
+    .read = counter_read,
+    .write = counter_write,
+};

@@ -1,5 +1,5 @@
-/* read, write, recv, recvfrom and close: checked here, then done by the
- * object behind the fd. All sim fds are non-blocking. */
+/* read, write, recv, recvfrom, send and sendto: checked here, then done by
+ * the kind of the object behind the fd (its qp_kind). */
 #include <errno.h>
 
 #include "sim_internal.h"
@@ -11,44 +11,22 @@ int64_t qp__io_receive(qp_sim *sim, qp_rec *rec, int fd, void *buf, size_t count
     rec->call.io.count = count;
     qp_obj *obj = qp__sim_obj(sim, fd);
     if (obj == NULL)
-        return qp__sim_exit(sim, rec, -1, EBADF);
+        return qp__sim_bad_fd(sim, rec);
     if (buf == NULL && count > 0)
         return qp__sim_exit(sim, rec, -1, EFAULT);
-    /* sock_read_iter: a read of 0 bytes from a socket returns 0 at once (a
-       recv of 0 bytes goes to the protocol, which may fail it) */
-    if (!socket_call && count == 0 &&
-        (obj->type == QP_OBJ_STREAM || obj->type == QP_OBJ_DGRAM || obj->type == QP_OBJ_UNIX))
-        return qp__sim_exit(sim, rec, 0, 0);
-    switch (obj->type) {
-    case QP_OBJ_STREAM:
-        /* a connected stream socket reports no source address */
-        if (src_addr != NULL && addrlen != NULL)
-            *addrlen = 0;
-        return qp__stream_receive(sim, rec, obj, fd, buf, count);
-    case QP_OBJ_DGRAM:
-        return qp__dgram_receive(sim, rec, obj, buf, count, socket_call ? rec->call.io.flags : 0,
-                                 src_addr, addrlen);
-    case QP_OBJ_EVENTFD:
-        if (!socket_call)
-            return qp__eventfd_read(sim, rec, obj, fd, buf, count);
-        break;
-    case QP_OBJ_PIPE_READ:
-        if (!socket_call)
-            return qp__pipe_read(sim, rec, obj, fd, buf, count);
-        break;
-    case QP_OBJ_PIPE_WRITE:
-        return qp__sim_exit(sim, rec, -1, socket_call ? ENOTSOCK : EBADF);
-    case QP_OBJ_TIMERFD:
-        if (!socket_call)
-            return qp__timerfd_read(sim, rec, obj, fd, buf, count);
-        break;
-    case QP_OBJ_UNIX:
-        /* an end of a socketpair has no address: it reports none */
-        if (src_addr != NULL && addrlen != NULL)
-            *addrlen = 0;
-        return qp__unix_receive(sim, rec, obj, fd, buf, count);
+    const qp_kind *kind = qp__kind(obj->type);
+    if (kind->socket) {
+        /* sock_read_iter: a read of 0 bytes from a socket returns 0 at once
+           (a recv of 0 bytes goes to the protocol, which may fail it) */
+        if (!socket_call && count == 0)
+            return qp__sim_exit(sim, rec, 0, 0);
+        return kind->recv(sim, rec, obj, fd, buf, count, src_addr, addrlen);
     }
-    return qp__sim_exit(sim, rec, -1, socket_call ? ENOTSOCK : EINVAL);
+    if (socket_call)
+        return qp__sim_exit(sim, rec, -1, ENOTSOCK);
+    if (kind->read == NULL)
+        return qp__sim_exit(sim, rec, -1, EINVAL);
+    return kind->read(sim, rec, obj, fd, buf, count);
 }
 
 ssize_t qp__sim_read(qp_os *os, int fd, void *buf, size_t count)
@@ -84,24 +62,15 @@ int64_t qp__io_write(qp_sim *sim, qp_rec *rec, int fd, const void *buf, size_t c
     rec->call.io.count = count;
     qp_obj *obj = qp__sim_obj(sim, fd);
     if (obj == NULL)
-        return qp__sim_exit(sim, rec, -1, EBADF);
+        return qp__sim_bad_fd(sim, rec);
     if (buf == NULL && count > 0)
         return qp__sim_exit(sim, rec, -1, EFAULT);
-    switch (obj->type) {
-    case QP_OBJ_STREAM:
-        return qp__stream_send(sim, rec, obj, fd, count);
-    case QP_OBJ_EVENTFD:
-        return qp__eventfd_write(sim, rec, obj, fd, buf, count);
-    case QP_OBJ_PIPE_WRITE:
-        return qp__pipe_write(sim, rec, obj, fd, count);
-    case QP_OBJ_PIPE_READ:
-        return qp__sim_exit(sim, rec, -1, EBADF);
-    case QP_OBJ_DGRAM:
-        return qp__dgram_send(sim, rec, obj, fd, buf, count, NULL, 0);
-    case QP_OBJ_UNIX:
-        return qp__unix_send(sim, rec, obj, fd, buf, count);
-    }
-    return qp__sim_exit(sim, rec, -1, EINVAL);
+    const qp_kind *kind = qp__kind(obj->type);
+    if (kind->socket)
+        return kind->send(sim, rec, obj, fd, buf, count, NULL, 0);
+    if (kind->write == NULL)
+        return qp__sim_exit(sim, rec, -1, EINVAL);
+    return kind->write(sim, rec, obj, fd, buf, count);
 }
 
 ssize_t qp__sim_write(qp_os *os, int fd, const void *buf, size_t count)
@@ -112,24 +81,33 @@ ssize_t qp__sim_write(qp_os *os, int fd, const void *buf, size_t count)
     return (ssize_t)qp__io_write(sim, &rec, fd, buf, count);
 }
 
-int qp__sim_close(qp_os *os, int fd)
+/* send and sendto */
+static ssize_t send_call(qp_os *os, unsigned sys, int fd, const void *buf, size_t len, int flags,
+                         const struct sockaddr *dest_addr, socklen_t addrlen)
 {
     qp_sim *sim = qp__sim_of(os);
     qp_rec rec;
-    qp__sim_enter(sim, &rec, QP_SYS_close);
-    rec.call.fd.fd = fd;
-    qp_obj *obj = qp__sim_obj(sim, fd);
+    qp_obj *obj = qp__sim_enter_fd(sim, &rec, sys, fd);
+    rec.call.io.count = len;
+    rec.call.io.flags = flags;
+    rec.call.io.addr = QP_REC_INET_NONE;
     if (obj == NULL)
-        return (int)qp__sim_exit(sim, &rec, -1, EBADF);
-    if (obj->type == QP_OBJ_PIPE_READ || obj->type == QP_OBJ_PIPE_WRITE)
-        qp__pipe_close(sim, obj);
-    else if (obj->type == QP_OBJ_TIMERFD)
-        qp__timerfd_close(sim, obj);
-    else if (obj->type == QP_OBJ_UNIX)
-        qp__unix_close(sim, obj);
-    else if (obj->type == QP_OBJ_DGRAM)
-        qp__dgram_close(sim, obj);
-    qp__epoll_forget_fd(sim, fd);
-    obj->type = QP_OBJ_NONE;
-    return (int)qp__sim_exit(sim, &rec, 0, 0);
+        return (ssize_t)qp__sim_bad_fd(sim, &rec);
+    if (buf == NULL && len > 0)
+        return (ssize_t)qp__sim_exit(sim, &rec, -1, EFAULT);
+    const qp_kind *kind = qp__kind(obj->type);
+    if (!kind->socket)
+        return (ssize_t)qp__sim_exit(sim, &rec, -1, ENOTSOCK);
+    return (ssize_t)kind->send(sim, &rec, obj, fd, buf, len, dest_addr, addrlen);
+}
+
+ssize_t qp__sim_sendto(qp_os *os, int fd, const void *buf, size_t len, int flags,
+                       const struct sockaddr *dest_addr, socklen_t addrlen)
+{
+    return send_call(os, QP_SYS_sendto, fd, buf, len, flags, dest_addr, addrlen);
+}
+
+ssize_t qp__sim_send(qp_os *os, int fd, const void *buf, size_t len, int flags)
+{
+    return send_call(os, QP_SYS_send, fd, buf, len, flags, NULL, 0);
 }

@@ -9,8 +9,6 @@
 #include "quietpoll/units.h"
 #include "sim_internal.h"
 
-_Static_assert(QP_SIM_FDS_MAX < 64, "a ready mask has a bit for every fd");
-
 /* The world's streams and pipes ready for input now: a bit per fd. */
 static uint64_t ready_mask(qp_sim *sim, int32_t *lowest_fd)
 {
@@ -19,10 +17,15 @@ static uint64_t ready_mask(qp_sim *sim, int32_t *lowest_fd)
     for (unsigned t = 0; t < sim->targets_count; t++) {
         int fd = sim->targets[t];
         qp_obj *obj = qp__sim_obj(sim, fd);
-        if (obj == NULL || (obj->type != QP_OBJ_STREAM && obj->type != QP_OBJ_PIPE_READ))
-            continue; /* closed: nobody waits for it any more */
+        /* closed: nobody waits for it any more; a kind that is no input of
+           a loop (a datagram socket), or an end that is not read */
+        if (obj == NULL || !qp__kind(obj->type)->loop_input || qp__obj_rw_error(obj, false) != 0)
+            continue;
         if (!(qp__sim_revents(sim, fd, POLLIN) & (POLLIN | POLLERR | POLLHUP)))
             continue;
+        /* the world's targets are made at a machine's setup, first: the
+           lowest fds, each with its bit */
+        assert(fd < 64 && "a loop's input fd has its bit in the ready mask");
         mask |= UINT64_C(1) << fd;
         if (*lowest_fd < 0 || fd < *lowest_fd)
             *lowest_fd = fd;

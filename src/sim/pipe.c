@@ -65,21 +65,13 @@ static void check_pipe(const qp_sim *sim, const qp_pipe *p)
     assert(p->rd_waiter == QP_NO_TASK || p->rd_waiter != p->wr_waiter);
 }
 
-int qp__pipe_peer_fd(qp_sim *sim, const qp_obj *obj)
-{
-    unsigned want = obj->type == QP_OBJ_PIPE_READ ? QP_OBJ_PIPE_WRITE : QP_OBJ_PIPE_READ;
-    for (int fd = 0; fd < QP_SIM_FDS_MAX; fd++)
-        if (sim->objs[fd].type == want && sim->objs[fd].index == obj->index)
-            return fd;
-    return -1;
-}
+/* The end of a pipe: 0 reads, 1 writes (qp_obj.end). */
+enum { END_READ, END_WRITE };
 
-int qp__sim_pipe2(qp_os *os, int pipefd[2], int flags)
+/* The other end's fd of the pipe behind obj, or -1 (closed). */
+static int peer_fd(qp_sim *sim, const qp_obj *obj)
 {
-    qp_sim *sim = qp__sim_of(os);
-    qp_rec rec;
-    qp__sim_enter(sim, &rec, QP_SYS_pipe2);
-    return (int)qp__pipe_create(sim, &rec, pipefd, flags);
+    return sim->pipes[obj->index].fd[1 - obj->end];
 }
 
 /* The next pipe, its ends at rfd and wfd. */
@@ -91,21 +83,28 @@ static void open_pipe(qp_sim *sim, int rfd, int wfd, bool blocking)
     memset(p, 0, sizeof *p);
     p->reader_open = p->writer_open = true;
     p->rd_waiter = p->wr_waiter = QP_NO_TASK;
+    p->fd[END_READ] = rfd;
+    p->fd[END_WRITE] = wfd;
     sim->objs[rfd].index = sim->objs[wfd].index = (uint8_t)index;
+    sim->objs[rfd].end = END_READ;
+    sim->objs[wfd].end = END_WRITE;
     sim->objs[rfd].blocking = sim->objs[wfd].blocking = blocking;
 }
 
-int64_t qp__pipe_create(qp_sim *sim, qp_rec *rec, int pipefd[2], int flags)
+/* pipe2's work once its record is entered */
+static int64_t pipe_create(qp_sim *sim, qp_rec *rec, int pipefd[2], int flags)
 {
     rec->call.pipe.flags = flags;
     if (pipefd == NULL)
         return qp__sim_exit(sim, rec, -1, EFAULT);
     if (flags & ~(O_NONBLOCK | O_CLOEXEC))
         return qp__sim_exit(sim, rec, -1, EINVAL);
-    if (sim->pipes_count == QP_SIM_PIPES_MAX)
+    if (sim->pipes_count == QP_SIM_PIPES_MAX) {
+        qp__sim_limit(sim, QP_LIMIT_PIPES, QP_SIM_PIPES_MAX);
         return qp__sim_exit(sim, rec, -1, ENFILE);
-    int rfd = qp__sim_alloc_fd(sim, QP_OBJ_PIPE_READ);
-    int wfd = rfd < 0 ? -1 : qp__sim_alloc_fd(sim, QP_OBJ_PIPE_WRITE);
+    }
+    int rfd = qp__sim_alloc_fd(sim, QP_OBJ_PIPE);
+    int wfd = rfd < 0 ? -1 : qp__sim_alloc_fd(sim, QP_OBJ_PIPE);
     if (wfd < 0) {
         if (rfd >= 0)
             sim->objs[rfd].type = QP_OBJ_NONE;
@@ -119,34 +118,31 @@ int64_t qp__pipe_create(qp_sim *sim, qp_rec *rec, int pipefd[2], int flags)
     return qp__sim_exit(sim, rec, 0, 0);
 }
 
-int qp__sim_fcntl(qp_os *os, int fd, int cmd, long arg)
+int qp__sim_pipe2(qp_os *os, int *pipefd, int flags)
 {
     qp_sim *sim = qp__sim_of(os);
     qp_rec rec;
-    qp__sim_enter(sim, &rec, QP_SYS_fcntl);
-    rec.call.fcntl.fd = fd;
-    rec.call.fcntl.cmd = cmd;
-    rec.call.fcntl.arg = arg;
-    qp_obj *obj = qp__sim_obj(sim, fd);
-    if (obj == NULL)
-        return (int)qp__sim_exit(sim, &rec, -1, EBADF);
-    if (cmd == F_GETFL)
-        return (int)qp__sim_exit(sim, &rec, obj->blocking ? 0 : O_NONBLOCK, 0);
-    if (cmd == F_GETFD || cmd == F_SETFD) /* close-on-exec: nothing execs in the sim */
-        return (int)qp__sim_exit(sim, &rec, cmd == F_GETFD ? FD_CLOEXEC : 0, 0);
-    if (cmd != F_SETFL)
-        return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
-    /* fs/fcntl.c setfl: O_NONBLOCK is the file's flag, whatever the file;
-       only pipes, timerfds and socketpair ends act on it in the sim */
-    obj->blocking = !(arg & O_NONBLOCK);
-    return (int)qp__sim_exit(sim, &rec, 0, 0);
+    qp__sim_enter(sim, &rec, QP_SYS_pipe2);
+    return (int)pipe_create(sim, &rec, pipefd, flags);
 }
 
-short qp__pipe_revents(const qp_sim *sim, const qp_obj *obj)
+int qp__sim_pipe(qp_os *os, int *pipefd)
+{
+    /* glibc's pipe is the pipe2 syscall with no flags (a blocking pipe) */
+    qp_sim *sim = qp__sim_of(os);
+    qp_rec rec;
+    qp__sim_enter(sim, &rec, QP_SYS_pipe);
+    return (int)pipe_create(sim, &rec, pipefd, 0);
+}
+
+/* pipe_poll: POLLIN while bytes are queued, POLLHUP once the writer is
+ * gone (read end); POLLOUT while a slot is free, POLLERR once the reader
+ * is gone (write end); POLLERR and POLLHUP whatever was asked. */
+static short pipe_revents(qp_sim *sim, qp_obj *obj, short events)
 {
     const qp_pipe *p = &sim->pipes[obj->index];
     short revents = 0;
-    if (obj->type == QP_OBJ_PIPE_READ) {
+    if (obj->end == END_READ) {
         if (p->bytes > 0)
             revents |= POLLIN;
         if (!p->writer_open)
@@ -157,7 +153,20 @@ short qp__pipe_revents(const qp_sim *sim, const qp_obj *obj)
         if (!p->reader_open)
             revents |= POLLERR;
     }
-    return revents;
+    return (short)((revents & events) | (revents & (POLLERR | POLLHUP)));
+}
+
+/* A read of the write end, or a write of the read end: the file was not
+ * opened for it. */
+static int pipe_rw_error(const qp_obj *obj, bool write)
+{
+    return obj->end == (write ? END_READ : END_WRITE) ? EBADF : 0;
+}
+
+/* FIONREAD: the bytes queued, on either end */
+static int pipe_ioctl(qp_sim *sim, qp_obj *obj, unsigned long request, void *arg)
+{
+    return qp__ioctl_fionread(request, arg, (int64_t)sim->pipes[obj->index].bytes);
 }
 
 /* --- the wait queues --- */
@@ -219,6 +228,7 @@ static void wake(qp_sim *sim, qp_pipe *p, unsigned queue, bool held_before)
     w->stranded = false;
     uint64_t now_ns = sim->in_world ? sim->world_now_ns : sim->now_ns;
     qp__sim_schedule(sim, &(qp_internal_event){.at_ns = now_ns + qp_sim_wake_latency_ns(sim),
+                                               .owner = QP_OBJ_PIPE,
                                                .kind = QP_IEV_RESUME,
                                                .task = (uint8_t)task});
 }
@@ -310,9 +320,11 @@ static size_t take(qp_pipe *p, size_t count)
     return done;
 }
 
-int64_t qp__pipe_read(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *buf, size_t count)
+static int64_t pipe_read(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *buf, size_t count)
 {
     (void)fd;
+    if (obj->end != END_READ)
+        return qp__sim_bad_fd(sim, rec);
     qp_pipe *p = pipe_of(sim, obj);
     rec->call.io.queued_before = rec->call.io.queued_after = p->bytes;
     if (count == 0)
@@ -330,7 +342,7 @@ int64_t qp__pipe_read(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *buf, 
     /* pipe_read wakes the write queue (poll and epoll waiters on it too)
        only when it frees a slot of a full ring */
     if (c.slots_before == QP_PIPE_SLOTS && c.slots_after < c.slots_before) {
-        int peer = qp__pipe_peer_fd(sim, obj);
+        int peer = peer_fd(sim, obj);
         if (peer >= 0)
             qp__sim_notify_events(sim, peer, EPOLLOUT);
     }
@@ -377,7 +389,7 @@ static size_t put_and_wake(qp_sim *sim, qp_pipe *p, const qp_obj *obj, size_t co
     if (done == 0)
         return 0;
     qp_pipe_change c = change_from(p, slots_before, bytes_before);
-    int peer = qp__pipe_peer_fd(sim, obj);
+    int peer = peer_fd(sim, obj);
     if (peer >= 0)
         qp__sim_notify_events(sim, peer, EPOLLIN); /* pipe_write's key */
     after_write(sim, p, &c);
@@ -411,9 +423,13 @@ static bool sleep_until_writable(qp_sim *sim, qp_pipe *p)
     return room;
 }
 
-int64_t qp__pipe_write(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, size_t count)
+static int64_t pipe_write(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const void *buf,
+                          size_t count)
 {
     (void)fd;
+    (void)buf; /* the bytes are not kept: a pipe's reader reads zeros */
+    if (obj->end != END_WRITE)
+        return qp__sim_bad_fd(sim, rec);
     qp_pipe *p = pipe_of(sim, obj);
     rec->call.io.queued_before = rec->call.io.queued_after = p->bytes;
     if (count == 0)
@@ -437,17 +453,19 @@ int64_t qp__pipe_write(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, size_t cou
     return qp__sim_exit(sim, rec, (int64_t)done, 0);
 }
 
-void qp__pipe_close(qp_sim *sim, qp_obj *obj)
+static void pipe_close(qp_sim *sim, qp_obj *obj, int fd)
 {
+    (void)fd;
     qp_pipe *p = pipe_of(sim, obj);
-    if (obj->type == QP_OBJ_PIPE_READ)
+    p->fd[obj->end] = -1;
+    if (obj->end == END_READ)
         p->reader_open = false;
     else
         p->writer_open = false;
-    int peer = qp__pipe_peer_fd(sim, obj);
+    int peer = peer_fd(sim, obj);
     if (peer >= 0)
         qp__sim_notify(sim, peer);
-    wake(sim, p, obj->type == QP_OBJ_PIPE_READ ? QUEUE_WRITE : QUEUE_READ, false);
+    wake(sim, p, obj->end == END_READ ? QUEUE_WRITE : QUEUE_READ, false);
     check_pipe(sim, p);
 }
 
@@ -456,8 +474,8 @@ void qp__pipe_close(qp_sim *sim, qp_obj *obj)
 int qp_sim_add_pipe_target(qp_sim *sim)
 {
     assert(sim->pipes_count < QP_SIM_PIPES_MAX && "out of sim pipes");
-    int rfd = qp__sim_alloc_fd(sim, QP_OBJ_PIPE_READ);
-    int wfd = rfd < 0 ? -1 : qp__sim_alloc_fd(sim, QP_OBJ_PIPE_WRITE);
+    int rfd = qp__sim_alloc_fd(sim, QP_OBJ_PIPE);
+    int wfd = rfd < 0 ? -1 : qp__sim_alloc_fd(sim, QP_OBJ_PIPE);
     assert(wfd >= 0 && "out of sim fds");
     open_pipe(sim, rfd, wfd, false);
     assert(sim->targets_count < QP_SIM_FDS_MAX);
@@ -465,10 +483,15 @@ int qp_sim_add_pipe_target(qp_sim *sim)
     return rfd;
 }
 
-void qp__pipe_world_event(qp_sim *sim, const qp_event *ev, qp_obj *reader)
+/* The world writes to a pipe target, and closes its write end (QP_EV_EOF;
+ * QP_EV_RESET too: a pipe has no reset, its writer goes away). */
+static void pipe_world_event(qp_sim *sim, const qp_event *ev, qp_obj *reader, int fd, qp_rec *rec)
 {
-    assert(reader->type == QP_OBJ_PIPE_READ);
-    int wfd = qp__pipe_peer_fd(sim, reader);
+    (void)fd;
+    (void)rec;
+    if (reader->end != END_READ)
+        return; /* the target's fd is another pipe's write end now */
+    int wfd = peer_fd(sim, reader);
     if (wfd < 0)
         return; /* the writer is gone: the pipe is at its end already */
     qp_obj *writer = &sim->objs[wfd];
@@ -481,7 +504,7 @@ void qp__pipe_world_event(qp_sim *sim, const qp_event *ev, qp_obj *reader)
         return;
     }
     assert(ev->kind == QP_EV_EOF || ev->kind == QP_EV_RESET);
-    qp__pipe_close(sim, writer);
+    pipe_close(sim, writer, wfd);
     qp__epoll_forget_fd(sim, wfd);
     writer->type = QP_OBJ_NONE;
 }
@@ -490,8 +513,8 @@ void qp__pipe_world_event(qp_sim *sim, const qp_event *ev, qp_obj *reader)
 
 static int reader_fd(const qp_sim *sim)
 {
-    for (int fd = 0; fd < QP_SIM_FDS_MAX; fd++)
-        if (sim->objs[fd].type == QP_OBJ_PIPE_READ)
+    for (int fd = QP_SIM_FIRST_FD; fd < sim->fds_high; fd++)
+        if (sim->objs[fd].type == QP_OBJ_PIPE && sim->objs[fd].end == END_READ)
             return fd;
     return -1;
 }
@@ -501,6 +524,7 @@ static void next_read(qp_sim *sim, uint8_t task, uint32_t size, uint32_t left, u
 {
     if (left > 1)
         qp__sim_schedule(sim, &(qp_internal_event){.at_ns = done_ns + period_ns,
+                                                   .owner = QP_OBJ_PIPE,
                                                    .kind = QP_IEV_READ,
                                                    .task = task,
                                                    .size = size,
@@ -518,7 +542,7 @@ static void reader_syscall(qp_sim *sim, uint8_t task, int fd, uint32_t size, uin
     qp__sim_enter(sim, &rec, QP_SYS_read);
     rec.call.io.fd = fd;
     rec.call.io.count = size;
-    qp__pipe_read(sim, &rec, &sim->objs[fd], fd, NULL, size);
+    pipe_read(sim, &rec, &sim->objs[fd], fd, NULL, size);
     *done_ns = sim->world_now_ns + sim->sched->cost_ns;
     qp__sim_world_end(sim, saved);
 }
@@ -571,7 +595,7 @@ static void reader_resume(qp_sim *sim, uint8_t task, uint64_t at_ns)
     next_read(sim, task, w->want, w->left, w->period_ns, done_ns);
 }
 
-void qp__pipe_internal(qp_sim *sim, const qp_internal_event *iev)
+static void pipe_internal(qp_sim *sim, const qp_internal_event *iev)
 {
     if (iev->kind == QP_IEV_READ) {
         reader_read(sim, iev->task, iev->size, iev->left, iev->period_ns, iev->at_ns);
@@ -584,3 +608,17 @@ void qp__pipe_internal(qp_sim *sim, const qp_internal_event *iev)
     if (sim->wait.active && sim->wait.type == QP_WAIT_PIPE && sim->wait.wake == QP_WAKE_NONE)
         sim->wait.wake = QP_WAKE_READY; /* the writer blocked in write() runs again */
 }
+
+const qp_kind qp__kind_pipe = {
+    .name = "pipe end",
+    .loop_input = true,
+    .revents = pipe_revents,
+    .rw_error = pipe_rw_error,
+    .read = pipe_read,
+    .write = pipe_write,
+    .ioctl = pipe_ioctl,
+    .close = pipe_close,
+    .world_events = (1u << QP_EV_DATA) | (1u << QP_EV_EOF) | (1u << QP_EV_RESET),
+    .world_event = pipe_world_event,
+    .internal = pipe_internal,
+};

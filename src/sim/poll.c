@@ -22,6 +22,8 @@ int64_t qp__poll(qp_sim *sim, qp_rec *rec, struct pollfd *fds, nfds_t nfds, uint
 {
     rec->call.wait.epfd = -1;
     rec->call.wait.fds_count = (int32_t)nfds;
+    if (nfds > QP_TRACE_POLL_FDS_MAX && fds != NULL && !sim->in_world)
+        qp__sim_limit(sim, QP_LIMIT_POLL_FDS, QP_TRACE_POLL_FDS_MAX);
     if (nfds > QP_TRACE_POLL_FDS_MAX || (fds == NULL && nfds > 0) || sim->in_world) {
         *err = fds == NULL && nfds > 0 ? EFAULT : EINVAL;
         return -1;

@@ -2,6 +2,7 @@
  * budget, operation marks, and the os table that routes into it. */
 #include <assert.h>
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "quietpoll/units.h"
@@ -15,8 +16,7 @@ _Noreturn void qp__sim_stop(qp_sim *sim, unsigned why)
 
 static void check_at(qp_sim *sim, size_t index)
 {
-    if (sim->oracle != NULL && qp_oracle_on_rec(sim->oracle, sim->trace, index) &&
-        !sim->oracle->keep_going)
+    if (sim->observer.on_rec != NULL && sim->observer.on_rec(sim->observer.ctx, sim->trace, index))
         qp__sim_stop(sim, QP_STOP_VIOLATION);
 }
 
@@ -35,11 +35,13 @@ static uint64_t task_now_ns(const qp_sim *sim)
     return sim->in_world ? sim->world_now_ns : sim->now_ns;
 }
 
-/* A full trace ends the run as a spent budget does. */
-static void trace_full(qp_sim *sim)
+/* The run's budget is spent, or its trace full (which ends the run as a
+ * spent budget does): the observer hears it, and the run stops. */
+_Noreturn static void budget_spent(qp_sim *sim)
 {
-    if (sim->oracle != NULL && sim->oracle->violation.property < 0)
-        qp_oracle_on_budget(sim->oracle, sim->trace, sim->trace->count - 1, sim->calls_max);
+    if (sim->observer.on_budget != NULL)
+        sim->observer.on_budget(sim->observer.ctx, sim->trace, sim->trace->count - 1,
+                                sim->calls_max);
     qp__sim_stop(sim, QP_STOP_VIOLATION);
 }
 
@@ -47,125 +49,12 @@ qp_rec *qp__sim_push(qp_sim *sim, unsigned type)
 {
     qp_rec *rec = qp_trace_push(sim->trace);
     if (rec == NULL)
-        trace_full(sim);
+        budget_spent(sim);
     rec->type = (uint8_t)type;
     rec->task = sim->task;
     rec->t_enter_ns = task_now_ns(sim);
     rec->t_exit_ns = rec->t_enter_ns;
     return rec;
-}
-
-qp_obj *qp__sim_obj(qp_sim *sim, int fd)
-{
-    if (fd < 0 || fd >= QP_SIM_FDS_MAX || sim->objs[fd].type == QP_OBJ_NONE)
-        return NULL;
-    return &sim->objs[fd];
-}
-
-int qp__sim_alloc_fd(qp_sim *sim, unsigned type)
-{
-    for (int fd = QP_SIM_FIRST_FD; fd < QP_SIM_FDS_MAX; fd++)
-        if (sim->objs[fd].type == QP_OBJ_NONE) {
-            memset(&sim->objs[fd], 0, sizeof sim->objs[fd]);
-            sim->objs[fd].type = (uint8_t)type;
-            return fd;
-        }
-    return -1;
-}
-
-/* Linux's tcp_poll: POLLOUT while the connection is up and after it is
- * shut down for sending too (never 0 in the sim: the peer takes
- * everything); POLLIN and POLLRDHUP once the FIN or RST came; POLLHUP once
- * a RST closed it; POLLERR while its error is pending. */
-static short stream_revents(const qp_stream *s, short events)
-{
-    short revents = POLLOUT;
-    if (s->bytes_queued > 0 || s->eof)
-        revents |= POLLIN;
-    if (s->eof)
-        revents |= POLLRDHUP;
-    revents &= events;
-    if (s->closed)
-        revents |= POLLHUP; /* reported whatever was asked */
-    if (s->error != 0)
-        revents |= POLLERR;
-    return revents;
-}
-
-static short kind_revents(qp_sim *sim, qp_obj *obj, short events)
-{
-    switch (obj->type) {
-    case QP_OBJ_STREAM:
-        return stream_revents(&obj->stream, events);
-    case QP_OBJ_EVENTFD: {
-        short revents = 0;
-        if (obj->eventfd_count > 0)
-            revents |= POLLIN;
-        if (obj->eventfd_count < QP_EVENTFD_MAX) /* eventfd_poll: a write of 1 fits */
-            revents |= POLLOUT;
-        return revents & events;
-    }
-    case QP_OBJ_PIPE_READ:
-    case QP_OBJ_PIPE_WRITE: {
-        short revents = qp__pipe_revents(sim, obj);
-        return (short)((revents & events) | (revents & (POLLERR | POLLHUP)));
-    }
-    case QP_OBJ_EPOLL:
-        return qp__epoll_has_ready(sim, obj->index) ? (short)(events & POLLIN) : 0;
-    case QP_OBJ_DGRAM:
-        return qp__dgram_revents(sim, obj, events);
-    case QP_OBJ_TIMERFD:
-        return qp__timerfd_revents(sim, obj, events);
-    case QP_OBJ_UNIX:
-        return qp__unix_revents(sim, obj, events);
-    }
-    return 0;
-}
-
-/* The NORM and BAND bits each kind's poll adds to POLLIN and POLLOUT:
- * POLLRDNORM with POLLIN (fs/pipe.c pipe_poll, tcp_poll, datagram_poll,
- * unix_poll, fs/eventpoll.c ep_eventpoll_poll), POLLWRNORM with POLLOUT,
- * and POLLWRBAND too for datagram and unix sockets (datagram_poll,
- * unix_poll's unix_writable); an eventfd and a timerfd add none. */
-static short norm_bits(const qp_obj *obj, short revents)
-{
-    bool rd = true, wr = true, wrband = false;
-    switch (obj->type) {
-    case QP_OBJ_EVENTFD:
-    case QP_OBJ_TIMERFD:
-        rd = wr = false;
-        break;
-    case QP_OBJ_DGRAM:
-    case QP_OBJ_UNIX:
-        wrband = true;
-        break;
-    default:
-        break;
-    }
-    short bits = 0;
-    if (rd && (revents & POLLIN))
-        bits |= POLLRDNORM;
-    if (wr && (revents & POLLOUT))
-        bits |= POLLWRNORM;
-    if (wrband && (revents & POLLOUT))
-        bits |= POLLWRBAND;
-    return bits;
-}
-
-short qp__sim_revents(qp_sim *sim, int fd, short events)
-{
-    qp_obj *obj = qp__sim_obj(sim, fd);
-    if (obj == NULL)
-        return POLLNVAL;
-    /* a NORM or BAND bit asked is asked of the bit it comes with */
-    short ask = events;
-    if (events & POLLRDNORM)
-        ask |= POLLIN;
-    if (events & (POLLWRNORM | POLLWRBAND))
-        ask |= POLLOUT;
-    short revents = kind_revents(sim, obj, ask);
-    revents |= norm_bits(obj, revents);
-    return (short)(revents & (events | POLLERR | POLLHUP));
 }
 
 bool qp__sim_wait_ready(qp_sim *sim)
@@ -181,7 +70,7 @@ bool qp__sim_wait_ready(qp_sim *sim)
     return false;
 }
 
-static bool blocked(const qp_sim *sim)
+bool qp__sim_blocked(const qp_sim *sim)
 {
     return sim->wait.active && sim->wait.wake == QP_WAKE_NONE;
 }
@@ -210,7 +99,7 @@ static void notify_events(qp_sim *sim, int fd, uint32_t key, unsigned depth)
         key |= EPOLLWRNORM | EPOLLWRBAND;
     for (unsigned e = 0; e < sim->epolls_count; e++) {
         bool woken = false;
-        for (unsigned i = 0; i < QP_EPOLL_ENTRIES_MAX; i++) {
+        for (unsigned i = 0; i < sim->epolls[e].entries_count; i++) {
             qp_epoll_entry *entry = &sim->epolls[e].entries[i];
             /* ep_poll_callback: a keyed wakeup re-arms only the entries
                interested in one of its events */
@@ -232,7 +121,7 @@ static void notify_events(qp_sim *sim, int fd, uint32_t key, unsigned depth)
 void qp__sim_notify_events(qp_sim *sim, int fd, uint32_t key)
 {
     notify_events(sim, fd, key, 0);
-    if (blocked(sim) && qp__sim_wait_ready(sim))
+    if (qp__sim_blocked(sim) && qp__sim_wait_ready(sim))
         sim->wait.wake = QP_WAKE_READY;
 }
 
@@ -246,7 +135,7 @@ static bool wait_watches_for_input(qp_sim *sim, int fd)
 {
     if (sim->wait.type == QP_WAIT_EPOLL) {
         const qp_epoll *ep = &sim->epolls[sim->wait.epoll_index];
-        for (unsigned i = 0; i < QP_EPOLL_ENTRIES_MAX; i++)
+        for (unsigned i = 0; i < ep->entries_count; i++)
             if (ep->entries[i].used && ep->entries[i].fd == fd && !ep->entries[i].disabled &&
                 (ep->entries[i].events & EPOLLIN))
                 return true;
@@ -272,50 +161,35 @@ static void run_world_action(qp_sim *sim, const qp_event *ev, uint8_t task)
     qp__sim_world_end(sim, saved_task);
 }
 
-/* Applies one world event to the sim's own objects. */
-static void apply_event(qp_sim *sim, const qp_event *ev, int fd)
+/* Applies one world event: a signal or a spurious wakeup to the blocked
+ * wait, any other to the kind it is for (qp_kind.world_events), which
+ * fills in its record. */
+static void apply_event(qp_sim *sim, const qp_event *ev, int fd, qp_rec *rec)
 {
-    qp_obj *obj = qp__sim_obj(sim, fd);
-    bool is_stream = obj != NULL && obj->type == QP_OBJ_STREAM;
-    bool is_pipe = obj != NULL && obj->type == QP_OBJ_PIPE_READ;
-    if (is_pipe && (ev->kind == QP_EV_DATA || ev->kind == QP_EV_EOF || ev->kind == QP_EV_RESET)) {
-        qp__pipe_world_event(sim, ev, obj);
-        return;
-    }
     switch (ev->kind) {
     case QP_EV_SIGNAL:
-        if (blocked(sim) && !sim->wait.signal_masked)
+        if (qp__sim_blocked(sim) && !sim->wait.signal_masked)
             sim->wait.wake = QP_WAKE_SIGNAL;
-        break;
+        return;
     case QP_EV_SPURIOUS:
-        if (blocked(sim) && wait_watches_for_input(sim, fd)) {
+        if (qp__sim_blocked(sim) && wait_watches_for_input(sim, fd)) {
             sim->wait.wake = QP_WAKE_SPURIOUS;
             sim->wait.spurious_fd = fd;
         }
-        break;
-    case QP_EV_DATA:
-        /* the peer's send of nothing transmits nothing: no arrival, no wakeup */
-        if (is_stream && !obj->stream.eof && ev->size > 0) {
-            obj->stream.bytes_queued += ev->size;
-            qp__sim_notify_events(sim, fd, EPOLLIN); /* sk_data_ready's key */
-        }
-        break;
-    case QP_EV_EOF:
-        if (is_stream && !obj->stream.eof) {
-            obj->stream.eof = obj->stream.fin = true;
-            qp__sim_notify(sim, fd);
-        }
-        break;
-    case QP_EV_RESET:
-        if (is_stream && !obj->stream.eof) {
-            obj->stream.eof = obj->stream.closed = true;
-            obj->stream.error = ECONNRESET;
-            qp__sim_notify(sim, fd);
-        }
-        break;
-    default:
-        assert(!"not an event the sim acts on");
+        return;
     }
+    qp_obj *obj = qp__sim_obj(sim, fd);
+    const qp_kind *kind = qp__kind_of_event(obj, ev->kind);
+    if (kind != NULL)
+        kind->world_event(sim, ev, obj, fd, rec);
+}
+
+void qp__sim_limit(qp_sim *sim, unsigned limit, uint32_t max)
+{
+    qp_rec *rec = qp__sim_push(sim, QP_REC_LIMIT);
+    rec->limit.limit = (uint8_t)limit;
+    rec->limit.max = max;
+    check(sim);
 }
 
 void qp__sim_schedule(qp_sim *sim, const qp_internal_event *iev)
@@ -345,12 +219,7 @@ static bool step_internal(qp_sim *sim, int index)
     sim->internal[index] = sim->internal[--sim->internal_count];
     if (iev.at_ns > sim->now_ns)
         sim->now_ns = iev.at_ns;
-    if (iev.kind == QP_IEV_DGRAM)
-        qp__dgram_internal(sim, &iev);
-    else if (iev.kind == QP_IEV_TIMERFD)
-        qp__timerfd_internal(sim, &iev);
-    else
-        qp__pipe_internal(sim, &iev);
+    qp__kind(iev.owner)->internal(sim, &iev);
     return true;
 }
 
@@ -368,13 +237,13 @@ bool qp__sim_step(qp_sim *sim, uint64_t until_ns)
         return false;
     bool world_action = ev->kind == QP_EV_WAKEUP || ev->kind == QP_EV_REGISTER;
     /* the thread waits for the loop's lock, and the world's order with it */
-    if (world_action && sim->world_at_waits && !blocked(sim))
+    if (world_action && sim->world_at_waits && !qp__sim_blocked(sim))
         return false;
     sim->next_event++;
     if (ev->at_ns > sim->now_ns)
         sim->now_ns = ev->at_ns;
     int fd = ev->target < sim->targets_count ? sim->targets[ev->target] : -1;
-    bool was_blocked = blocked(sim);
+    bool was_blocked = qp__sim_blocked(sim);
     qp_rec *rec = qp__sim_push(sim, QP_REC_EVENT);
     size_t index = sim->trace->count - 1;
     rec->event.kind = (uint8_t)ev->kind;
@@ -386,7 +255,7 @@ bool qp__sim_step(qp_sim *sim, uint64_t until_ns)
         rec->task = task;
         check_at(sim, index);
         run_world_action(sim, ev, task);
-        sim->trace->recs[index].event.delivered = was_blocked && !blocked(sim);
+        sim->trace->recs[index].event.delivered = was_blocked && !qp__sim_blocked(sim);
         return true;
     }
     if (ev->kind == QP_EV_PIPE_READ) {
@@ -395,14 +264,8 @@ bool qp__sim_step(qp_sim *sim, uint64_t until_ns)
         qp__pipe_reader_event(sim, ev);
         return true;
     }
-    if (qp__dgram_is_event(ev->kind)) {
-        qp__dgram_event(sim, ev, fd, index);
-        sim->trace->recs[index].event.delivered = was_blocked && !blocked(sim);
-        check_at(sim, index);
-        return true;
-    }
-    apply_event(sim, ev, fd);
-    rec->event.delivered = was_blocked && !blocked(sim);
+    apply_event(sim, ev, fd, rec);
+    rec->event.delivered = was_blocked && !qp__sim_blocked(sim);
     check_at(sim, index);
     return true;
 }
@@ -432,9 +295,7 @@ void qp__sim_enter(qp_sim *sim, qp_rec *rec, unsigned sys)
         while (qp__sim_step(sim, sim->now_ns))
             ;
     if (sim->calls_count == sim->calls_max) {
-        if (sim->oracle != NULL && sim->oracle->violation.property < 0)
-            qp_oracle_on_budget(sim->oracle, sim->trace, sim->trace->count - 1, sim->calls_max);
-        qp__sim_stop(sim, QP_STOP_VIOLATION);
+        budget_spent(sim);
     }
     sim->calls_count++;
     memset(rec, 0, sizeof *rec);
@@ -458,7 +319,7 @@ int64_t qp__sim_exit(qp_sim *sim, qp_rec *rec, int64_t ret, int err)
     /* appended at exit: world events during a blocking wait come before it */
     qp_rec *slot = qp_trace_push(sim->trace);
     if (slot == NULL)
-        trace_full(sim);
+        budget_spent(sim);
     *slot = *rec;
     check(sim);
     if (ret < 0)
@@ -538,17 +399,19 @@ static void sim_op_end(qp_os *os, unsigned result)
     check(sim);
 }
 
-void qp_sim_init(qp_sim *sim, const qp_schedule *sched, qp_trace *trace, qp_oracle *oracle,
-                 jmp_buf *stop_jmp)
+void qp_sim_init(qp_sim *sim, const qp_schedule *sched, qp_trace *trace,
+                 const qp_trace_observer *observer, jmp_buf *stop_jmp)
 {
     assert(sched->cost_ns >= 1);
     assert(trace->cap >= QP_SIM_TRACE_CAP);
     assert(trace->count == 0);
-    memset(sim, 0, sizeof *sim);
+    memset(sim, 0, offsetof(qp_sim, objs)); /* the tables are set as they are taken */
+    sim->fds_high = QP_SIM_FIRST_FD;
     sim->now_ns = sched->start_ns;
     sim->sched = sched;
     sim->trace = trace;
-    sim->oracle = oracle;
+    if (observer != NULL)
+        sim->observer = *observer;
     sim->calls_max = QP_SIM_CALLS_MAX;
     sim->stop_jmp = stop_jmp;
     sim->wait.spurious_fd = -1;
@@ -566,15 +429,6 @@ void qp_sim_init(qp_sim *sim, const qp_schedule *sched, qp_trace *trace, qp_orac
         .op_end = sim_op_end,
         .loop_mark = qp__sim_loop_mark,
     };
-}
-
-int qp_sim_add_stream(qp_sim *sim)
-{
-    int fd = qp__sim_alloc_fd(sim, QP_OBJ_STREAM);
-    assert(fd >= 0 && "out of sim fds");
-    assert(sim->targets_count < QP_SIM_FDS_MAX);
-    sim->targets[sim->targets_count++] = fd;
-    return fd;
 }
 
 void qp_sim_set_world_hook(qp_sim *sim, qp_world_hook hook, void *ctx, bool at_waits)

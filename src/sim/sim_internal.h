@@ -4,7 +4,6 @@
 
 #include "quietpoll/sim.h"
 
-#define SOCK_TYPE_MASK 0xf /* include/linux/net.h: a socket type's bits */
 
 static inline qp_sim *qp__sim_of(qp_os *os)
 {
@@ -19,7 +18,7 @@ void qp__sim_enter(qp_sim *sim, qp_rec *rec, unsigned sys);
 
 /* Ends a syscall: costs cost_ns (vDSO calls cost nothing; a world task's
  * cost does not move the machine's clock), appends the record to the trace,
- * hands it to the oracle, sets errno when ret is -1, and returns ret. */
+ * reports it to the observer, sets errno when ret is -1, and returns ret. */
 int64_t qp__sim_exit(qp_sim *sim, qp_rec *rec, int64_t ret, int err);
 
 /* Runs the next world event if it is due at or before until_ns, moving the
@@ -47,9 +46,13 @@ void qp__sim_ns_timespec(uint64_t ns, struct timespec *ts);
 unsigned qp__sim_sigmask(const sigset_t *sigmask);
 
 /* Appends a record (a full trace stops the run) and hands the newest record
- * to the oracle (which may stop it). */
+ * to the observer (which may stop the run). */
 qp_rec *qp__sim_push(qp_sim *sim, unsigned type);
 void qp__sim_check(qp_sim *sim);
+
+/* The call in progress meets the sim's limit (enum qp_sim_limit) of max:
+ * the trace says so, before the call's record. */
+void qp__sim_limit(qp_sim *sim, unsigned limit, uint32_t max);
 
 /* Schedules an event of the sim's own (a resume after a wakeup, the next
  * of a reader's repeated reads). */
@@ -73,8 +76,91 @@ qp_obj *qp__sim_obj(qp_sim *sim, int fd);
 /* A free fd for a new object of type, or -1 (EMFILE). */
 int qp__sim_alloc_fd(qp_sim *sim, unsigned type);
 
+/* The opening every call on an fd shares (fd.c): enters sys, records fd
+ * (the first field of every fd call's record), and looks it up. NULL: fd
+ * is not open; the call records its other arguments and ends with
+ * qp__sim_bad_fd. */
+qp_obj *qp__sim_enter_fd(qp_sim *sim, qp_rec *rec, unsigned sys, int fd);
+int64_t qp__sim_bad_fd(qp_sim *sim, qp_rec *rec);
+
+/* One kind of object the sim models: its file in src/sim/ fills one of
+ * these, and the sim's calls dispatch through it (fd.c, io.c, vec.c,
+ * fdcalls.c, sockets.c, sim.c). An operation left NULL has the answer
+ * given at it. Operations that end the call (they return qp__sim_exit's
+ * value) run after the call's shared checks: the fd is open, its buffer
+ * given. */
+typedef struct qp_kind {
+    const char *name;
+    bool socket;     /* recv, send, recvmsg, sendmsg, accept and connect take it; else
+                        ENOTSOCK. read and write are its recv and send without flags or
+                        an address (and a read of 0 bytes returns 0: sock_read_iter) */
+    bool datagrams;  /* it keeps messages whole: a sendmsg of more than one call moves
+                        is EMSGSIZE */
+    bool loop_input; /* a world target of this kind is input an event loop waits for:
+                        a loop mark notes whether it is ready */
+    /* what poll reports for events now (POLLERR and POLLHUP whatever was
+       asked, as the kind has them); NULL: the file has no poll, and
+       reports DEFAULT_POLLMASK (POLLIN | POLLOUT) of events */
+    short (*revents)(qp_sim *sim, qp_obj *obj, short events);
+    /* readv's and writev's answer before they look at their iovecs: EBADF
+       for an end opened the other way; NULL: EINVAL for a file with no read
+       (or write) of its own, 0 otherwise */
+    int (*rw_error)(const qp_obj *obj, bool write);
+    /* read and write of a file that is no socket; NULL: EINVAL */
+    int64_t (*read)(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *buf, size_t count);
+    int64_t (*write)(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const void *buf,
+                     size_t count);
+    /* a socket's receive and send (flags: rec->call.io.flags); src_addr
+       gets the source when given, dest is sendto's or sendmsg's (NULL:
+       none) */
+    int64_t (*recv)(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *buf, size_t count,
+                    struct sockaddr *src_addr, socklen_t *addrlen);
+    int64_t (*send)(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const void *buf, size_t count,
+                    const struct sockaddr *dest, socklen_t destlen);
+    /* the length of the message the next receive would take, or -1 (none
+       queued, or an error comes first): recvmsg's MSG_TRUNC; NULL: -1 */
+    int64_t (*next_message)(qp_sim *sim, const qp_obj *obj);
+    /* an ioctl other than FIONBIO (which every file takes: do_vfs_ioctl):
+       0 or an errno; NULL: the file has no ioctl of its own, and FIONREAD
+       too is ENOTTY (qp__ioctl_fionread with -1) */
+    int (*ioctl)(qp_sim *sim, qp_obj *obj, unsigned long request, void *arg);
+    /* an fcntl command other than those every file takes (F_GETFL, F_SETFL,
+       F_GETFD, F_SETFD), ending the call; NULL: EINVAL */
+    int64_t (*fcntl)(qp_sim *sim, qp_rec *rec, qp_obj *obj, int cmd, long arg);
+    /* close: what goes with the object (its epoll entries go in fd.c) */
+    void (*close)(qp_sim *sim, qp_obj *obj, int fd);
+    /* accept4 and connect on a socket of this kind, ending the call; NULL:
+       EINVAL (a socket that is not listening) and EISCONN (one that is
+       connected) */
+    int64_t (*accept)(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, struct sockaddr *addr,
+                      socklen_t *addrlen, int flags);
+    int64_t (*connect)(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd,
+                       const struct sockaddr *addr, socklen_t addrlen);
+    /* The world's events on it (bit 1 << enum qp_event_kind): world_event
+     * acts on the event's target, obj (NULL: the target is closed; another
+     * kind's object, when world_events_anywhere), and fills its record. A
+     * kind whose events act anywhere takes them whatever the target. */
+    uint32_t world_events;
+    bool world_events_anywhere;
+    void (*world_event)(qp_sim *sim, const qp_event *ev, qp_obj *obj, int fd, qp_rec *rec);
+    /* the sim's own events the kind scheduled (qp_internal_event.owner) */
+    void (*internal)(qp_sim *sim, const qp_internal_event *iev);
+} qp_kind;
+
+/* The kinds, one file each, indexed by enum qp_obj_type (kinds.c). */
+extern const qp_kind qp__kind_stream, qp__kind_eventfd, qp__kind_pipe, qp__kind_epoll,
+    qp__kind_dgram, qp__kind_timerfd, qp__kind_unix, qp__kind_null;
+const qp_kind *qp__kind(unsigned type);
+/* The kind that acts on world event ev aimed at obj (NULL: closed), or NULL. */
+const qp_kind *qp__kind_of_event(const qp_obj *obj, unsigned ev_kind);
+
 /* What poll would report for fd and events now. */
 short qp__sim_revents(qp_sim *sim, int fd, short events);
+/* readv's and writev's answer for obj (qp_kind.rw_error). */
+int qp__obj_rw_error(const qp_obj *obj, bool write);
+/* FIONREAD of a file that holds bytes (-1: it has no FIONREAD): request,
+ * arg and bytes into ioctl's answer, 0 or an errno. */
+int qp__ioctl_fionread(unsigned long request, void *arg, int64_t bytes);
 
 /* The object behind fd changed state in a way that wakes its waiters:
  * EPOLLET entries watching it become pending, and a blocked wait that now
@@ -83,31 +169,19 @@ void qp__sim_notify(qp_sim *sim, int fd);
 /* A wakeup keyed with events (wake_up_poll): EPOLLET entries interested in
  * none of them stay as they were. */
 void qp__sim_notify_events(qp_sim *sim, int fd, uint32_t key);
+/* Is a wait of task 0 blocked, with nothing having woken it yet? */
+bool qp__sim_blocked(const qp_sim *sim);
 
 /* Is the blocked wait ready now? (poll: a pollfd; epoll: a reportable entry) */
 bool qp__sim_wait_ready(qp_sim *sim);
 bool qp__epoll_has_ready(qp_sim *sim, unsigned epoll_index);
-
-/* Object operations, called with a syscall in progress. */
-int64_t qp__stream_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *buf, size_t count);
-int64_t qp__stream_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, size_t count);
-int64_t qp__eventfd_read(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *buf, size_t count);
-int64_t qp__eventfd_write(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const void *buf,
-                          size_t count);
-/* One write's value added to the counter: 0, or EINVAL, EAGAIN. */
+/* One eventfd write's value added to the counter: 0, or EINVAL, EAGAIN
+   (eventfd.c; writev makes one per iovec). */
 int qp__eventfd_add(qp_sim *sim, qp_obj *obj, int fd, const void *buf, size_t count,
                     uint64_t *value);
-int64_t qp__pipe_read(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *buf, size_t count);
-int64_t qp__pipe_write(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, size_t count);
-short qp__pipe_revents(const qp_sim *sim, const qp_obj *obj);
-void qp__pipe_close(qp_sim *sim, qp_obj *obj);
-/* The other end's fd of the pipe behind obj, or -1. */
-int qp__pipe_peer_fd(qp_sim *sim, const qp_obj *obj);
+/* The fd closes: it leaves every epoll set (epoll.c). */
 void qp__epoll_forget_fd(qp_sim *sim, int fd);
-/* pipe2's and epoll_create1's work once their record is entered, up to its
- * exit (pipe.c, epoll.c). */
-int64_t qp__pipe_create(qp_sim *sim, qp_rec *rec, int pipefd[2], int flags);
-int64_t qp__epoll_create(qp_sim *sim, qp_rec *rec);
+
 /* poll's and epoll_wait's work once their record is entered, up to its
  * exit: the result, or -1 with *err (poll.c, epoll.c). */
 int64_t qp__poll(qp_sim *sim, qp_rec *rec, struct pollfd *fds, nfds_t nfds, uint64_t timeout_ns,
@@ -119,26 +193,20 @@ int64_t qp__epoll_wait(qp_sim *sim, qp_rec *rec, int epfd, struct epoll_event *e
 int64_t qp__io_receive(qp_sim *sim, qp_rec *rec, int fd, void *buf, size_t count, bool socket_call,
                        struct sockaddr *src_addr, socklen_t *addrlen);
 int64_t qp__io_write(qp_sim *sim, qp_rec *rec, int fd, const void *buf, size_t count);
-/* The timerfd (timerfd.c). */
-short qp__timerfd_revents(qp_sim *sim, qp_obj *obj, short events);
-int64_t qp__timerfd_read(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *buf, size_t count);
-void qp__timerfd_close(qp_sim *sim, qp_obj *obj);
-void qp__timerfd_internal(qp_sim *sim, const qp_internal_event *iev);
-/* The ends of a socketpair (unix_stream.c). */
-short qp__unix_revents(qp_sim *sim, const qp_obj *obj, short events);
-int64_t qp__unix_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *buf, size_t count);
-int64_t qp__unix_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const void *buf,
-                      size_t count);
-void qp__unix_close(qp_sim *sim, qp_obj *obj);
-/* A world event on a pipe target (qp_sim_add_pipe_target), its read end
- * reader: QP_EV_DATA, QP_EV_EOF or QP_EV_RESET. */
-void qp__pipe_world_event(qp_sim *sim, const qp_event *ev, qp_obj *reader);
-/* A scheduled reader's read (QP_EV_PIPE_READ), and the sim's own pipe events. */
+
+/* Makes a UDP socket (dgram.c), for socket() and qp_sim_add_dgram: its fd,
+ * or -1 when the sockets or the fds are all taken. */
+int qp__dgram_new(qp_sim *sim);
+/* A socketpair's two ends (unix_stream.c), once socketpair's arguments are
+ * checked: ends the call. */
+int64_t qp__unix_pair_new(qp_sim *sim, qp_rec *rec, int type, int sv[2]);
+/* A scheduled reader's read (QP_EV_PIPE_READ) (pipe.c). */
 void qp__pipe_reader_event(qp_sim *sim, const qp_event *ev);
-void qp__pipe_internal(qp_sim *sim, const qp_internal_event *iev);
 
 /* The sim's os table: qp__sim_<name> for each QP_SYSCALL row of the
- * syscall table (io.c, poll.c, epoll.c, eventfd.c, pipe.c, dgram.c, sim.c). */
+ * syscall table (the call's file: io.c, vec.c, poll.c, pwait.c, select.c,
+ * epoll.c, sleep.c, fdcalls.c, sockets.c, and the kinds' files for the
+ * calls that make their objects). */
 #define QP_SYSCALL(name, wrap, strace_name, class, wait_args, record, ret, params, args) \
     ret qp__sim_##name QP_OS_PARAMS params;
 #define QP_STRACE(strace_name, class, wait_args)
@@ -148,20 +216,7 @@ void qp__pipe_internal(qp_sim *sim, const qp_internal_event *iev);
 #undef QP_STRACE
 #undef QP_LIBC
 
-/* The datagram socket (dgram.c). */
-int64_t qp__dgram_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, void *buf, size_t count,
-                          int flags, struct sockaddr *src_addr, socklen_t *addrlen);
-int64_t qp__dgram_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const void *buf, size_t len,
-                       const struct sockaddr *dest, socklen_t destlen);
-short qp__dgram_revents(qp_sim *sim, const qp_obj *obj, short events);
-/* close(): the socket's slot is free for the next socket made (its number is never reused) */
-void qp__dgram_close(qp_sim *sim, qp_obj *obj);
-/* QP_EV_DGRAM, QP_EV_DGRAM_ERROR and QP_EV_REPLY: fills in the event's
- * record (at rec_index) and acts; the arrivals of a train after the first
- * come as QP_IEV_DGRAM internal events. */
-bool qp__dgram_is_event(unsigned kind);
-void qp__dgram_event(qp_sim *sim, const qp_event *ev, int fd, size_t rec_index);
-void qp__dgram_internal(qp_sim *sim, const qp_internal_event *iev);
+/* The loop marks (loop.c). */
 void qp__sim_loop_mark(qp_os *os, const qp_loop_mark *mark);
 
 #endif

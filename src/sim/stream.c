@@ -12,15 +12,41 @@
  *   once a RST closed the connection; after the peer's FIN it succeeds, and
  *   the closed peer answers it with a RST: the connection is closed, with
  *   EPIPE pending for the next send. */
+#include <assert.h>
 #include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
 
 #include "sim_internal.h"
 
-int64_t qp__stream_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *buf, size_t count)
+/* Linux's tcp_poll: POLLOUT while the connection is up and after it is
+ * shut down for sending too (never 0 in the sim: the peer takes
+ * everything); POLLIN and POLLRDHUP once the FIN or RST came; POLLHUP once
+ * a RST closed it; POLLERR while its error is pending. */
+static short stream_revents(qp_sim *sim, qp_obj *obj, short events)
+{
+    (void)sim;
+    const qp_stream *s = &obj->stream;
+    short revents = POLLOUT;
+    if (s->bytes_queued > 0 || s->eof)
+        revents |= POLLIN;
+    if (s->eof)
+        revents |= POLLRDHUP;
+    revents &= events;
+    if (s->closed)
+        revents |= POLLHUP; /* reported whatever was asked */
+    if (s->error != 0)
+        revents |= POLLERR;
+    return revents;
+}
+
+static int64_t stream_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *buf,
+                              size_t count, struct sockaddr *src_addr, socklen_t *addrlen)
 {
     (void)fd;
+    /* a connected stream socket reports no source address */
+    if (src_addr != NULL && addrlen != NULL)
+        *addrlen = 0;
     qp_stream *s = &obj->stream;
     rec->call.io.unit = QP_UNIT_BYTES;
     rec->call.io.queued_before = s->bytes_queued;
@@ -52,8 +78,13 @@ int64_t qp__stream_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *
     return qp__sim_exit(sim, rec, -1, EAGAIN);
 }
 
-int64_t qp__stream_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, size_t count)
+/* the address of a sendto or sendmsg is ignored (tcp_sendmsg) */
+static int64_t stream_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const void *buf,
+                           size_t count, const struct sockaddr *dest, socklen_t destlen)
 {
+    (void)buf;
+    (void)dest;
+    (void)destlen;
     qp_stream *s = &obj->stream;
     if (s->error != 0) {
         int err = s->error;
@@ -71,4 +102,58 @@ int64_t qp__stream_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, size_t co
     }
     /* the peer takes everything: no flow control on this socket */
     return qp__sim_exit(sim, rec, (int64_t)count, 0);
+}
+
+static int stream_ioctl(qp_sim *sim, qp_obj *obj, unsigned long request, void *arg)
+{
+    (void)sim;
+    return qp__ioctl_fionread(request, arg, (int64_t)obj->stream.bytes_queued);
+}
+
+/* The peer's data, FIN and RST. */
+static void stream_world_event(qp_sim *sim, const qp_event *ev, qp_obj *obj, int fd, qp_rec *rec)
+{
+    (void)rec;
+    qp_stream *s = &obj->stream;
+    if (s->eof)
+        return; /* the connection is over: nothing more comes */
+    switch (ev->kind) {
+    case QP_EV_DATA:
+        /* the peer's send of nothing transmits nothing: no arrival, no wakeup */
+        if (ev->size > 0) {
+            s->bytes_queued += ev->size;
+            qp__sim_notify_events(sim, fd, EPOLLIN); /* sk_data_ready's key */
+        }
+        break;
+    case QP_EV_EOF:
+        s->eof = s->fin = true;
+        qp__sim_notify(sim, fd);
+        break;
+    case QP_EV_RESET:
+        s->eof = s->closed = true;
+        s->error = ECONNRESET;
+        qp__sim_notify(sim, fd);
+        break;
+    }
+}
+
+const qp_kind qp__kind_stream = {
+    .name = "stream socket",
+    .socket = true,
+    .loop_input = true,
+    .revents = stream_revents,
+    .recv = stream_receive,
+    .send = stream_send,
+    .ioctl = stream_ioctl,
+    .world_events = (1u << QP_EV_DATA) | (1u << QP_EV_EOF) | (1u << QP_EV_RESET),
+    .world_event = stream_world_event,
+};
+
+int qp_sim_add_stream(qp_sim *sim)
+{
+    int fd = qp__sim_alloc_fd(sim, QP_OBJ_STREAM);
+    assert(fd >= 0 && "out of sim fds");
+    assert(sim->targets_count < QP_SIM_FDS_MAX);
+    sim->targets[sim->targets_count++] = fd;
+    return fd;
 }

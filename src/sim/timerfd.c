@@ -32,12 +32,10 @@ static qp_timerfd *timer_of(qp_sim *sim, const qp_obj *obj)
     return &sim->timerfds[obj->index];
 }
 
+/* The timer's fd, -1 once closed (or never made). */
 static int fd_of(const qp_sim *sim, unsigned index)
 {
-    for (int fd = 0; fd < QP_SIM_FDS_MAX; fd++)
-        if (sim->objs[fd].type == QP_OBJ_TIMERFD && sim->objs[fd].index == index)
-            return fd;
-    return -1;
+    return index < sim->timerfds_count ? sim->timerfds[index].fd : -1;
 }
 
 /* Counts the expirations due by now_ns. */
@@ -75,11 +73,12 @@ static void schedule(qp_sim *sim, unsigned index)
         return;
     t->event_pending = true;
     qp__sim_schedule(sim, &(qp_internal_event){.at_ns = t->next_ns,
+                                               .owner = QP_OBJ_TIMERFD,
                                                .kind = QP_IEV_TIMERFD,
                                                .event_index = (uint8_t)index});
 }
 
-void qp__timerfd_internal(qp_sim *sim, const qp_internal_event *iev)
+static void timerfd_internal(qp_sim *sim, const qp_internal_event *iev)
 {
     qp_timerfd *t = &sim->timerfds[iev->event_index];
     t->event_pending = false;
@@ -95,17 +94,19 @@ static uint64_t task_now_ns(const qp_sim *sim)
     return sim->in_world ? sim->world_now_ns : sim->now_ns;
 }
 
-short qp__timerfd_revents(qp_sim *sim, qp_obj *obj, short events)
+static short timerfd_revents(qp_sim *sim, qp_obj *obj, short events)
 {
     qp_timerfd *t = timer_of(sim, obj);
     update(t, task_now_ns(sim));
     return t->expirations > 0 ? (short)(events & POLLIN) : 0;
 }
 
-void qp__timerfd_close(qp_sim *sim, qp_obj *obj)
+static void timerfd_close(qp_sim *sim, qp_obj *obj, int fd)
 {
+    (void)fd;
     unschedule(sim, obj->index);
     memset(timer_of(sim, obj), 0, sizeof(qp_timerfd));
+    timer_of(sim, obj)->fd = -1;
 }
 
 int qp__sim_timerfd_create(qp_os *os, int clock_id, int flags)
@@ -122,12 +123,15 @@ int qp__sim_timerfd_create(qp_os *os, int clock_id, int flags)
     unsigned index = 0;
     while (index < QP_SIM_TIMERFDS_MAX && fd_of(sim, index) >= 0)
         index++;
-    if (index == QP_SIM_TIMERFDS_MAX)
+    if (index == QP_SIM_TIMERFDS_MAX) {
+        qp__sim_limit(sim, QP_LIMIT_TIMERFDS, QP_SIM_TIMERFDS_MAX);
         return (int)qp__sim_exit(sim, &rec, -1, ENFILE);
+    }
     int fd = qp__sim_alloc_fd(sim, QP_OBJ_TIMERFD);
     if (fd < 0)
         return (int)qp__sim_exit(sim, &rec, -1, EMFILE);
     memset(&sim->timerfds[index], 0, sizeof sim->timerfds[index]);
+    sim->timerfds[index].fd = fd;
     sim->timerfds[index].clock_id = clock_id;
     if (index >= sim->timerfds_count)
         sim->timerfds_count = index + 1;
@@ -214,8 +218,7 @@ int qp__sim_timerfd_gettime(qp_os *os, int fd, struct itimerspec *curr_value)
 {
     qp_sim *sim = qp__sim_of(os);
     qp_rec rec;
-    qp__sim_enter(sim, &rec, QP_SYS_timerfd_gettime);
-    rec.call.timerfd.fd = fd;
+    qp__sim_enter_fd(sim, &rec, QP_SYS_timerfd_gettime, fd);
     int err = 0;
     qp_timerfd *t = timer_for(sim, fd, &err);
     if (t == NULL)
@@ -227,7 +230,8 @@ int qp__sim_timerfd_gettime(qp_os *os, int fd, struct itimerspec *curr_value)
     return (int)qp__sim_exit(sim, &rec, 0, 0);
 }
 
-int64_t qp__timerfd_read(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *buf, size_t count)
+static int64_t timerfd_read(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *buf,
+                            size_t count)
 {
     qp_timerfd *t = timer_of(sim, obj);
     rec->call.io.unit = QP_UNIT_COUNTER;
@@ -253,3 +257,11 @@ int64_t qp__timerfd_read(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *bu
     schedule(sim, obj->index);
     return qp__sim_exit(sim, rec, sizeof value, 0);
 }
+
+const qp_kind qp__kind_timerfd = {
+    .name = "timerfd",
+    .revents = timerfd_revents,
+    .read = timerfd_read,
+    .close = timerfd_close,
+    .internal = timerfd_internal,
+};

@@ -2,16 +2,7 @@
  * end writes the other reads, byte for byte, in order.
  *
  * Linux's rules (net/unix/af_unix.c), and the sim's bounds:
- * - socketpair: flags other than SOCK_NONBLOCK and SOCK_CLOEXEC in the
- *   type, or a type past SOCK_PACKET, are EINVAL; a family Linux has not is
- *   EAFNOSUPPORT; AF_INET and AF_INET6 make the socket (ESOCKTNOSUPPORT for
- *   a type they have not, EPROTONOSUPPORT for a protocol the type has not;
- *   a raw one is taken as made, as for a process with CAP_NET_RAW) and have
- *   no socketpair (EOPNOTSUPP); AF_UNIX takes protocol 0 or PF_UNIX (else
- *   EPROTONOSUPPORT), and of its types only SOCK_STREAM is modelled:
- *   SOCK_DGRAM, SOCK_SEQPACKET and SOCK_RAW (a datagram pair) are
- *   EPROTONOSUPPORT (the sim's limit: Linux makes those pairs), others
- *   ESOCKTNOSUPPORT.
+ * - socketpair (its arguments checked in sockets.c) makes the two ends.
  * - each end holds up to QP_UNIX_BUF bytes for its reader (Linux bounds it
  *   by the socket buffers, with skb overhead, near 200 KiB): a write takes
  *   what fits; with no room it fails with EAGAIN when non-blocking and
@@ -44,27 +35,20 @@
 #include <sys/socket.h>
 
 #include "quietpoll/units.h"
-#include <linux/netlink.h>
-
 #include "sim_internal.h"
-
-#define SOCK_MAX_TYPES (SOCK_PACKET + 1) /* SOCK_MAX */
 
 static qp_unix_pair *pair_of(qp_sim *sim, const qp_obj *obj)
 {
     return &sim->unix_pairs[obj->index];
 }
 
+/* The fd of a pair's end, -1 once closed (or never made). */
 static int end_fd(const qp_sim *sim, unsigned index, unsigned end)
 {
-    for (int fd = 0; fd < QP_SIM_FDS_MAX; fd++)
-        if (sim->objs[fd].type == QP_OBJ_UNIX && sim->objs[fd].index == index &&
-            sim->objs[fd].end == end)
-            return fd;
-    return -1;
+    return index < sim->unix_pairs_count ? sim->unix_pairs[index].fd[end] : -1;
 }
 
-short qp__unix_revents(qp_sim *sim, const qp_obj *obj, short events)
+static short unix_revents(qp_sim *sim, qp_obj *obj, short events)
 {
     const qp_unix_pair *p = pair_of(sim, obj);
     unsigned self = obj->end, peer = 1 - obj->end;
@@ -79,71 +63,22 @@ short qp__unix_revents(qp_sim *sim, const qp_obj *obj, short events)
     return revents & events;
 }
 
-int qp__sim_socketpair(qp_os *os, int domain, int type, int protocol, int sv[2])
+int64_t qp__unix_pair_new(qp_sim *sim, qp_rec *rec, int type, int sv[2])
 {
-    qp_sim *sim = qp__sim_of(os);
-    qp_rec rec;
-    qp__sim_enter(sim, &rec, QP_SYS_socketpair);
-    rec.call.socketpair.domain = domain;
-    rec.call.socketpair.type = type;
-    rec.call.socketpair.protocol = protocol;
-    /* net/socket.c __sys_socketpair and __sock_create: flags, then the
-       family's and the type's range */
-    int kind = type & SOCK_TYPE_MASK;
-    if ((type & ~SOCK_TYPE_MASK) & ~(SOCK_NONBLOCK | SOCK_CLOEXEC))
-        return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
-    if (domain < 0 || domain >= AF_MAX)
-        return (int)qp__sim_exit(sim, &rec, -1, EAFNOSUPPORT);
-    if (kind >= SOCK_MAX_TYPES)
-        return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
-    if (domain == AF_INET || domain == AF_INET6) {
-        /* inet_create (net/ipv4/af_inet.c) makes the socket when the type
-           has the protocol, then it has no socketpair (sock_no_socketpair) */
-        bool tcp = kind == SOCK_STREAM &&
-                   (protocol == 0 || protocol == IPPROTO_TCP || protocol == IPPROTO_MPTCP);
-        bool udp = kind == SOCK_DGRAM && (protocol == 0 || protocol == IPPROTO_UDP);
-        if (kind != SOCK_STREAM && kind != SOCK_DGRAM && kind != SOCK_RAW)
-            return (int)qp__sim_exit(sim, &rec, -1, ESOCKTNOSUPPORT);
-        /* a raw socket needs its protocol: inet_create finds no protosw
-           for IPPROTO_IP (0) */
-        bool raw = kind == SOCK_RAW && protocol > 0 && protocol < IPPROTO_RAW + 1;
-        return (int)qp__sim_exit(sim, &rec, -1, tcp || udp || raw ? EOPNOTSUPP : EPROTONOSUPPORT);
-    }
-    if (domain == AF_NETLINK) {
-        /* net/netlink/af_netlink.c netlink_create: datagram or raw, a
-           protocol some part of the kernel registered (those every kernel
-           has: route, usersock, sock_diag, kobject_uevent, generic); made,
-           it has no socketpair either */
-        if (kind != SOCK_DGRAM && kind != SOCK_RAW)
-            return (int)qp__sim_exit(sim, &rec, -1, ESOCKTNOSUPPORT);
-        bool registered = protocol == NETLINK_ROUTE || protocol == NETLINK_USERSOCK ||
-                          protocol == NETLINK_SOCK_DIAG || protocol == NETLINK_KOBJECT_UEVENT ||
-                          protocol == NETLINK_GENERIC;
-        return (int)qp__sim_exit(sim, &rec, -1, registered ? EOPNOTSUPP : EPROTONOSUPPORT);
-    }
-    if (domain != AF_UNIX)
-        return (int)qp__sim_exit(sim, &rec, -1, EAFNOSUPPORT);
-    /* net/unix/af_unix.c unix_create: the protocol, then the type */
-    if (protocol != 0 && protocol != PF_UNIX)
-        return (int)qp__sim_exit(sim, &rec, -1, EPROTONOSUPPORT);
-    if (kind == SOCK_DGRAM || kind == SOCK_SEQPACKET || kind == SOCK_RAW)
-        return (int)qp__sim_exit(sim, &rec, -1, EPROTONOSUPPORT); /* not modelled */
-    if (kind != SOCK_STREAM)
-        return (int)qp__sim_exit(sim, &rec, -1, ESOCKTNOSUPPORT);
-    if (sv == NULL)
-        return (int)qp__sim_exit(sim, &rec, -1, EFAULT);
     /* a pair whose ends were both closed is free again */
     unsigned index = 0;
     while (index < QP_SIM_UNIX_PAIRS_MAX && (end_fd(sim, index, 0) >= 0 || end_fd(sim, index, 1) >= 0))
         index++;
-    if (index == QP_SIM_UNIX_PAIRS_MAX)
-        return (int)qp__sim_exit(sim, &rec, -1, ENFILE);
+    if (index == QP_SIM_UNIX_PAIRS_MAX) {
+        qp__sim_limit(sim, QP_LIMIT_UNIX_PAIRS, QP_SIM_UNIX_PAIRS_MAX);
+        return qp__sim_exit(sim, rec, -1, ENFILE);
+    }
     int fd0 = qp__sim_alloc_fd(sim, QP_OBJ_UNIX);
     int fd1 = fd0 < 0 ? -1 : qp__sim_alloc_fd(sim, QP_OBJ_UNIX);
     if (fd1 < 0) {
         if (fd0 >= 0)
             sim->objs[fd0].type = QP_OBJ_NONE;
-        return (int)qp__sim_exit(sim, &rec, -1, EMFILE);
+        return qp__sim_exit(sim, rec, -1, EMFILE);
     }
     qp_unix_pair *p = &sim->unix_pairs[index];
     memset(p, 0, sizeof *p);
@@ -155,10 +90,11 @@ int qp__sim_socketpair(qp_os *os, int domain, int type, int protocol, int sv[2])
         sim->objs[fds[end]].index = (uint8_t)index;
         sim->objs[fds[end]].end = (uint8_t)end;
         sim->objs[fds[end]].blocking = !(type & SOCK_NONBLOCK);
+        p->fd[end] = fds[end];
         sv[end] = fds[end];
-        rec.call.socketpair.fds[end] = fds[end];
+        rec->call.socketpair.fds[end] = fds[end];
     }
-    return (int)qp__sim_exit(sim, &rec, 0, 0);
+    return qp__sim_exit(sim, rec, 0, 0);
 }
 
 /* May this call block? A blocking end, no MSG_DONTWAIT, and task 0. */
@@ -175,8 +111,12 @@ static bool block_until(qp_sim *sim, qp_rec *rec, int fd, short events)
     return rec->call.wake != QP_WAKE_SIGNAL;
 }
 
-int64_t qp__unix_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *buf, size_t count)
+static int64_t unix_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *buf,
+                            size_t count, struct sockaddr *src_addr, socklen_t *addrlen)
 {
+    /* an end of a socketpair has no address: it reports none */
+    if (src_addr != NULL && addrlen != NULL)
+        *addrlen = 0;
     qp_unix_pair *p = pair_of(sim, obj);
     unsigned self = obj->end, peer = 1 - obj->end;
     rec->call.io.unit = QP_UNIT_BYTES;
@@ -231,8 +171,11 @@ static size_t put(qp_unix_pair *p, unsigned peer, const uint8_t *in, size_t coun
     return n;
 }
 
-int64_t qp__unix_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const void *buf, size_t count)
+static int64_t unix_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const void *buf,
+                         size_t count, const struct sockaddr *dest, socklen_t destlen)
 {
+    if (dest != NULL && destlen != 0) /* a connected stream takes no address */
+        return qp__sim_exit(sim, rec, -1, EISCONN);
     qp_unix_pair *p = pair_of(sim, obj);
     unsigned peer = 1 - obj->end;
     int peer_fd = end_fd(sim, obj->index, peer);
@@ -269,10 +212,12 @@ int64_t qp__unix_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const void 
     return qp__sim_exit(sim, rec, -1, rec->call.wake == QP_WAKE_SIGNAL ? EINTR : EAGAIN);
 }
 
-void qp__unix_close(qp_sim *sim, qp_obj *obj)
+static void unix_close(qp_sim *sim, qp_obj *obj, int fd)
 {
+    (void)fd;
     qp_unix_pair *p = pair_of(sim, obj);
     p->open[obj->end] = false;
+    p->fd[obj->end] = -1;
     if (p->len[obj->end] > 0)
         p->error[1 - obj->end] = ECONNRESET; /* unix_release_sock: bytes it never read */
     p->len[obj->end] = 0; /* what was queued for it is gone with it */
@@ -280,3 +225,18 @@ void qp__unix_close(qp_sim *sim, qp_obj *obj)
     if (peer_fd >= 0)
         qp__sim_notify(sim, peer_fd);
 }
+
+static int unix_ioctl(qp_sim *sim, qp_obj *obj, unsigned long request, void *arg)
+{
+    return qp__ioctl_fionread(request, arg, pair_of(sim, obj)->len[obj->end]);
+}
+
+const qp_kind qp__kind_unix = {
+    .name = "socketpair end",
+    .socket = true,
+    .revents = unix_revents,
+    .recv = unix_receive,
+    .send = unix_send,
+    .ioctl = unix_ioctl,
+    .close = unix_close,
+};

@@ -55,15 +55,11 @@ static int check_iov(qp_rec *rec, const struct iovec *iov, int iovcnt, size_t *t
 
 /* readv's and writev's fd before its iovecs (fs/read_write.c vfs_readv,
  * vfs_writev): EBADF for none or an end opened the other way, EINVAL for
- * a file with no read (an epoll fd) or no write (an epoll fd, a timerfd). */
+ * a file with no read or no write (qp_kind.rw_error). */
 static int vec_fd_error(qp_sim *sim, int fd, bool write)
 {
     qp_obj *obj = qp__sim_obj(sim, fd);
-    if (obj == NULL || obj->type == (write ? QP_OBJ_PIPE_READ : QP_OBJ_PIPE_WRITE))
-        return EBADF;
-    if (obj->type == QP_OBJ_EPOLL || (write && obj->type == QP_OBJ_TIMERFD))
-        return EINVAL;
-    return 0;
+    return obj == NULL ? EBADF : qp__obj_rw_error(obj, write);
 }
 
 /* recvmsg's and sendmsg's fd: EBADF, ENOTSOCK or 0, before the msghdr is
@@ -73,8 +69,7 @@ static int socket_error(qp_sim *sim, int fd)
     qp_obj *obj = qp__sim_obj(sim, fd);
     if (obj == NULL)
         return EBADF;
-    bool socket = obj->type == QP_OBJ_STREAM || obj->type == QP_OBJ_DGRAM || obj->type == QP_OBJ_UNIX;
-    return socket ? 0 : ENOTSOCK;
+    return qp__kind(obj->type)->socket ? 0 : ENOTSOCK;
 }
 
 /* Copies n bytes of buf out to the iovecs, in order. */
@@ -100,16 +95,14 @@ static size_t gather(const struct iovec *iov, int iovcnt, uint8_t *buf, size_t s
     return done;
 }
 
-/* The next datagram's length on fd, or -1 when a receive would take none. */
-static int64_t next_datagram(qp_sim *sim, int fd)
+/* The next message's length on fd, or -1 when a receive would take none
+ * (qp_kind.next_message). */
+static int64_t next_message(qp_sim *sim, int fd)
 {
     qp_obj *obj = qp__sim_obj(sim, fd);
-    if (obj == NULL || obj->type != QP_OBJ_DGRAM)
+    if (obj == NULL || qp__kind(obj->type)->next_message == NULL)
         return -1;
-    const qp_dgram *d = &sim->dgrams[obj->index];
-    if (d->error != QP_DGRAM_ERROR_NONE || d->count == 0)
-        return -1;
-    return d->sizes[d->head % QP_DGRAM_QUEUE_MAX];
+    return qp__kind(obj->type)->next_message(sim, obj);
 }
 
 ssize_t qp__sim_readv(qp_os *os, int fd, const struct iovec *iov, int iovcnt)
@@ -157,7 +150,7 @@ ssize_t qp__sim_recvmsg(qp_os *os, int fd, struct msghdr *msg, int flags)
     size_t count = total < sizeof buf ? total : sizeof buf;
     /* the record joins the trace at its exit, so msg_flags is known before:
        from the length of the datagram the receive will take */
-    bool truncated = next_datagram(sim, fd) > (int64_t)count;
+    bool truncated = next_message(sim, fd) > (int64_t)count;
     /* net/socket.c ____sys_recvmsg: msg_flags starts as the call's
        MSG_CMSG_CLOEXEC, the protocol adds MSG_TRUNC */
     int msg_flags = (truncated ? MSG_TRUNC : 0) | (flags & MSG_CMSG_CLOEXEC);
@@ -239,20 +232,11 @@ static ssize_t send_vec(qp_os *os, unsigned sys, int fd, const struct iovec *iov
     if (sys == QP_SYS_writev || obj == NULL)
         return (ssize_t)qp__io_write(sim, &rec, fd, buf, have);
     rec.call.io.count = have;
-    switch (obj->type) {
-    case QP_OBJ_STREAM:
-        return (ssize_t)qp__stream_send(sim, &rec, obj, fd, have);
-    case QP_OBJ_UNIX:
-        if (msg->msg_name != NULL && msg->msg_namelen != 0)
-            return (ssize_t)qp__sim_exit(sim, &rec, -1, EISCONN);
-        return (ssize_t)qp__unix_send(sim, &rec, obj, fd, buf, have);
-    case QP_OBJ_DGRAM:
-        if (total > have)
-            return (ssize_t)qp__sim_exit(sim, &rec, -1, EMSGSIZE);
-        return (ssize_t)qp__dgram_send(sim, &rec, obj, fd, buf, total, msg->msg_name,
-                                       msg->msg_name ? msg->msg_namelen : 0);
-    }
-    return (ssize_t)qp__sim_exit(sim, &rec, -1, ENOTSOCK);
+    const qp_kind *kind = qp__kind(obj->type);
+    if (kind->datagrams && total > have) /* a datagram is sent whole or not at all */
+        return (ssize_t)qp__sim_exit(sim, &rec, -1, EMSGSIZE);
+    return (ssize_t)kind->send(sim, &rec, obj, fd, buf, have, msg->msg_name,
+                               msg->msg_name ? msg->msg_namelen : 0);
 }
 
 ssize_t qp__sim_writev(qp_os *os, int fd, const struct iovec *iov, int iovcnt)

@@ -52,6 +52,8 @@ void qp_strace_reset(qp_strace *s)
     s->last_thread_index = 0;
     s->regs_count = 0;
     s->regs_next_evict = 0;
+    s->use_seq = 0;
+    memset(s->fd_uses, 0, sizeof s->fd_uses);
     s->wakeup_fds_count = 0;
     s->wakeup_clock = 0;
 }
@@ -135,6 +137,7 @@ static void on_wait(qp_strace *s, qp__strace_thread *t, const qp__strace_call *c
     qp__strace_wakeup_on_wait(s, t, call, &w);
     qp__strace_wasted_on_wait(t, call, &w);
     qp__strace_spin_on_wait(s, t, call, &w);
+    qp__strace_stuck_on_wait(s, t, call, &w);
 }
 
 static void on_call(qp_strace *s, qp__strace_thread *t, const qp__strace_call *call)
@@ -156,15 +159,15 @@ static void on_call(qp_strace *s, qp__strace_thread *t, const qp__strace_call *c
     case QP_CLASS_RECEIVE:
         qp__strace_wakeup_on_read(s, call);
         qp__strace_wasted_on_receive(t, call, fd);
-        qp__strace_spin_touch(t, fd);
+        qp__strace_stuck_on_fd_call(s, t, call, fd, failed(call));
         break;
     case QP_CLASS_SEND:
         t->stats.sends_count++;
         qp__strace_wakeup_on_write(s, t, call);
-        qp__strace_spin_touch(t, fd);
+        qp__strace_stuck_on_fd_call(s, t, call, fd, failed(call));
         break;
     case QP_CLASS_ACCEPT:
-        qp__strace_spin_touch(t, fd);
+        qp__strace_stuck_on_fd_call(s, t, call, fd, failed(call));
         break;
     case QP_CLASS_EPOLL_CTL: {
         qp__strace_epoll_ctl(s, call);
@@ -172,16 +175,16 @@ static void on_call(qp_strace *s, qp__strace_thread *t, const qp__strace_call *c
         int32_t target;
         qp__span target_decoration;
         if (call->args_count > 2 && qp__strace_arg_fd(call->args[2], &target, &target_decoration))
-            qp__strace_spin_touch(t, target);
+            qp__strace_stuck_on_fd_call(s, t, call, target, failed(call));
         break;
     }
     case QP_CLASS_CLOSE:
-        qp__strace_spin_touch(t, fd);
+        qp__strace_stuck_on_fd_call(s, t, call, fd, failed(call));
         if (fd >= 0)
             qp__strace_epoll_forget_fd(s, fd);
         break;
     case QP_CLASS_FD:
-        qp__strace_spin_touch(t, fd);
+        qp__strace_stuck_on_fd_call(s, t, call, fd, failed(call));
         break;
     default:
         break;

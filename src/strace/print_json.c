@@ -60,6 +60,12 @@ static const char *before_name(uint8_t before)
     return before < sizeof names / sizeof names[0] ? names[before] : "?";
 }
 
+static const char *reason_name(uint8_t reason)
+{
+    static const char *const names[] = {"none", "retry", "rounding", "stuck", "hung-up"};
+    return reason < sizeof names / sizeof names[0] ? names[reason] : "?";
+}
+
 static const char *end_name(uint8_t end)
 {
     static const char *const names[] = {"wait", "work", "pause", "exit", "log"};
@@ -86,11 +92,21 @@ static void burst(FILE *out, const qp_strace_result *r, const qp_strace_burst *b
         fprintf(out, "%s%" PRId32, i > 0 ? ", " : "", b->fds[i]);
     fprintf(out, "], \"fds_more\": %s", b->fds_more ? "true" : "false");
     fprintf(out,
-            ", \"level\": \"%s\", \"before\": \"%s\", \"end\": \"%s\", \"empty_gaps\": %" PRIu32
-            ", \"retry_gaps\": %" PRIu32 ", \"other_gaps\": %" PRIu32 ", \"attempt\": ",
-            b->level == QP_STRACE_BURST_SPIN ? "spin" : "possible", before_name(b->before),
-            end_name(b->end), b->empty_gaps_count, b->retry_gaps_count, b->other_gaps_count);
+            ", \"level\": \"%s\", \"reason\": \"%s\", \"before\": \"%s\", \"end\": \"%s\""
+            ", \"empty_gaps\": %" PRIu32 ", \"retry_gaps\": %" PRIu32 ", \"other_gaps\": %" PRIu32
+            ", \"same_request\": %s, \"gap_max_ns\": ",
+            b->level == QP_STRACE_BURST_SPIN ? "spin" : "possible", reason_name(b->reason),
+            before_name(b->before), end_name(b->end), b->empty_gaps_count, b->retry_gaps_count,
+            b->other_gaps_count, b->same_request ? "true" : "false");
+    if (b->gap_known)
+        fprintf(out, "%" PRIu64, b->gap_max_ns);
+    else
+        fprintf(out, "null");
+    fprintf(out, ", \"stuck_fd\": %" PRId32 ", \"stuck_calls\": %" PRIu32 ", \"attempt\": ",
+            b->stuck_fd, b->stuck_calls_count);
     string(out, b->attempt_name);
+    fprintf(out, ", \"attempt_error\": ");
+    string(out, b->attempt_error);
     fprintf(out, ", \"attempt_fd\": %" PRId32 ", \"timed_out_timeout_ns\": %" PRIu64
                  ", \"timed_out_whole_ms\": %s, \"after_timeout_ns\": ",
             b->attempt_fd, b->timed_out_timeout_ns, b->timed_out_whole_ms ? "true" : "false");

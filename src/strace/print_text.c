@@ -131,18 +131,44 @@ static const char *end_text(const qp_strace_burst *b, char *buf, size_t buf_size
 /* Why the burst is a spin, or why it may not be one. */
 static void print_reason(FILE *out, const qp_strace *s, const qp_strace_burst *b)
 {
-    char ms[32];
-    if (b->level == QP_STRACE_BURST_SPIN && b->repeats_count >= 2) {
-        fprintf(out, "    spin: the waits returned at once on readiness the previous wait "
-                     "reported, and nothing used the fd in between\n");
+    char ms[32], gap[32], after[32];
+    switch (b->reason) {
+    case QP_STRACE_REASON_STUCK:
+    case QP_STRACE_REASON_HUNG_UP:
+        fprintf(out, "    spin: fd %" PRId32 "%s was reported ready %" PRIu32 " times in a row, each "
+                     "wait returning at once, and ",
+                b->stuck_fd, b->reason == QP_STRACE_REASON_HUNG_UP ? ", hung up or in error," : "",
+                b->waits_count);
+        if (b->stuck_calls_count > 0)
+            fprintf(out, "every call made on it between failed (%" PRIu32 ", the first %s%s%s)",
+                    b->stuck_calls_count, b->attempt_name, b->attempt_error[0] != '\0' ? " " : "",
+                    b->attempt_error[0] != '\0' ? b->attempt_error : "");
+        else
+            fprintf(out, "no call was made on it between");
+        fprintf(out, ": readiness nobody consumes, so the loop never waits\n");
         return;
-    }
-    if (b->level == QP_STRACE_BURST_SPIN) {
+    case QP_STRACE_REASON_RETRY:
         fprintf(out,
                 "    spin: between every two waits the thread retried the same failed %s on fd "
                 "%" PRId32 " and did nothing else: it polls without waiting\n",
                 b->attempt_name, b->attempt_fd);
         return;
+    case QP_STRACE_REASON_ROUNDING:
+        fprintf(out,
+                "    spin: the signature of a timeout rounded down to whole milliseconds "
+                "(JDK-8307425, mio #1614, c-ares 1.18's ares_timeout): a wait of %s ran out with "
+                "its deadline still ahead, then %" PRIu32 " zero-timeout waits for the same fds "
+                "and events, nothing called between them (%s apart at most), until %s after "
+                "that timeout, within the millisecond the rounding leaves, %s\n",
+                qp_fmt_ms(ms, b->timed_out_timeout_ns), b->waits_count,
+                b->gap_known ? qp_fmt_ms(gap, b->gap_max_ns) : "?",
+                qp_fmt_ms(after, b->after_timeout_ns),
+                b->end == QP_STRACE_END_WORK ? "then the work the deadline was for"
+                : b->end == QP_STRACE_END_EXIT ? "then the thread's exit"
+                                               : "then a longer wait");
+        return;
+    default:
+        break;
     }
     fprintf(out, "    possible spin, may be legitimate: ");
     if (b->retry_gaps_count + b->other_gaps_count > 0)

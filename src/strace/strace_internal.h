@@ -130,6 +130,7 @@ typedef struct qp__strace_ready {
     int32_t fd;
     uint8_t trigger;  /* enum qp__strace_trigger */
     bool readable;    /* POLLIN, EPOLLIN, select's in set */
+    bool hung_up;     /* POLLHUP, POLLERR, POLLNVAL, EPOLLHUP, EPOLLERR */
     qp__span decoration;
 } qp__strace_ready;
 
@@ -138,6 +139,9 @@ typedef struct qp__strace_wait {
     bool epoll;
     bool fds_more;
     uint64_t timeout_ns; /* UINT64_MAX: none */
+    /* of the arguments but the timeout and what the call returns in them:
+     * the fds and events asked for */
+    uint64_t request_hash;
     size_t fds_count;    /* the fds waited on (the epoll fd for epoll) */
     int32_t fds[QP__STRACE_WAIT_FDS_MAX];
     qp__span fd_decorations[QP__STRACE_WAIT_FDS_MAX];
@@ -164,10 +168,28 @@ typedef struct qp__strace_loop_fd {
     uint8_t state; /* enum in wasted.c */
 } qp__strace_loop_fd;
 
-typedef struct qp__strace_reported {
+/* An fd a thread's last wait reported ready (stuck.c). */
+typedef struct qp__strace_stuck {
     int32_t fd;
-    bool touched; /* a syscall used the fd since the wait reported it */
-} qp__strace_reported;
+    bool hung_up;
+    bool has_time;
+    uint32_t reports_count; /* in a row, at once, with nothing consumed between */
+    uint32_t failed_count;  /* calls on the fd since the first report, all failed */
+    uint64_t use_seq;       /* the checker's use_seq at the last report */
+    uint64_t line_no;       /* of the first report */
+    uint64_t start_ns;
+    uint64_t last_end_ns;
+    char sys_name[QP__STRACE_NAME_MAX];
+    char failed_name[QP__STRACE_NAME_MAX];
+    char failed_error[16];
+} qp__strace_stuck;
+
+/* The last successful call on an fd, by fd modulo the table's size. */
+typedef struct qp__strace_fd_use {
+    int32_t fd;
+    uint64_t seq;
+} qp__strace_fd_use;
+#define QP__STRACE_FD_USES_MAX 1024
 
 /* The last call of a thread that mattered to spin, as a burst's "before". */
 typedef struct qp__strace_spin_prev {
@@ -175,6 +197,7 @@ typedef struct qp__strace_spin_prev {
     uint64_t start_ns;
     uint64_t timeout_ns; /* BEFORE_TIMED_OUT */
     bool whole_ms;       /* BEFORE_TIMED_OUT: whole ms in a call that takes finer */
+    uint64_t request_hash; /* BEFORE_TIMED_OUT */
     int32_t attempt_fd;  /* BEFORE_ATTEMPT */
     char attempt_name[QP__STRACE_NAME_MAX];
 } qp__strace_spin_prev;
@@ -182,7 +205,6 @@ typedef struct qp__strace_spin_prev {
 typedef struct qp__strace_run {
     uint32_t waits_count;
     uint32_t zero_timeouts_count;
-    uint32_t repeats_count;
     uint32_t empty_gaps_count;
     uint32_t retry_gaps_count;
     uint32_t other_gaps_count;
@@ -192,7 +214,11 @@ typedef struct qp__strace_run {
     bool has_time;
     bool epoll;
     bool fds_more;
+    bool same_request;
+    bool gap_known;
     uint8_t fds_count;
+    uint64_t request_hash; /* of its first wait */
+    uint64_t gap_max_ns;
     qp__strace_spin_prev before;
     int32_t attempt_fd;
     char attempt_name[QP__STRACE_NAME_MAX];
@@ -214,8 +240,9 @@ typedef struct qp__strace_thread {
     /* spin.c */
     qp__strace_spin_prev prev;
     qp__strace_run run;
-    size_t reported_count;
-    qp__strace_reported reported[QP__STRACE_READY_FDS_MAX];
+    /* stuck.c */
+    size_t stuck_count;
+    qp__strace_stuck stuck[QP__STRACE_READY_FDS_MAX];
     /* wasted.c */
     size_t loop_fds_count;
     qp__strace_loop_fd loop_fds[QP__STRACE_READY_FDS_MAX];
@@ -262,6 +289,8 @@ struct qp_strace {
     size_t regs_count;
     size_t regs_next_evict;
     qp__strace_epoll_reg regs[QP_STRACE_EPOLL_REGS_MAX];
+    uint64_t use_seq; /* successful calls on an fd so far */
+    qp__strace_fd_use fd_uses[QP__STRACE_FD_USES_MAX];
     size_t wakeup_fds_count;
     uint64_t wakeup_clock;
     qp__strace_wakeup_fd wakeup_fds[QP_STRACE_WAKEUP_FDS_MAX];
@@ -293,9 +322,20 @@ void qp__strace_spin_on_attempt(qp__strace_thread *t, const qp__strace_call *cal
 void qp__strace_spin_on_work(qp_strace *s, qp__strace_thread *t, const qp__strace_call *call);
 /* A sleep, a call that blocked, or time between calls. */
 void qp__strace_spin_on_pause(qp_strace *s, qp__strace_thread *t);
-void qp__strace_spin_touch(qp__strace_thread *t, int32_t fd);
 /* The thread exited or the log ended (end: QP_STRACE_END_EXIT or _LOG). */
 void qp__strace_spin_end(qp_strace *s, qp__strace_thread *t, uint8_t end);
+
+/* stuck.c */
+void qp__strace_stuck_on_wait(qp_strace *s, qp__strace_thread *t, const qp__strace_call *call,
+                              const qp__strace_wait *w);
+/* A call on fd (its first argument, or the fd epoll_ctl changes) that
+ * succeeded or failed. */
+void qp__strace_stuck_on_fd_call(qp_strace *s, qp__strace_thread *t, const qp__strace_call *call,
+                                 int32_t fd, bool failed);
+/* The thread exited or the log ended: its reports end. */
+void qp__strace_stuck_end(qp_strace *s, qp__strace_thread *t, uint8_t end);
+/* The burst to record: kept in detail up to QP_STRACE_FINDINGS_KEPT (spin.c). */
+void qp__strace_spin_record(qp_strace *s, qp__strace_thread *t, const qp_strace_burst *b);
 
 /* wasted.c */
 void qp__strace_wasted_on_wait(qp__strace_thread *t, const qp__strace_call *call,

@@ -84,9 +84,9 @@ qp__strace_thread *qp__strace_thread_get(qp_strace *s, int64_t tid)
 void qp__strace_thread_end(qp_strace *s, qp__strace_thread *t, uint8_t end)
 {
     qp__strace_spin_end(s, t, end);
+    qp__strace_stuck_end(s, t, end);
     t->pending = false;
     t->pending_size = 0;
-    t->reported_count = 0;
     t->loop_fds_count = 0;
     t->last_end_known = false;
 }

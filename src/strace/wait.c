@@ -60,13 +60,35 @@ static qp__span decoration_of(const qp__strace_wait *w, int32_t fd)
     return (qp__span){"", 0};
 }
 
-static void add_ready(qp__strace_wait *w, int64_t fd, bool readable, uint8_t trigger,
-                      qp__span decoration)
+static void add_ready(qp__strace_wait *w, int64_t fd, bool readable, bool hung_up,
+                      uint8_t trigger, qp__span decoration)
 {
     if (fd < 0 || fd > INT32_MAX || w->ready_count == QP__STRACE_WAIT_FDS_MAX)
         return;
     w->ready[w->ready_count++] =
-        (qp__strace_ready){(int32_t)fd, trigger, readable, decoration};
+        (qp__strace_ready){(int32_t)fd, trigger, readable, hung_up, decoration};
+}
+
+/* "POLLIN|POLLHUP", "EPOLLIN|EPOLLERR": hung up or in error */
+static bool hung_up_in(qp__span flags)
+{
+    return contains(flags, "HUP") || contains(flags, "ERR") || contains(flags, "POLLNVAL");
+}
+
+/* FNV-1a over the arguments but skip_a and skip_b (the timeout, and what the
+ * call writes into its arguments) */
+static uint64_t request_hash(const qp__strace_call *call, size_t skip_a, size_t skip_b)
+{
+    uint64_t h = UINT64_C(14695981039346656037);
+    for (size_t i = 0; i < call->args_count; i++) {
+        if (i == skip_a || i == skip_b)
+            continue;
+        qp__span a = qp__span_trim(call->args[i]);
+        for (size_t j = 0; j < a.size; j++)
+            h = (h ^ (uint8_t)a.ptr[j]) * UINT64_C(1099511628211);
+        h = (h ^ 0xff) * UINT64_C(1099511628211);
+    }
+    return h;
 }
 
 /* An fd number and its decoration at p; *after is past both. */
@@ -119,7 +141,8 @@ static void poll_ready(qp__span annotation, qp__strace_wait *w)
         qp__span flags = {after, close != NULL ? (size_t)(close - after) : (size_t)(end - after)};
         bool readable = contains(flags, "POLLIN") || contains(flags, "POLLRDNORM") ||
                         contains(flags, "POLLPRI");
-        add_ready(w, fd, readable, QP__TRIGGER_LEVEL, decoration_of(w, (int32_t)fd));
+        add_ready(w, fd, readable, hung_up_in(flags), QP__TRIGGER_LEVEL,
+                  decoration_of(w, (int32_t)fd));
         p = close != NULL ? close : end;
     }
 }
@@ -143,7 +166,7 @@ static const char *fd_set_each(const char *p, const char *end, qp__strace_wait *
         if (which < 0)
             add_fd(w, fd, decoration);
         else
-            add_ready(w, fd, which == 0, QP__TRIGGER_LEVEL, decoration_of(w, (int32_t)fd));
+            add_ready(w, fd, which == 0, false, QP__TRIGGER_LEVEL, decoration_of(w, (int32_t)fd));
         p = after;
     }
     return p < end ? p + 1 : p;
@@ -183,7 +206,7 @@ static void epoll_ready(const qp_strace *s, int32_t epfd, qp__span events, qp__s
                 qp__span flags = {item.ptr, comma != NULL ? (size_t)(comma - item.ptr) : item.size};
                 bool readable = contains(flags, "EPOLLIN") || contains(flags, "EPOLLPRI") ||
                                 contains(flags, "EPOLLRDNORM");
-                add_ready(w, reg->fd, readable, reg->trigger,
+                add_ready(w, reg->fd, readable, hung_up_in(flags), reg->trigger,
                           (qp__span){reg->decoration, reg->decoration_size});
             }
             break;
@@ -199,6 +222,7 @@ void qp__strace_wait_parse(const qp_strace *s, const qp__strace_call *call, qp__
     w->fds_more = false;
     w->fds_count = 0;
     w->ready_count = 0;
+    w->request_hash = 0;
     bool reported = call->ret_known && call->ret > 0;
     switch (call->sys->wait_args) {
     case QP_WAIT_ARGS_POLL:
@@ -208,6 +232,7 @@ void qp__strace_wait_parse(const qp_strace *s, const qp__strace_call *call, qp__
         else
             timeout_timespec(arg(call, 2), w);
         poll_fds(arg(call, 0), w);
+        w->request_hash = request_hash(call, 2, 2);
         if (reported)
             poll_ready(call->annotation, w);
         break;
@@ -218,6 +243,7 @@ void qp__strace_wait_parse(const qp_strace *s, const qp__strace_call *call, qp__
             qp__span set = qp__span_trim(arg(call, i));
             fd_set_each(set.ptr, set.ptr + set.size, w, -1);
         }
+        w->request_hash = request_hash(call, 4, 4);
         if (reported)
             select_ready(call->annotation, w);
         break;
@@ -228,6 +254,7 @@ void qp__strace_wait_parse(const qp_strace *s, const qp__strace_call *call, qp__
         else
             timeout_timespec(arg(call, 3), w);
         w->epoll = true;
+        w->request_hash = request_hash(call, 1, 3);
         int32_t epfd;
         qp__span decoration;
         if (!qp__strace_arg_fd(arg(call, 0), &epfd, &decoration))

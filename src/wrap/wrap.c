@@ -275,15 +275,25 @@ int __wrap_sched_yield(void)
     }
 }
 
-/* open, open64 and openat: unmodelled, and variadic (the mode comes only
- * with O_CREAT or O_TMPFILE). dirfd is AT_FDCWD for open and open64. */
+/* open, open64 and openat: variadic (the mode comes only with O_CREAT or
+ * O_TMPFILE). During a run they are the os table's open (the sim's files:
+ * /dev/null and the root, src/sim/devnull.c), but an openat from a
+ * directory fd, which the sim has not, is unmodelled. dirfd is AT_FDCWD
+ * for open and open64. */
 static int route_open(const char *call, int (*real)(int, const char *, int, mode_t), int dirfd,
                       const char *path, int flags, va_list ap)
 {
-    if (route() == SIM)
+    if (route() == SIM && dirfd != AT_FDCWD)
         unmodelled(call);
     mode_t mode = (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? (mode_t)va_arg(ap, int) : 0;
-    return route() == REAL ? real(dirfd, path, flags, mode) : nowhere();
+    switch (route()) {
+    case REAL:
+        return real(dirfd, path, flags, mode);
+    case SIM:
+        return current.os->open(current.os, path, flags, mode);
+    default:
+        return nowhere();
+    }
 }
 
 static int real_open(int dirfd, const char *path, int flags, mode_t mode)

@@ -11,7 +11,15 @@
  * a loaded machine that oversleeps some polls still shows it. With ceil, the
  * poll waits 2 ms and the deadline has passed when it returns.
  * expect floor: spin=yes possible-spin=no syscall-bound=no redundant-wakeup=no
- * expect ceil: spin=no possible-spin=no syscall-bound=no redundant-wakeup=no */
+ * expect ceil: spin=no possible-spin=no syscall-bound=no redundant-wakeup=no
+ * In its plainest form (poll-floor, poll-ceil) the timed read reads once,
+ * then only polls until the deadline, reading again only when poll reports
+ * the fd: with floor, poll(..., 1) runs out with 0.9 ms left, then
+ * poll(..., 0) on the same fd, nothing between, until the deadline passes
+ * and the next read's poll(..., 1) begins: the rounding signature, a spin.
+ * With ceil the poll waits 2 ms and the deadline has passed when it returns.
+ * expect poll-floor: spin=yes possible-spin=no syscall-bound=no redundant-wakeup=no
+ * expect poll-ceil: spin=no possible-spin=no syscall-bound=no redundant-wakeup=no */
 #include <errno.h>
 #include <poll.h>
 #include <stdbool.h>
@@ -33,16 +41,18 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* 1 when a byte came, 0 on a timeout, -1 on an error */
-static int timed_read(int fd, uint64_t timeout_ns, bool ceil)
+/* 1 when a byte came, 0 on a timeout, -1 on an error; poll_only reads
+ * again only once poll reported the fd */
+static int timed_read(int fd, uint64_t timeout_ns, bool ceil, bool poll_only)
 {
     uint64_t deadline_ns = now_ns() + timeout_ns;
+    bool may_read = true;
     for (;;) {
         char c;
-        ssize_t n = read(fd, &c, 1);
+        ssize_t n = may_read ? read(fd, &c, 1) : -1;
         if (n >= 0)
             return n > 0;
-        if (errno != EAGAIN)
+        if (may_read && errno != EAGAIN)
             return -1;
         uint64_t t_ns = now_ns();
         if (t_ns >= deadline_ns)
@@ -52,25 +62,31 @@ static int timed_read(int fd, uint64_t timeout_ns, bool ceil)
         if (ceil && left_ns % NS_PER_MS != 0)
             timeout_ms++;
         struct pollfd pfd = {.fd = fd, .events = POLLIN};
-        if (poll(&pfd, 1, timeout_ms) < 0)
+        int ready = poll(&pfd, 1, timeout_ms);
+        if (ready < 0)
             return -1;
+        may_read = !poll_only || ready > 0;
     }
 }
 
 int main(int argc, char **argv)
 {
-    if (argc != 2 || (strcmp(argv[1], "floor") != 0 && strcmp(argv[1], "ceil") != 0)) {
-        fprintf(stderr, "usage: timed_read floor|ceil\n");
+    static const char *const modes[] = {"floor", "ceil", "poll-floor", "poll-ceil"};
+    size_t mode = 0;
+    while (argc == 2 && mode < 4 && strcmp(argv[1], modes[mode]) != 0)
+        mode++;
+    if (argc != 2 || mode == 4) {
+        fprintf(stderr, "usage: timed_read floor|ceil|poll-floor|poll-ceil\n");
         return 2;
     }
-    bool ceil = strcmp(argv[1], "ceil") == 0;
+    bool ceil = mode % 2 == 1, poll_only = mode >= 2;
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv) != 0) {
         perror("socketpair");
         return 1;
     }
     for (int i = 0; i < READS_COUNT; i++)
-        if (timed_read(sv[0], TIMEOUT_NS, ceil) != 0) {
+        if (timed_read(sv[0], TIMEOUT_NS, ceil, poll_only) != 0) {
             fprintf(stderr, "timed_read: expected a timeout\n");
             return 1;
         }

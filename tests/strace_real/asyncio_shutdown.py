@@ -12,6 +12,7 @@
 # executor and of the generators each hand over through two. No socket is
 # drained (the self-pipe is never written) and no wakeup fd is written.
 # expect: spin=no possible-spin=no syscall-bound=no redundant-wakeup=no
+# log window: /epoll_create1/ 700 lines
 import asyncio
 
 TASKS = 5

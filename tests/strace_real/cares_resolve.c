@@ -14,17 +14,20 @@
  * select is called with a zero timeout again and again until it has: the log
  * shows a select of 29 ms that ran out, then zero-timeout selects with no
  * syscall between them for the rest of that millisecond, then the retry. That
- * is a rounding spin, as JDK-8307425; the log shows the rounding's signature
- * but, with nothing between the waits, cannot rule out callbacks: possible
- * spin, not spin (real-spin=yes says the program does spin).
+ * is a rounding spin, as JDK-8307425 (c-ares #631; ares_timeout.c,
+ * ares_timeout(); ares_process.c, process_timeouts(), which compares the
+ * query's timeout against now to the microsecond). The log shows the whole
+ * rounding signature (a timed select that ran out, zero-timeout selects on
+ * the same fd set back to back, the retry's sendto within the millisecond):
+ * spin.
  * c-ares reads its UDP socket until it would block (read_udp_packets), but
  * closes the socket when its last query ends (no ARES_FLAG_STAYOPEN): after
  * each answer, no second receive is made. No wakeup fd is used.
- * expect: spin=no possible-spin=yes syscall-bound=no redundant-wakeup=no real-spin=yes
+ * expect: spin=yes possible-spin=no syscall-bound=no redundant-wakeup=no
  * In mode stayopen (ARES_FLAG_STAYOPEN) the socket outlives each query, so
  * read_udp_packets receives once more after each answer and gets EAGAIN:
  * the select is level-triggered, so that receive is wasted, once per lookup.
- * expect stayopen: spin=no possible-spin=yes syscall-bound=yes redundant-wakeup=no real-spin=yes */
+ * expect stayopen: spin=yes possible-spin=no syscall-bound=yes redundant-wakeup=no */
 #include <ares.h>
 #include <arpa/inet.h>
 #include <arpa/nameser.h>

@@ -6,12 +6,12 @@
  * 2.7 ms, TICKS times. Each wait of 2 ms runs out with 0.7 ms left, and the
  * loop then waits with a zero timeout again and again until the timer is
  * due: a spin, with nothing between its waits (the clock is read through the
- * vDSO, which strace does not see). The log shows the rounding's signature,
- * a burst right after a timed wait ran out that ends within the millisecond
- * it left, but cannot rule out callbacks run between the waits: possible
- * spin, not spin. TICKS times over, so that a loaded machine that oversleeps
- * some waits still shows it.
- * expect: spin=no possible-spin=yes syscall-bound=no redundant-wakeup=no real-spin=yes */
+ * vDSO, which strace does not see). The log shows the rounding's signature:
+ * a burst of zero-timeout waits on the same epoll fd right after a timed
+ * wait ran out, nothing between them, ending within the millisecond it left
+ * with the next timed wait: spin. TICKS times over, so that a loaded machine
+ * that oversleeps some waits still shows it.
+ * expect: spin=yes possible-spin=no syscall-bound=no redundant-wakeup=no */
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/epoll.h>

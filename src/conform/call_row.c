@@ -1,0 +1,143 @@
+/* QP_CF_CALL: any row of the syscall table, called on the arguments its
+ * step's recipes give (enum qp_cf_arg_kind). The caller of each row is
+ * made from the row itself (include/quietpoll/syscalls.def): each
+ * parameter is declared with the row's own type and given its recipe's
+ * value, so a row needs no code here to be called. What a call made (an fd
+ * it returned, the fds of an int[2]) is closed again at once: only the
+ * result is compared, never fd numbers. */
+#include <assert.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "calls.h"
+#include "quietpoll/syscalls.h"
+
+const char *const qp_cf_paths[] = {"/dev/null", "/", "/nonexistent"};
+const size_t qp_cf_paths_count = sizeof qp_cf_paths / sizeof qp_cf_paths[0];
+
+/* The n-th of a parenthesised list of parameters or arguments. */
+#define CF_AT0(x0, ...) x0
+#define CF_AT1(x0, x1, ...) x1
+#define CF_AT2(x0, x1, x2, ...) x2
+#define CF_AT3(x0, x1, x2, x3, ...) x3
+#define CF_AT4(x0, x1, x2, x3, x4, ...) x4
+#define CF_AT5(x0, x1, x2, x3, x4, x5, ...) x5
+#define CF_APPLY(macro, args) macro args
+#define CF_AT(n, list) CF_APPLY(CF_AT##n, (QP_UNPAREN list, ~))
+#define CF_COUNT(...) CF_COUNT_(__VA_ARGS__ __VA_OPT__(, ) 6, 5, 4, 3, 2, 1, 0, ~)
+#define CF_COUNT_(x0, x1, x2, x3, x4, x5, n, ...) n
+#define CF_CAT(a, b) CF_CAT_(a, b)
+#define CF_CAT_(a, b) a##b
+
+/* Parameter n declared as the row has it, holding value v[n]. */
+#define CF_DECL(n, params, args)                                                                   \
+    CF_AT(n, params) = (__typeof__(CF_AT(n, args)))(uintptr_t)v[n];
+#define CF_DECLS_0(p, a)
+#define CF_DECLS_1(p, a) CF_DECL(0, p, a)
+#define CF_DECLS_2(p, a) CF_DECLS_1(p, a) CF_DECL(1, p, a)
+#define CF_DECLS_3(p, a) CF_DECLS_2(p, a) CF_DECL(2, p, a)
+#define CF_DECLS_4(p, a) CF_DECLS_3(p, a) CF_DECL(3, p, a)
+#define CF_DECLS_5(p, a) CF_DECLS_4(p, a) CF_DECL(4, p, a)
+#define CF_DECLS_6(p, a) CF_DECLS_5(p, a) CF_DECL(5, p, a)
+#define CF_DECLS(params, args) CF_CAT(CF_DECLS_, CF_COUNT params)(params, args)
+
+#define QP_SYSCALL(name, wrap, strace_name, class, wait_args, record, ret, params, args)         \
+    static int64_t call_##name(qp_os *os, const uint64_t *v)                                      \
+    {                                                                                              \
+        (void)v;                                                                                   \
+        CF_DECLS(params, args)                                                                     \
+        return (int64_t)os->name QP_OS_ARGS(os, QP_UNPAREN args);                                 \
+    }
+#define QP_STRACE(strace_name, class, wait_args)
+#define QP_LIBC(name)
+#include "quietpoll/syscalls.def"
+#undef QP_SYSCALL
+#undef QP_STRACE
+#undef QP_LIBC
+
+static int64_t (*const callers[QP_SYS_COUNT])(qp_os *os, const uint64_t *v) = {
+#define QP_SYSCALL(name, wrap, strace_name, class, wait_args, record, ret, params, args)         \
+    [QP_SYS_##name] = call_##name,
+#define QP_STRACE(strace_name, class, wait_args)
+#define QP_LIBC(name)
+#include "quietpoll/syscalls.def"
+#undef QP_SYSCALL
+#undef QP_STRACE
+#undef QP_LIBC
+};
+
+/* Does the row return an fd it made? */
+static bool returns_fd(unsigned sys)
+{
+    switch (qp_sys_table[sys].args) {
+    case QP_ARGS_SOCKET:
+    case QP_ARGS_EVENTFD:
+    case QP_ARGS_EPOLL_CREATE:
+    case QP_ARGS_INT: /* epoll_create */
+    case QP_ARGS_TIMERFD_CREATE:
+    case QP_ARGS_ACCEPT:
+    case QP_ARGS_OPEN:
+        return true;
+    }
+    return false;
+}
+
+static uint8_t arg_buf[QP_CF_ARGS_MAX][QP_CF_IO_BYTES_MAX]; /* zeros */
+
+void qp__cf_call_row(qp_cf_backend *b, const qp_cf_step *st, const int *fds, qp_cf_result *res)
+{
+    assert(st->sys < QP_SYS_COUNT && st->args_count <= QP_CF_ARGS_MAX);
+    qp_os *os = b->os;
+    uint64_t v[QP_CF_ARGS_MAX] = {0};
+    int made[2] = {-1, -1};
+    struct sockaddr_in inet[QP_CF_ARGS_MAX];
+    socklen_t lens[QP_CF_ARGS_MAX];
+    for (unsigned i = 0; i < st->args_count; i++) {
+        const qp_cf_arg *a = &st->args[i];
+        switch (a->kind) {
+        case QP_CF_ARG_INT:
+            v[i] = (uint64_t)a->value;
+            break;
+        case QP_CF_ARG_SLOT:
+            v[i] = (uint64_t)(int64_t)qp__cf_slot_fd(fds, (unsigned)a->value);
+            break;
+        case QP_CF_ARG_NULL:
+            v[i] = 0;
+            break;
+        case QP_CF_ARG_BUF:
+            assert(a->value >= 0 && (size_t)a->value <= sizeof arg_buf[i]);
+            memset(arg_buf[i], 0, (size_t)a->value);
+            v[i] = (uintptr_t)arg_buf[i];
+            break;
+        case QP_CF_ARG_FDS:
+            v[i] = (uintptr_t)made;
+            break;
+        case QP_CF_ARG_INET:
+            inet[i] = (struct sockaddr_in){.sin_family = AF_INET,
+                                           .sin_port = htons((uint16_t)a->value),
+                                           .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+            v[i] = (uintptr_t)&inet[i];
+            break;
+        case QP_CF_ARG_SOCKLEN:
+            lens[i] = (socklen_t)a->value;
+            v[i] = (uintptr_t)&lens[i];
+            break;
+        case QP_CF_ARG_PATH:
+            assert(a->value >= 0 && (size_t)a->value < qp_cf_paths_count);
+            v[i] = (uintptr_t)qp_cf_paths[a->value];
+            break;
+        default:
+            assert(!"an argument recipe");
+        }
+    }
+    errno = 0;
+    int64_t ret = callers[st->sys](os, v);
+    qp__cf_record(res, returns_fd(st->sys) && ret >= 0 ? 0 : ret);
+    if (returns_fd(st->sys) && ret >= 0)
+        made[0] = (int)ret;
+    for (unsigned k = 0; k < 2; k++)
+        if (made[k] >= 0)
+            (void)os->close(os, made[k]);
+}
