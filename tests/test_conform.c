@@ -27,10 +27,10 @@ static long open_fds(void)
 
 static void test_every_scenario_keeps_its_bounds(void)
 {
-    for (size_t i = 0; i < qp_cf_scenarios_count; i++) {
-        const char *why = qp_cf_check(&qp_cf_scenarios[i]);
+    for (size_t i = 0; i < qp_cf_suite_count(); i++) {
+        const char *why = qp_cf_check(qp_cf_suite_at(i));
         if (why != NULL)
-            fprintf(stderr, "%s: %s\n", qp_cf_scenarios[i].name, why);
+            fprintf(stderr, "%s: %s\n", qp_cf_suite_at(i)->name, why);
         CHECK(why == NULL);
     }
 }
@@ -231,12 +231,12 @@ static void test_kernel_runs_leave_no_fd_open(void)
     long before = open_fds();
     qp_cf_backend *kernel = qp_cf_host_backend_new();
     static qp_cf_outcome out;
-    for (size_t i = 0; i < qp_cf_scenarios_count; i++) {
+    for (size_t i = 0; i < qp_cf_suite_count(); i++) {
         long at_start = open_fds();
-        qp_cf_run(kernel, &qp_cf_scenarios[i], &out);
+        qp_cf_run(kernel, qp_cf_suite_at(i), &out);
         long at_end = open_fds();
         if (at_end != at_start)
-            fprintf(stderr, "%s: %ld fds before, %ld after\n", qp_cf_scenarios[i].name, at_start,
+            fprintf(stderr, "%s: %ld fds before, %ld after\n", qp_cf_suite_at(i)->name, at_start,
                     at_end);
         CHECK_EQ_I(at_end, at_start);
     }

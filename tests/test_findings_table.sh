@@ -87,7 +87,7 @@ while IFS=$'\t' read -r repro variant property magnitude status reference fixed_
         name=${repro#*/}
         want=$(awk -F'\t' -v r="$repro" -v n="$name" -v m="$machine" '
             !/^#/ && $1 == m && ($4 == r || $4 == n || $4 == "reproducers/" r) {
-                print ($8 == "yes" ? "current" : $8 == "no" ? "<= " $7 : "?"); exit }' "$versions")
+                print ($8 == "fires" ? "current" : $8 == "passes" ? "<= " $7 : "?"); exit }' "$versions")
         [ -n "$want" ] || want="?"
         [ "$fixed_in" = "$want" ] ||
             fail "$repro: fixed_in is '$fixed_in'; docs/versions.tsv makes it '$want'"

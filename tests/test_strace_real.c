@@ -118,9 +118,27 @@ static void expect(qp_strace *checker, enum qp_strace_verdict spin,
     qp_strace_free(checker);
 }
 
+/* Whether floor's run spun at all is up to the machine: under strace on a
+ * loaded one, each poll(..., 1) may oversleep past the read's 1.9 ms
+ * deadline, and then no zero-timeout poll follows it. Such a recording shows
+ * no burst of zero-timeout waits at all; it says nothing of the checker, and
+ * is recorded again, at most RECORD_TRIES times. A recording that has a
+ * burst is judged, whatever its verdict. */
+#define RECORD_TRIES 3
+
 static void test_floor_rounded_timed_read_spins(void)
 {
-    expect(record(timed_read_prog, "floor"), QP_STRACE_VIOLATION, QP_STRACE_PASS, QP_STRACE_PASS);
+    for (int try = 1;; try++) {
+        qp_strace *checker = record(timed_read_prog, "floor");
+        const qp_strace_result *r = qp_strace_get_result(checker);
+        if (r->bursts_total > 0 || try == RECORD_TRIES) {
+            expect(checker, QP_STRACE_VIOLATION, QP_STRACE_PASS, QP_STRACE_PASS);
+            return;
+        }
+        printf("note: recording %d of timed_read floor has no zero-timeout burst (the machine "
+               "overslept every poll past its deadline): recorded again\n", try);
+        qp_strace_free(checker);
+    }
 }
 
 static void test_ceil_rounded_timed_read_is_clean(void)

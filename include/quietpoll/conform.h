@@ -19,6 +19,7 @@
 #include <stdio.h>
 
 #include "quietpoll/os.h"
+#include "quietpoll/syscalls.h"
 #include "quietpoll/tape.h"
 
 #define QP_CF_OBJS_MAX 4   /* objects of a scenario */
@@ -39,11 +40,9 @@
 /* A timed scenario (a timerfd, a sleep, a wait with a timeout it is to run
  * out) runs again when the host ran it this much later than the scenario's
  * own times say (a loaded machine): its timer counts and remaining times
- * are laid out to hold within it. */
+ * are laid out to hold within it. A scenario may lay its times out on a
+ * finer grid and ask for less (qp_cf_scenario.lag_us_max). */
 #define QP_CF_LAG_NS_MAX UINT64_C(5000000)
-/* A remaining time compared is "within" when it is at most what the step
- * expects and less than this below it (twice the lag a run may have). */
-#define QP_CF_TIME_TOLERANCE_NS (2 * QP_CF_LAG_NS_MAX)
 
 /* The objects. Slots are numbered in the order objects are listed; a pipe's
  * read end comes first, then its write end; a socketpair's two ends follow
@@ -87,6 +86,8 @@ enum qp_cf_make {
     QP_CF_MAKE_EPOLL1,      /* epoll_create1(flags) */
     QP_CF_MAKE_SOCKETPAIR,  /* socketpair(arg = domain, flags = type, arg2 = protocol) */
     QP_CF_MAKE_TIMERFD,     /* timerfd_create(arg = clock, flags) */
+    QP_CF_MAKE_EVENTFD,     /* eventfd(arg = initval, flags) */
+    QP_CF_MAKE_SOCKET,      /* socket(arg = domain, flags = type, arg2 = protocol) */
     QP_CF_MAKE_COUNT
 };
 
@@ -95,7 +96,7 @@ enum qp_cf_make {
 enum qp_cf_time_class {
     QP_CF_TIME_UNMEASURED,
     QP_CF_TIME_ZERO,      /* a remaining time of 0 */
-    QP_CF_TIME_WITHIN,    /* in (expect - QP_CF_TIME_TOLERANCE_NS, expect + the timer slack] */
+    QP_CF_TIME_WITHIN,    /* in (expect - qp_cf_time_tolerance_ns, expect + the timer slack] */
     QP_CF_TIME_BELOW,     /* less than that, not 0 */
     QP_CF_TIME_ABOVE,     /* more than expected */
     QP_CF_TIME_NOT_EARLY, /* a wait or a sleep that ran out lasted at least its time */
@@ -146,6 +147,9 @@ enum qp_cf_op {
     QP_CF_CLOCK_NANOSLEEP, /* clock_nanosleep(clock, flags, time_ns (TIMER_ABSTIME: from the
                               clock now), &remain): ret 0 or -1 with err its error number */
     QP_CF_SCHED_YIELD, /* sched_yield() */
+    QP_CF_SEND_CALL,   /* send(slot, size, flags | MSG_NOSIGNAL) */
+    QP_CF_RECVFROM,    /* recvfrom(slot, size, flags, a name buffer): aux the name's length */
+    QP_CF_CONNECT,     /* connect(slot, the peer's address) */
     QP_CF_CALL,        /* any row of the syscall table: sys, on args (qp_cf_arg recipes);
                           ret compared (0 for an fd it made, which is closed again) */
     /* world actions, on the object's other end */
@@ -241,6 +245,9 @@ enum qp_cf_sigmask {
 typedef struct qp_cf_scenario {
     const char *name;      /* "stream/rst-then-eof" */
     const char *behaviour; /* one line: what is held to Linux */
+    uint32_t lag_us_max;   /* 0: QP_CF_LAG_NS_MAX */
+    uint32_t during_us;    /* the sim's action this far into a call (0: a fifth of the lag) */
+    uint32_t tolerance_us; /* of a remaining time "within" (0: twice the lag) */
     uint8_t objs_count;
     qp_cf_obj objs[QP_CF_OBJS_MAX];
     uint8_t steps_count;
@@ -278,6 +285,7 @@ typedef struct qp_cf_outcome {
     bool setup_failed;
     bool inconclusive; /* QP_CF_ATTEMPTS_MAX runs, none conclusive */
     char forbidden[96]; /* the call the host refused, when setup failed */
+    uint64_t at_ns[QP_CF_STEPS_MAX]; /* where each step ended, from the first's start */
 } qp_cf_outcome;
 
 /* A backend: the os table, and how it makes objects and enacts the world. */
@@ -292,15 +300,20 @@ struct qp_cf_backend {
     /* a world action on slot's fd now, or (step->during) while the next call
        blocks */
     void (*act)(qp_cf_backend *b, const qp_cf_step *step, int fd);
-    /* the call after a `during` action returned with res (or blocked): the
-       action is done by now; *blocked: the call never returned by itself */
-    void (*call_done)(qp_cf_backend *b, const qp_cf_result *res, bool *blocked);
+    /* the call `call` after a `during` action returned with res (or
+       blocked): the action is done by now; *blocked: the call never returned
+       by itself */
+    void (*call_done)(qp_cf_backend *b, const qp_cf_step *call, const qp_cf_result *res,
+                      bool *blocked);
     /* after the scenario: closes everything it opened */
     void (*close_all)(qp_cf_backend *b);
     /* the address QP_CF_SENDTO_PEER sends to, for the UDP socket in slot */
     void (*peer_addr)(qp_cf_backend *b, unsigned slot, struct sockaddr_storage *addr,
                       socklen_t *addrlen);
     void (*free)(qp_cf_backend *b);
+    /* the backend's clock, read outside the os table (the scenario's
+       timeline, which no step calls for) */
+    uint64_t (*now_ns)(qp_cf_backend *b);
     jmp_buf *stop_jmp; /* the sim stops a run here (a call blocked forever) */
     bool inconclusive; /* the host's action missed the wait it was for: run again */
     void *ctx;
@@ -310,9 +323,17 @@ struct qp_cf_backend {
 qp_cf_backend *qp_cf_sim_backend_new(void);
 qp_cf_backend *qp_cf_host_backend_new(void);
 void qp_cf_backend_free(qp_cf_backend *b);
+/* The rows of the os table (enum qp_sys) the steps of the sim backend's
+ * last run called (not the calls that made its objects): marks them. */
+void qp_cf_sim_backend_calls(const qp_cf_backend *b, bool called[QP_SYS_COUNT]);
 
 /* Runs sc on b; every fd it opened is closed again when it returns. */
 void qp_cf_run(qp_cf_backend *b, const qp_cf_scenario *sc, qp_cf_outcome *out);
+/* The same, a timed scenario held to timeline, the sim's run of it: a step
+ * that ends more than qp_cf_lag_ns_max later than it did there makes the
+ * run inconclusive (run again, QP_CF_ATTEMPTS_MAX times). */
+void qp_cf_run_against(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_outcome *timeline,
+                       qp_cf_outcome *out);
 
 /* The documented divergences: what may differ, and why the model needs it. */
 typedef struct qp_cf_divergence {
@@ -347,9 +368,12 @@ void qp_cf_format_step(char *buf, size_t size, const qp_cf_scenario *sc, size_t 
 void qp_cf_format_result(char *buf, size_t size, const qp_cf_step *step,
                          const qp_cf_result *res);
 
-/* The suite. */
+/* The suite: scenarios.c's table, then one table per object kind or call
+ * family (src/conform/suite.c lists them). */
 extern const qp_cf_scenario qp_cf_scenarios[];
 extern const size_t qp_cf_scenarios_count;
+size_t qp_cf_suite_count(void);
+const qp_cf_scenario *qp_cf_suite_at(size_t index);
 
 const char *qp_cf_obj_kind_name(unsigned kind);
 /* The call (or the world's action) of a step's op, as a trace names it. */
@@ -378,6 +402,14 @@ const char *qp_cf_check(const qp_cf_scenario *sc);
  * timerfd, a sleep, a timed wait it expects to run out)? Such a run is held
  * to QP_CF_LAG_NS_MAX. */
 bool qp_cf_timed(const qp_cf_scenario *sc);
+/* How late a timed run of sc may be (QP_CF_LAG_NS_MAX unless sc asks for
+ * less); a remaining time compared is "within" when it is at most what the
+ * step expects and less than twice that below it. */
+uint64_t qp_cf_lag_ns_max(const qp_cf_scenario *sc);
+uint64_t qp_cf_time_tolerance_ns(const qp_cf_scenario *sc);
+/* How far into a call a world action during it comes in the sim: well
+ * within the lag a timed run may have, as the host's helper acts. */
+uint64_t qp_cf_during_delay_ns(const qp_cf_scenario *sc);
 
 /* The object behind slot (NULL: none), and its kind (QP_CF_OBJ_KIND_COUNT). */
 const qp_cf_obj *qp_cf_slot_obj(const qp_cf_scenario *sc, unsigned slot);

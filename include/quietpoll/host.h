@@ -56,12 +56,15 @@ void qp_host_peer_icmp(qp_host_peer *p);                  /* a port unreachable 
 
 /* Another thread's action while the calling thread blocks in its next
  * call: the thread waits until /proc shows the caller asleep in a syscall
- * (or the call has returned), runs fn(arg), then gives the call
- * QP_HOST_WATCHDOG_MS to return before it interrupts it with a signal. */
+ * (or the call has returned), runs fn(arg), then interrupts the call with a
+ * signal once it has stayed asleep in it for a while after fn, when
+ * `settles` says the call has no end of its own (no timeout, no timer: it
+ * is blocked for good), or has not returned QP_HOST_WATCHDOG_MS after fn.
+ * One action at a time. */
 #define QP_HOST_WATCHDOG_MS 500
 typedef struct qp_host_during qp_host_during;
-qp_host_during *qp_host_during_start(void (*fn)(void *arg), void *arg);
-/* After the call returned: joins the thread. *interrupted: the watchdog
+qp_host_during *qp_host_during_start(void (*fn)(void *arg), void *arg, bool settles);
+/* After the call returned: waits until the action is done. *interrupted: the watchdog
  * ended the call; *acted_while_blocked: fn ran while the call slept;
  * *act_delay_ns: how long after the start fn had run; *returned_ns: how
  * long after fn had run the call returned (0: before) (wall clock). */

@@ -63,6 +63,11 @@ typedef struct qp_machine {
     qp_schedule_shape shape;
     /* Creates the objects of the world in the sim. */
     void (*setup)(qp_sim *sim, qp_world *world);
+    /* What the schedule asks of run() under the variant (the work-undone
+     * property, src/oracle/work.c), filled from the schedule and the
+     * variant alone; NULL: nothing is asked (the oracle judges only how the
+     * machine waits). */
+    void (*asked)(const qp_schedule *sched, size_t variant, qp_work_asked *out);
     /* Runs the loop under test through os, as task 0. */
     void (*run)(qp_os *os, const qp_machine_ctx *ctx);
     /* Another thread's action from the schedule (QP_EV_WAKEUP,
@@ -149,6 +154,11 @@ static inline bool qp_variant_is_ref(const qp_variant *v)
 }
 /* The index of the named variant, or -1. */
 long qp_variant_find(const qp_machine *machine, const char *name);
+
+/* What a machine's asked (qp_machine.asked) fills in for a machine whose
+ * every op of the schedule is one operation it marks (task 0 begins and
+ * ends each), and whose waits are the call wait_sys (enum qp_sys). */
+void qp_asks_each_op_marked(const qp_schedule *sched, unsigned wait_sys, qp_work_asked *out);
 
 /* Why a machine of that name is not in this build (one that needs a library
  * the build did not find), or NULL: no such machine, or it is built. */

@@ -23,6 +23,12 @@
  * |                 | (1 ms + timer slack) + the syscall costs it incurred      |
  * | wrong-result    | an operation reports data, EOF or a timeout that its own  |
  * |                 | syscalls contradict (result.c)                            |
+ * | work-undone     | the run does not do what its schedule asked: an operation |
+ * |                 | never begun or ended, a write never made, or made in the  |
+ * |                 | wrong blocking mode or beyond those asked, a timer never  |
+ * |                 | started or left due, bytes the world sent never read      |
+ * |                 | (work.c); a run an error of the world cut short is        |
+ * |                 | excused, and says so                                      |
  *
  * An event loop's timers and iterations (its loop marks) are held to the
  * same properties in timers.c: a timer's callback runs before its deadline
@@ -74,6 +80,10 @@
     X(WRONG_RESULT, "wrong-result",                                                              \
       "an operation reports what the world contradicts: data it never received, EOF the peer "  \
       "never sent, a timeout when it had been told its fd was ready")                           \
+    X(WORK_UNDONE, "work-undone",                                                                \
+      "the run does not do what its schedule asked: operations never begun or ended, writes "  \
+      "never made, or made in the wrong blocking mode or beyond those asked, timers never "    \
+      "started or left due, bytes the world sent never read (src/oracle/work.c)")              \
     X(HANG, "hang",                                                                              \
       "a trial runs past its wall-clock limit (prop --fork, the fuzzers' -timeout): the code "  \
       "under test loops where no syscall budget sees it; found by the engines, not the oracle") \
@@ -265,6 +275,40 @@ typedef struct qp_spin_watch {
     uint32_t zero_waits_in_a_row[QP_SIM_TASKS_MAX];
 } qp_spin_watch;
 
+/* What work.c keeps: what the schedule asked (qp_oracle_ask), and what task
+ * 0 has done of it. */
+typedef struct qp_work_watch {
+    bool asked_any;         /* qp_oracle_ask was told something to hold the run to */
+    qp_work_asked asked;
+    uint32_t ops_begun;     /* task 0's op begin marks */
+    uint32_t ops_ended;
+    uint32_t writes_made;   /* task 0's write calls */
+    bool nonblocking_fds[QP_SIM_FDS_MAX]; /* O_NONBLOCK, as task 0's calls set it */
+    uint32_t timers_started; /* bit id: a start mark was seen */
+    uint32_t timers_pending; /* bit id: started with a finite timeout, not fired or stopped */
+    uint64_t unread_bytes[QP_SIM_FDS_MAX]; /* the world's bytes on fd not read yet */
+    bool closed_fds[QP_SIM_FDS_MAX]; /* the peer closed or reset it (no more arrives) */
+    /* the first call that failed with an error the world caused (a reset, a
+       closed reader, an ICMP error): what is undone after it is excused */
+    bool world_error;
+    int world_errno;
+    size_t world_error_index;
+    char excused[320]; /* why work left undone passed; "" when none was */
+} qp_work_watch;
+
+/* What stranded.c keeps: an arrival on the fd of task 0's open operation
+ * that ended no wait, until task 0's next call. */
+typedef struct qp_stranded_watch {
+    bool pending;
+    uint64_t arrived_ns;
+    size_t event_index;
+} qp_stranded_watch;
+
+/* What eof.c keeps: the fds whose EOF a receive of task 0 has returned. */
+typedef struct qp_eof_watch {
+    bool read_eof[QP_SIM_FDS_MAX]; /* the loop has read the fd's EOF */
+} qp_eof_watch;
+
 typedef struct qp_oracle {
     uint64_t cost_ns;
     uint64_t slack_ns;
@@ -276,6 +320,9 @@ typedef struct qp_oracle {
     qp_dgram_watch dgram;
     qp_loop_watch loop;
     qp_spin_watch spin;
+    qp_work_watch work;
+    qp_stranded_watch stranded;
+    qp_eof_watch eof;
     bool keep_going; /* count every violation instead of stopping at the first */
     /* properties counted but not stopping the run, nor reported: a fuzz
      * target's documented findings (bit p for enum qp_property p); kept
@@ -293,6 +340,10 @@ typedef struct qp_oracle {
 } qp_oracle;
 
 void qp_oracle_init(qp_oracle *oracle, const qp_schedule *sched);
+
+/* What the schedule asks of the machine (qp_machine.asked), which the run
+ * is held to at its end (work-undone); call after qp_oracle_init. */
+void qp_oracle_ask(qp_oracle *oracle, const qp_work_asked *asked);
 
 /* Checks the record just appended at index. Returns true on a violation. */
 bool qp_oracle_on_rec(qp_oracle *oracle, const qp_trace *trace, size_t index);

@@ -96,6 +96,31 @@ typedef struct qp_schedule {
     size_t events_count;
 } qp_schedule;
 
+/* What a schedule asks of its machine, as the machine reads its own
+ * schedule (qp_machine.asked): the oracle holds the run to it (the property
+ * work-undone, src/oracle/work.c), so that a machine that returns at once,
+ * or skips what it was asked, does not pass for one that waits well. */
+typedef struct qp_work_write {
+    uint32_t size;    /* the bytes it offers, in one write call */
+    bool nonblocking; /* on an fd with O_NONBLOCK set (else clear) */
+} qp_work_write;
+
+typedef struct qp_work_asked {
+    uint32_t ops_marked; /* task 0 marks this many operations (op begin, op end) */
+    /* task 0's write calls, in order (a writer's operations) */
+    qp_work_write writes[QP_OPS_MAX];
+    uint32_t writes_count;
+    uint32_t timers_started; /* bit id: the loop starts timer id (its start mark) */
+    /* no timer with a finite timeout is still pending when the run ends:
+       the loop returned, or blocked for good, with a timer due */
+    bool timers_finished;
+    /* every byte the world sends on an fd is read by the end of the run */
+    bool bytes_read;
+    /* bit sys (enum qp_sys): task 0 waits with these calls only, the
+       backend the schedule (or the variant) chose; 0: any */
+    uint64_t wait_calls;
+} qp_work_asked;
+
 /* What a machine's schedule may contain. */
 typedef struct qp_schedule_shape {
     const char *op_noun;        /* "read" */

@@ -62,6 +62,25 @@ static void columns(const qp_cf_scenario *sc, const qp_cf_outcome *sim, const qp
 }
 
 /* fuzz_conform's scenario of each file, both runs side by side. */
+/* How many scenarios call each row of the os table (their steps, not the
+   making of their objects), and the rows none calls. */
+static void print_calls(const unsigned *calls_by_row)
+{
+    printf("\nscenarios per call:");
+    const char *sep = " ";
+    for (unsigned r = 0; r < QP_SYS_COUNT; r++)
+        if (calls_by_row[r] > 0) {
+            printf("%s%s %u", sep, qp_sys_table[r].name, calls_by_row[r]);
+            sep = ", ";
+        }
+    printf("\ncalled by no scenario:");
+    unsigned none = 0;
+    for (unsigned r = 0; r < QP_SYS_COUNT; r++)
+        if (calls_by_row[r] == 0)
+            printf(" %s", qp_sys_table[r].name), none++;
+    printf("%s\n", none == 0 ? " -" : "");
+}
+
 static int run_inputs(char **paths, size_t paths_count)
 {
     qp_cf_backend *sim = qp_cf_sim_backend_new();
@@ -76,7 +95,7 @@ static int run_inputs(char **paths, size_t paths_count)
         qp_tape_init(&tape, buf.data, buf.size);
         qp_cf_draw(&tape, &sc);
         qp_cf_run(sim, &sc, &on_sim);
-        qp_cf_run(kernel, &sc, &on_kernel);
+        qp_cf_run_against(kernel, &sc, &on_sim, &on_kernel);
         qp_cf_verdict v;
         qp_cf_compare(&sc, &on_sim, &on_kernel, &v);
         printf("%s:\n", paths[i]);
@@ -130,13 +149,18 @@ int cmd_conform(int argc, char **argv)
     unsigned counts[4] = {0}; /* same, documented, diverges, forbidden */
     const char *forbidden = NULL;
     static char forbidden_buf[128];
+    static unsigned calls_by_row[QP_SYS_COUNT]; /* scenarios that call each row */
     printf("%-15s %-44s %-32s %-32s %s\n", "object", "behaviour", "sim", "kernel", "verdict");
-    for (size_t i = 0; i < qp_cf_scenarios_count; i++) {
-        const qp_cf_scenario *sc = &qp_cf_scenarios[i];
+    for (size_t i = 0; i < qp_cf_suite_count(); i++) {
+        const qp_cf_scenario *sc = qp_cf_suite_at(i);
         if (only != NULL && strncmp(sc->name, only, strlen(only)) != 0)
             continue;
         qp_cf_run(sim, sc, &on_sim);
-        qp_cf_run(kernel, sc, &on_kernel);
+        qp_cf_run_against(kernel, sc, &on_sim, &on_kernel);
+        bool called[QP_SYS_COUNT] = {false};
+        qp_cf_sim_backend_calls(sim, called);
+        for (unsigned r = 0; r < QP_SYS_COUNT; r++)
+            calls_by_row[r] += called[r];
         qp_cf_verdict v;
         qp_cf_compare(sc, &on_sim, &on_kernel, &v);
         char s[400], k[400], object[32];
@@ -166,6 +190,7 @@ int cmd_conform(int argc, char **argv)
     }
     qp_cf_backend_free(sim);
     qp_cf_backend_free(kernel);
+    print_calls(calls_by_row);
     printf("\n%u scenarios: %u same, %u documented divergences, %u undocumented, %u forbidden\n",
            counts[0] + counts[1] + counts[2] + counts[3], counts[0], counts[1], counts[2],
            counts[3]);

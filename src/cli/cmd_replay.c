@@ -82,6 +82,8 @@ static void replay_file(qp_run *run, const replay_args *a, size_t variant, const
         tally->violations++;
     } else {
         printf("%s: pass (%s/%s)\n", path, a->machine->name, vname);
+        if (run->oracle.work.excused[0] != '\0')
+            printf("  %s\n", run->oracle.work.excused);
     }
 }
 
@@ -154,7 +156,10 @@ int cmd_explain(int argc, char **argv)
                  variant, a.files[0]);
         qp_run_report(stdout, run, NULL, cmd);
     } else {
-        printf("quietpoll: pass in %s/%s\nschedule:\n", a.machine->name, variant);
+        printf("quietpoll: pass in %s/%s\n", a.machine->name, variant);
+        if (run->oracle.work.excused[0] != '\0')
+            printf("%s\n", run->oracle.work.excused);
+        printf("schedule:\n");
         qp_run_describe(stdout, run);
         printf("trace (strace -f -tt -T style, virtual time):\n");
         qp_run_print_trace(stdout, run);

@@ -12,13 +12,14 @@
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "quietpoll/conform.h"
 #include "quietpoll/host.h"
 
-/* a helper that acts this long after a wait began may have missed it */
-#define LATE_ACTION_NS UINT64_C(5000000)
+/* a helper that acts later after a wait began than the scenario's times
+   allow (qp_cf_lag_ns_max) may have missed it */
 
 typedef struct host_backend {
     qp_cf_backend base;
@@ -31,6 +32,8 @@ typedef struct host_backend {
     unsigned peers_count;
     qp_host_during *during;
     const qp_cf_step *during_step;
+    uint64_t late_action_ns; /* qp_cf_lag_ns_max of the scenario */
+    const qp_cf_scenario *sc;
 } host_backend;
 
 static uint8_t zeros[QP_CF_IO_BYTES_MAX];
@@ -56,6 +59,8 @@ static bool host_open(qp_cf_backend *b, const qp_cf_scenario *sc, int *fds, char
     qp_host_signals_hold();
     hb->slots_count = 0;
     hb->peers_count = 0;
+    hb->late_action_ns = qp_cf_lag_ns_max(sc);
+    hb->sc = sc;
     for (unsigned i = 0; i < sc->objs_count; i++) {
         const qp_cf_obj *obj = &sc->objs[i];
         int pair[2] = {-1, -1};
@@ -198,6 +203,25 @@ static void perform_during(void *arg)
     perform(hb, hb->during_step);
 }
 
+/* Has the call after the action st no end of its own (a read or write of
+ * a pipe or a socketpair end, which only another thread ends)? */
+static bool ends_only_by_others(const host_backend *hb, const qp_cf_step *st)
+{
+    const qp_cf_scenario *sc = hb->sc;
+    size_t i = (size_t)(st - sc->steps);
+    while (i < sc->steps_count && sc->steps[i].op >= QP_CF_FIRST_ACTION)
+        i++;
+    if (i == sc->steps_count)
+        return false;
+    const qp_cf_step *call = &sc->steps[i];
+    bool io = call->op == QP_CF_READ || call->op == QP_CF_WRITE || call->op == QP_CF_READV ||
+              call->op == QP_CF_WRITEV || call->op == QP_CF_RECV || call->op == QP_CF_SEND ||
+              call->op == QP_CF_RECVMSG || call->op == QP_CF_SENDMSG || call->op == QP_CF_SEND_CALL ||
+              call->op == QP_CF_RECVFROM;
+    unsigned kind = qp_cf_slot_kind(sc, call->slot);
+    return io && (kind == QP_CF_PIPE || kind == QP_CF_SOCKETPAIR);
+}
+
 static void host_act(qp_cf_backend *b, const qp_cf_step *st, int fd)
 {
     (void)fd;
@@ -213,10 +237,30 @@ static void host_act(qp_cf_backend *b, const qp_cf_step *st, int fd)
         qp_host_during_finish(hb->during, &interrupted, &acted, &delay_ns, &returned_ns);
     }
     hb->during_step = st;
-    hb->during = qp_host_during_start(perform_during, hb);
+    hb->during = qp_host_during_start(perform_during, hb, ends_only_by_others(hb, st));
 }
 
-static void host_call_done(qp_cf_backend *b, const qp_cf_result *res, bool *blocked)
+/* Is this a wait or a sleep that a signal ends on Linux, before it runs
+ * out (a handler without SA_RESTART, a mask that lets the signal through)? */
+static bool signal_ends(const qp_cf_step *call)
+{
+    switch (call->op) {
+    case QP_CF_POLL:
+    case QP_CF_SELECT:
+    case QP_CF_EPOLL_WAIT:
+    case QP_CF_NANOSLEEP:
+    case QP_CF_CLOCK_NANOSLEEP:
+        return true;
+    case QP_CF_PPOLL:
+    case QP_CF_EPOLL_PWAIT:
+        return call->sigmask != QP_CF_MASK_SIGNAL;
+    default:
+        return false;
+    }
+}
+
+static void host_call_done(qp_cf_backend *b, const qp_cf_step *call, const qp_cf_result *res,
+                           bool *blocked)
 {
     host_backend *hb = b->ctx;
     *blocked = false;
@@ -236,9 +280,14 @@ static void host_call_done(qp_cf_backend *b, const qp_cf_result *res, bool *bloc
        when it woke) that ran only late after it, its thread kept waiting */
     bool time_left = res->time_class == QP_CF_TIME_WITHIN ||
                      res->time_class == QP_CF_TIME_BELOW || res->time_class == QP_CF_TIME_ABOVE;
-    bool woken_late = (res->err == EINTR || time_left) && returned_ns > LATE_ACTION_NS;
+    bool woken_late = (res->err == EINTR || time_left) && returned_ns > hb->late_action_ns;
+    /* a signal sent while the call slept that did not end it (the call ran
+       out): it reached the thread after the call, on a loaded machine */
+    bool signal_missed = hb->during_step->op == QP_CF_W_SIGNAL && signal_ends(call) &&
+                         res->ret == 0;
     if (res->kind == QP_CF_RES_CALL &&
-        ((res->ret == 0 && !acted_while_blocked) || act_delay_ns > LATE_ACTION_NS || woken_late))
+        ((res->ret == 0 && !acted_while_blocked) || act_delay_ns > hb->late_action_ns || woken_late ||
+         signal_missed))
         b->inconclusive = true;
 }
 
@@ -270,6 +319,14 @@ static void host_peer_addr(qp_cf_backend *b, unsigned slot, struct sockaddr_stor
         memcpy(addr, &hb->peers[hb->slot_peer[slot]].peer_addr, sizeof(struct sockaddr_in));
 }
 
+static uint64_t host_now_ns(qp_cf_backend *b)
+{
+    struct timespec ts;
+    (void)b;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static void host_free(qp_cf_backend *b)
 {
     qp_host_release_target_thread();
@@ -292,6 +349,7 @@ qp_cf_backend *qp_cf_host_backend_new(void)
                                .call_done = host_call_done,
                                .close_all = host_close_all,
                                .peer_addr = host_peer_addr,
+                               .now_ns = host_now_ns,
                                .free = host_free,
                                .ctx = hb};
     return &hb->base;

@@ -19,7 +19,6 @@
 #include "quietpoll/sim.h"
 #include "quietpoll/units.h"
 
-#define DURING_DELAY_NS QP_NS_PER_MS
 
 typedef struct sim_backend {
     qp_cf_backend base;
@@ -27,6 +26,7 @@ typedef struct sim_backend {
     qp_schedule sched;
     qp_trace trace;
     const qp_cf_scenario *sc;
+    size_t steps_from; /* the trace's first record after the objects were made */
     int fds[QP_CF_SLOTS_MAX];
     uint8_t slot_kind[QP_CF_SLOTS_MAX];
     uint8_t slot_target[QP_CF_SLOTS_MAX];
@@ -86,6 +86,7 @@ static bool sim_open(qp_cf_backend *b, const qp_cf_scenario *sc, int *fds, char 
     sb->sched.hz = sb->hz;
     sb->sched.slack_ns = sb->slack_ns;
     sb->trace.count = 0;
+    sb->steps_from = 0;
     sb->sc = sc;
     sb->thread_actions_count = 0;
     qp_sim_init(&sb->sim, &sb->sched, &sb->trace, NULL, b->stop_jmp);
@@ -139,7 +140,16 @@ static bool sim_open(qp_cf_backend *b, const qp_cf_scenario *sc, int *fds, char 
             slot++;
         }
     }
+    sb->steps_from = sb->trace.count;
     return true;
+}
+
+void qp_cf_sim_backend_calls(const qp_cf_backend *b, bool called[QP_SYS_COUNT])
+{
+    const sim_backend *sb = b->ctx;
+    for (size_t i = sb->steps_from; i < sb->trace.count; i++)
+        if (sb->trace.recs[i].type == QP_REC_SYSCALL)
+            called[sb->trace.recs[i].call.sys] = true;
 }
 
 static void sim_act(qp_cf_backend *b, const qp_cf_step *st, int fd)
@@ -147,7 +157,7 @@ static void sim_act(qp_cf_backend *b, const qp_cf_step *st, int fd)
     (void)fd;
     sim_backend *sb = b->ctx;
     assert(sb->sched.events_count < QP_EVENTS_MAX);
-    qp_event ev = {.at_ns = sb->sim.now_ns + (st->during ? DURING_DELAY_NS : 0),
+    qp_event ev = {.at_ns = sb->sim.now_ns + (st->during ? qp_cf_during_delay_ns(sb->sc) : 0),
                    .target = st->slot < QP_CF_SLOTS_MAX ? sb->slot_target[st->slot] : 0,
                    .size = st->size};
     switch (st->op) {
@@ -204,14 +214,20 @@ static void sim_act(qp_cf_backend *b, const qp_cf_step *st, int fd)
     sb->sched.events[sb->sched.events_count++] = ev;
 }
 
-static void sim_call_done(qp_cf_backend *b, const qp_cf_result *res, bool *blocked)
+static void sim_call_done(qp_cf_backend *b, const qp_cf_step *call, const qp_cf_result *res,
+                          bool *blocked)
 {
+    (void)call;
     (void)res;
     sim_backend *sb = b->ctx;
     *blocked = false;
-    /* the call did not block: time passes until the action has happened */
+    /* the call did not block: time passes until the action has happened
+       (no more than the action's delay: a timed scenario's grid is fine) */
+    uint64_t delay_ns = qp_cf_during_delay_ns(sb->sc);
+    struct timespec wait = {.tv_sec = (time_t)(delay_ns / QP_NS_PER_S),
+                            .tv_nsec = (long)(delay_ns % QP_NS_PER_S)};
     while (sb->sim.next_event < sb->sched.events_count)
-        (void)b->os->poll(b->os, NULL, 0, 2);
+        (void)b->os->ppoll(b->os, NULL, 0, &wait, NULL);
 }
 
 static void sim_close_all(qp_cf_backend *b)
@@ -229,6 +245,12 @@ static void sim_peer_addr(qp_cf_backend *b, unsigned slot, struct sockaddr_stora
     memset(addr, 0, sizeof *addr);
     memcpy(addr, &sin, sizeof sin);
     *addrlen = sizeof sin;
+}
+
+static uint64_t sim_now_ns(qp_cf_backend *b)
+{
+    const sim_backend *sb = b->ctx;
+    return sb->sim.now_ns;
 }
 
 static void sim_free(qp_cf_backend *b)
@@ -253,6 +275,7 @@ qp_cf_backend *qp_cf_sim_backend_new(void)
                                .call_done = sim_call_done,
                                .close_all = sim_close_all,
                                .peer_addr = sim_peer_addr,
+                               .now_ns = sim_now_ns,
                                .free = sim_free,
                                .ctx = sb};
     return &sb->base;

@@ -60,6 +60,12 @@ static void create(qp_os *os, const qp_cf_step *st, qp_cf_result *res)
     case QP_CF_MAKE_TIMERFD:
         rc = made[0] = os->timerfd_create(os, st->arg, st->flags);
         break;
+    case QP_CF_MAKE_EVENTFD:
+        rc = made[0] = os->eventfd(os, (unsigned)st->arg, st->flags);
+        break;
+    case QP_CF_MAKE_SOCKET:
+        rc = made[0] = os->socket(os, st->arg, st->flags, st->arg2);
+        break;
     default:
         assert(!"an unknown call to create an object");
     }

@@ -137,6 +137,21 @@ bool qp_cf_timed(const qp_cf_scenario *sc)
     return false;
 }
 
+uint64_t qp_cf_lag_ns_max(const qp_cf_scenario *sc)
+{
+    return sc->lag_us_max != 0 ? sc->lag_us_max * UINT64_C(1000) : QP_CF_LAG_NS_MAX;
+}
+
+uint64_t qp_cf_during_delay_ns(const qp_cf_scenario *sc)
+{
+    return sc->during_us != 0 ? sc->during_us * UINT64_C(1000) : qp_cf_lag_ns_max(sc) / 5;
+}
+
+uint64_t qp_cf_time_tolerance_ns(const qp_cf_scenario *sc)
+{
+    return sc->tolerance_us != 0 ? sc->tolerance_us * UINT64_C(1000) : 2 * qp_cf_lag_ns_max(sc);
+}
+
 /* The sim object kind a QP_CF_CREATE makes, for the sim's bounds. */
 static unsigned made_kind(unsigned make)
 {
@@ -149,6 +164,10 @@ static unsigned made_kind(unsigned make)
         return QP_CF_EPOLL;
     case QP_CF_MAKE_SOCKETPAIR:
         return QP_CF_SOCKETPAIR;
+    case QP_CF_MAKE_EVENTFD:
+        return QP_CF_EVENTFD;
+    case QP_CF_MAKE_SOCKET:
+        return QP_CF_UDP;
     default:
         return QP_CF_TIMERFD;
     }
@@ -183,7 +202,7 @@ const char *qp_cf_check(const qp_cf_scenario *sc)
             if (sc->steps[i].make >= QP_CF_MAKE_COUNT)
                 return "an unknown call to create an object";
             unsigned kind = made_kind(sc->steps[i].make);
-            if (kind == QP_CF_PIPE || kind == QP_CF_EPOLL || !creates[kind])
+            if (kind == QP_CF_PIPE || kind == QP_CF_EPOLL || kind == QP_CF_UDP || !creates[kind])
                 of_kind[kind]++;
             creates[kind] = true;
         }
@@ -256,12 +275,14 @@ const char *qp_cf_check(const qp_cf_scenario *sc)
            the host's watchdog behind that); the sim's reads block only on
            a socketpair end or a timerfd */
         bool reads = st->op == QP_CF_READ || st->op == QP_CF_EFD_READ || st->op == QP_CF_RECV ||
+                     st->op == QP_CF_RECVFROM ||
                      st->op == QP_CF_READV || st->op == QP_CF_RECVMSG;
         bool writes = st->op == QP_CF_WRITE || st->op == QP_CF_EFD_WRITE ||
-                      st->op == QP_CF_SEND || st->op == QP_CF_WRITEV || st->op == QP_CF_SENDMSG;
+                      st->op == QP_CF_SEND || st->op == QP_CF_WRITEV || st->op == QP_CF_SENDMSG ||
+                      st->op == QP_CF_SEND_CALL;
         unsigned kind = slotless(st->op) ? QP_CF_OBJ_KIND_COUNT : qp_cf_slot_kind(sc, st->slot);
         bool reads_block = kind == QP_CF_SOCKETPAIR || kind == QP_CF_TIMERFD;
-        bool dontwait = (st->op == QP_CF_RECV || st->op == QP_CF_RECVMSG) &&
+        bool dontwait = (st->op == QP_CF_RECV || st->op == QP_CF_RECVMSG || st->op == QP_CF_RECVFROM) &&
                         (st->flags & MSG_DONTWAIT);
         if (reads && blocking[st->slot] && !reads_block)
             return "a read of a blocking fd (the sim's reads block only on a socketpair end or a "

@@ -2,6 +2,10 @@
  * differs and why the model needs it, and recognises exactly that
  * difference. Any other difference fails the scenario. */
 #include <errno.h>
+#include <sys/socket.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -91,6 +95,132 @@ static bool socketpair_capacity(const qp_cf_scenario *sc, size_t index, const qp
     return short_write || full;
 }
 
+static bool is_create(const qp_cf_step *st, unsigned make)
+{
+    return st->op == QP_CF_CREATE && st->make == make;
+}
+
+static bool sim_fails_kernel_makes(const qp_cf_result *sim, const qp_cf_result *kernel, int err)
+{
+    return sim->kind == QP_CF_RES_CALL && kernel->kind == QP_CF_RES_CALL && sim->ret == -1 &&
+           sim->err == err && kernel->ret == 0;
+}
+
+/* socketpair(AF_UNIX, SOCK_DGRAM, SOCK_SEQPACKET or SOCK_RAW). */
+static bool unix_socket_types(const qp_cf_scenario *sc, size_t index, const qp_cf_result *sim,
+                              const qp_cf_result *kernel)
+{
+    const qp_cf_step *st = &sc->steps[index];
+    int type = st->flags & 0xf; /* SOCK_TYPE_MASK */
+    return is_create(st, QP_CF_MAKE_SOCKETPAIR) && st->arg == AF_UNIX &&
+           (type == SOCK_DGRAM || type == SOCK_SEQPACKET || type == SOCK_RAW) &&
+           sim_fails_kernel_makes(sim, kernel, EPROTONOSUPPORT);
+}
+
+/* pipe2(O_DIRECT). */
+static bool packet_pipes(const qp_cf_scenario *sc, size_t index, const qp_cf_result *sim,
+                         const qp_cf_result *kernel)
+{
+    const qp_cf_step *st = &sc->steps[index];
+    return is_create(st, QP_CF_MAKE_PIPE2) && (st->flags & O_DIRECT) &&
+           !(st->flags & ~(O_DIRECT | O_NONBLOCK | O_CLOEXEC)) &&
+           sim_fails_kernel_makes(sim, kernel, EINVAL);
+}
+
+/* FIOASYNC on, on a pipe or a socket. */
+static bool fioasync(const qp_cf_scenario *sc, size_t index, const qp_cf_result *sim,
+                     const qp_cf_result *kernel)
+{
+    const qp_cf_step *st = &sc->steps[index];
+    return st->op == QP_CF_IOCTL && st->request == FIOASYNC && st->value != 0 &&
+           sim_fails_kernel_makes(sim, kernel, ENOTTY);
+}
+
+/* SIOCOUTQ of a stream or a socketpair end. */
+static bool siocoutq(const qp_cf_scenario *sc, size_t index, const qp_cf_result *sim,
+                     const qp_cf_result *kernel)
+{
+    const qp_cf_step *st = &sc->steps[index];
+    unsigned kind = qp_cf_slot_kind(sc, st->slot);
+    return st->op == QP_CF_IOCTL && st->request == SIOCOUTQ &&
+           (kind == QP_CF_SOCKETPAIR || kind == QP_CF_STREAM) &&
+           sim_fails_kernel_makes(sim, kernel, ENOTTY);
+}
+
+/* Is step index a call on slot, or a wait that watches it? */
+static bool touches(const qp_cf_scenario *sc, size_t index, unsigned slot)
+{
+    const qp_cf_step *st = &sc->steps[index];
+    if (st->op >= QP_CF_FIRST_ACTION)
+        return false;
+    return st->slot == slot || wait_watches(sc, index, slot);
+}
+
+/* Is there a send with flag before index on a slot of kind (with bytes),
+ * and is index that send (sim EOPNOTSUPP when `refused`) or a later call
+ * on that slot or on its peer? */
+static bool after_flagged_send(const qp_cf_scenario *sc, size_t index, const qp_cf_result *sim,
+                               const qp_cf_result *kernel, unsigned kind, int flag, bool refused)
+{
+    for (size_t i = 0; i <= index; i++) {
+        const qp_cf_step *st = &sc->steps[i];
+        bool sends = (st->op == QP_CF_SEND || st->op == QP_CF_SEND_CALL || st->op == QP_CF_SENDMSG) &&
+                     (st->flags & flag) &&
+                     qp_cf_slot_kind(sc, st->slot) == kind;
+        if (!sends)
+            continue;
+        if (i == index)
+            return !refused || (sim->ret == -1 && sim->err == EOPNOTSUPP && st->size > 0 &&
+                                (kernel->ret > 0 || kernel->err != EOPNOTSUPP));
+        /* the pair's other end is the slot beside it (objects take slots in order) */
+        const qp_cf_obj *obj = qp_cf_slot_obj(sc, st->slot);
+        for (unsigned s = 0; s < QP_CF_SLOTS_MAX; s++)
+            if ((s == st->slot || (kind == QP_CF_SOCKETPAIR && qp_cf_slot_obj(sc, s) == obj)) &&
+                touches(sc, index, s))
+                return true;
+    }
+    return false;
+}
+
+/* A send of bytes with MSG_OOB on a socketpair end, and what the pair does
+   after it. */
+static bool unix_oob(const qp_cf_scenario *sc, size_t index, const qp_cf_result *sim,
+                     const qp_cf_result *kernel)
+{
+    return after_flagged_send(sc, index, sim, kernel, QP_CF_SOCKETPAIR, MSG_OOB, true);
+}
+
+/* A stream that a send with MSG_MORE corked, after it. */
+static bool tcp_more(const qp_cf_scenario *sc, size_t index, const qp_cf_result *sim,
+                     const qp_cf_result *kernel)
+{
+    return index > 0 && after_flagged_send(sc, index, sim, kernel, QP_CF_STREAM, MSG_MORE, false) &&
+           (sc->steps[index].op != QP_CF_SEND || !(sc->steps[index].flags & MSG_MORE));
+}
+
+/* A UDP socket's datagram that a send with MSG_MORE corked, after it. */
+static bool udp_more(const qp_cf_scenario *sc, size_t index, const qp_cf_result *sim,
+                     const qp_cf_result *kernel)
+{
+    bool more = sc->steps[index].op == QP_CF_SEND || sc->steps[index].op == QP_CF_SEND_CALL ||
+                sc->steps[index].op == QP_CF_SENDMSG;
+    return index > 0 && !(more && (sc->steps[index].flags & MSG_MORE)) &&
+           (after_flagged_send(sc, index, sim, kernel, QP_CF_UDP, MSG_MORE, false) ||
+            after_flagged_send(sc, index, sim, kernel, QP_CF_UDP_UNCONN, MSG_MORE, false));
+}
+
+/* What no scenario can show (one thread runs its calls; it holds no more
+   sets than the sim): documented, never matched. */
+static bool never_in_a_scenario(const qp_cf_scenario *sc, size_t index, const qp_cf_result *sim,
+                       const qp_cf_result *kernel)
+{
+    (void)sc;
+    (void)index;
+    (void)sim;
+    (void)kernel;
+    return false;
+}
+
 const qp_cf_divergence qp_cf_divergences[] = {
     {"close-during-wait",
      "another thread's close of an fd that a blocked poll or epoll_wait watches takes effect at "
@@ -124,6 +254,76 @@ const qp_cf_divergence qp_cf_divergences[] = {
      "the accounting would tie the model to sysctls and skb sizes. fuzz_conform keeps what it "
      "writes to an end below QP_UNIX_BUF",
      socketpair_capacity},
+
+    {"unix-socket-types",
+     "socketpair(AF_UNIX, SOCK_DGRAM), SOCK_SEQPACKET and SOCK_RAW (which unix_create makes a "
+     "datagram pair) fail with EPROTONOSUPPORT in the sim; Linux makes them",
+     "the sim models AF_UNIX stream pairs only, the wakeup channel the loops under test make; a "
+     "datagram or a record pair is a kind of its own (message boundaries, its own queue limits)",
+     unix_socket_types},
+
+    {"packet-pipes",
+     "pipe2(O_DIRECT) fails with EINVAL in the sim; Linux makes a packet-mode pipe (each write "
+     "one packet, fs/pipe.c is_packetized)",
+     "no loop under test makes one, and a packet pipe's reads would be a second set of pipe rules",
+     packet_pipes},
+
+    {"fioasync",
+     "ioctl(FIOASYNC) turning O_ASYNC on fails with ENOTTY in the sim, as it does on Linux for an "
+     "fd without fasync (an eventfd, a timerfd, an epoll fd); Linux turns it on for a pipe or a "
+     "socket and sends SIGIO on its I/O (fs/ioctl.c ioctl_fioasync)",
+     "the sim has no SIGIO: an fd that took it would miss its signals silently; FIOASYNC 0 "
+     "succeeds as on Linux",
+     fioasync},
+
+    {"siocoutq",
+     "ioctl(SIOCOUTQ) of a stream or a socketpair end fails with ENOTTY in the sim; Linux gives "
+     "a stream's bytes sent and not yet acknowledged, queued ones too (net/ipv4/tcp.c tcp_ioctl: "
+     "16384 to a peer that closed), and a socketpair end's memory of the skbs the peer has not "
+     "read (net/unix/af_unix.c unix_outq_len: 768 for 30 bytes)",
+     "the sim's stream has no send queue (the world's peer takes every byte at once) and a "
+     "unix socket's figure is skb accounting, not bytes; a UDP socket's SIOCOUTQ is modelled (0)",
+     siocoutq},
+
+    {"unix-oob",
+     "send(MSG_OOB) of bytes on a socketpair end fails with EOPNOTSUPP in the sim, as on a kernel "
+     "built without CONFIG_AF_UNIX_OOB; Linux 5.15 and later send the last byte out of band "
+     "(net/unix/af_unix.c queue_oob), and the pair's reads, FIONREAD and poll differ after it",
+     "no loop under test sends out-of-band data; a receive with MSG_OOB and no such byte is "
+     "EINVAL as on Linux",
+     unix_oob},
+
+    {"tcp-more",
+     "a send with MSG_MORE on a stream is sent at once in the sim; Linux holds it (as TCP_CORK "
+     "does) until a send without it or some 200 ms (net/ipv4/tcp.c tcp_sendmsg_locked, "
+     "tcp_push), so a peer that closes meanwhile answers the late bytes with a RST",
+     "the world's peer has no send queue of ours to model, and no loop under test sends with "
+     "MSG_MORE; fuzz_conform draws it on socketpair ends only, where it changes nothing",
+     tcp_more},
+
+    {"udp-more",
+     "a send with MSG_MORE on a UDP socket sends its datagram at once in the sim; Linux holds it "
+     "(as UDP_CORK does) and appends the next sends to it, to its address, until one without "
+     "MSG_MORE (net/ipv4/udp.c udp_sendmsg, up->pending), so a later send without an address "
+     "succeeds on an unconnected socket, and the peer gets one datagram",
+     "no loop under test corks datagrams; fuzz_conform draws MSG_MORE on socketpair ends only",
+     udp_more},
+
+    {"one-waiting-thread",
+     "the sim runs one thread's calls: a second thread blocked on the same fd or epoll set "
+     "(EPOLLEXCLUSIVE's one-waiter wakeups, a read and a write blocked on one pipe, two threads "
+     "in epoll_wait on one set) is not modelled; other threads act only through the world's "
+     "actions, which never block",
+     "every machine waits in one thread and wakes it from others; no scenario can show the "
+     "difference, as one thread runs a scenario's calls",
+     never_in_a_scenario},
+
+    {"epoll-nest-depth",
+     "the sim holds QP_SIM_EPOLLS_MAX epoll sets, so a chain of sets inside sets stops there; "
+     "Linux nests them EP_MAX_NESTS (4) deep and fails deeper with ELOOP (fs/eventpoll.c "
+     "ep_loop_check), which the sim checks too",
+     "no machine nests epoll sets; a scenario cannot make more sets than the sim holds",
+     never_in_a_scenario},
 };
 
 const size_t qp_cf_divergences_count = sizeof qp_cf_divergences / sizeof qp_cf_divergences[0];

@@ -23,14 +23,24 @@ static const uint64_t efd_values[] = {0, 1, 2, 3, UINT64_MAX - 3, UINT64_MAX - 2
                                       UINT64_MAX};
 static const uint32_t efd_lengths[] = {8, 4, 16};
 static const short poll_masks[] = {POLLIN, POLLOUT, POLLIN | POLLOUT, POLLIN | POLLRDHUP, 0,
-                                   POLLIN | POLLOUT | POLLRDHUP};
+                                   POLLIN | POLLOUT | POLLRDHUP, POLLRDNORM, POLLWRNORM | POLLWRBAND,
+                                   POLLPRI | POLLIN, POLLIN | POLLRDNORM | POLLOUT | POLLWRNORM};
 static const uint32_t epoll_masks[] = {EPOLLIN,
                                        EPOLLIN | EPOLLET,
                                        EPOLLOUT | EPOLLET,
                                        EPOLLIN | EPOLLONESHOT,
                                        EPOLLIN | EPOLLRDHUP | EPOLLET,
                                        EPOLLIN | EPOLLOUT,
-                                       0};
+                                       0,
+                                       EPOLLIN | EPOLLEXCLUSIVE,
+                                       EPOLLOUT | EPOLLET | EPOLLEXCLUSIVE,
+                                       EPOLLIN | EPOLLRDHUP | EPOLLEXCLUSIVE, /* EINVAL */
+                                       EPOLLIN | EPOLLONESHOT | EPOLLEXCLUSIVE, /* EINVAL */
+                                       EPOLLRDNORM | EPOLLET,
+                                       EPOLLWRNORM | EPOLLWRBAND,
+                                       EPOLLPRI | EPOLLIN,
+                                       EPOLLIN | EPOLLWAKEUP,
+                                       EPOLLIN | EPOLLET | EPOLLONESHOT};
 
 enum draw_kind {
     D_IO,     /* a read, write, recv or send on a slot */
@@ -61,6 +71,12 @@ unsigned qp__cf_draw_slot(drawer *d)
     return qp_tape_choice(d->tape, d->slots);
 }
 
+unsigned qp__cf_draw_epoll(drawer *d)
+{
+    assert(d->epolls > 0);
+    return d->epoll_slots[qp_tape_choice(d->tape, d->epolls)];
+}
+
 static void draw_io(drawer *d)
 {
     unsigned slot = qp__cf_draw_slot(d);
@@ -83,16 +99,34 @@ static void draw_io(drawer *d)
         break;
     case QP_CF_STREAM:
     case QP_CF_SOCKETPAIR: {
-        /* MSG_PEEK: modelled on socketpair ends only */
-        static const int32_t pair_recv_flags[] = {0, MSG_PEEK, MSG_DONTWAIT};
+        /* MSG_PEEK: drawn on socketpair ends only; MSG_OOB: no out-of-band
+           byte is ever there (EINVAL), and a socketpair end's send of one
+           is drawn of 0 bytes only (the documented divergence unix-oob) */
+        static const int32_t stream_recv_flags[] = {0, 0, MSG_OOB, MSG_ERRQUEUE, MSG_WAITALL,
+                                                    MSG_DONTWAIT, MSG_TRUNC};
+        static const int32_t pair_recv_flags[] = {0, MSG_PEEK, MSG_DONTWAIT, MSG_WAITALL, MSG_OOB,
+                                                  MSG_ERRQUEUE, MSG_TRUNC, MSG_PEEK | MSG_DONTWAIT};
+        static const int32_t send_flags[] = {0, 0, MSG_DONTWAIT, MSG_MORE, MSG_OOB};
         bool pair = d->kind[slot] == QP_CF_SOCKETPAIR;
         uint32_t sent_max = pair ? PAIR_SENT_MAX : STREAM_SENT_MAX;
-        st->op = write  ? (pair ? QP_CF_WRITE : QP_CF_SEND)
+        st->op = write  ? (pair && qp_tape_choice(d->tape, 2) ? QP_CF_WRITE : QP_CF_SEND)
                  : qp_tape_choice(d->tape, 2) ? QP_CF_RECV
                                               : QP_CF_READ;
         st->size = PICK(d->tape, stream_sizes);
-        if (pair && st->op == QP_CF_RECV)
-            st->flags = PICK(d->tape, pair_recv_flags);
+        if (st->op == QP_CF_RECV || st->op == QP_CF_RECVFROM)
+            st->flags = pair ? PICK(d->tape, pair_recv_flags) : PICK(d->tape, stream_recv_flags);
+        if (st->op == QP_CF_SEND && qp_tape_choice(d->tape, 3) == 0)
+            st->op = QP_CF_SEND_CALL; /* send(), not sendto() */
+        if (st->op == QP_CF_RECV && qp_tape_choice(d->tape, 3) == 0)
+            st->op = QP_CF_RECVFROM;
+        if (st->op == QP_CF_SEND || st->op == QP_CF_SEND_CALL) {
+            st->flags = PICK(d->tape, send_flags);
+            if (st->flags == MSG_OOB && (pair || st->size == 0))
+                st->size = 0; /* a stream's urgent byte goes to the world's peer as any */
+            if ((st->flags == MSG_OOB || st->flags == MSG_MORE) && !pair)
+                st->flags = 0; /* the world's peer drains with plain reads; MSG_MORE
+                                  corks (the documented divergence tcp-more) */
+        }
         if (write) {
             if (d->stream_sent[slot] + st->size > sent_max)
                 st->size = 0;
@@ -103,12 +137,17 @@ static void draw_io(drawer *d)
     case QP_CF_UDP:
     case QP_CF_UDP_UNCONN:
         if (write) {
-            st->op = qp_tape_choice(d->tape, 2) ? QP_CF_SENDTO_PEER : QP_CF_SEND;
+            static const int32_t udp_send_flags[] = {0, 0, MSG_OOB, MSG_DONTWAIT, MSG_CONFIRM};
+            static const uint8_t udp_sends[] = {QP_CF_SENDTO_PEER, QP_CF_SEND, QP_CF_SEND_CALL};
+            st->op = PICK(d->tape, udp_sends);
             st->size = PICK(d->tape, dgram_sizes);
+            st->flags = PICK(d->tape, udp_send_flags);
         } else {
-            st->op = QP_CF_RECV;
+            static const int32_t udp_recv_flags[] = {0, MSG_TRUNC, MSG_ERRQUEUE, MSG_PEEK | MSG_TRUNC,
+                                                     MSG_WAITALL, MSG_OOB};
+            st->op = qp_tape_choice(d->tape, 3) ? QP_CF_RECV : QP_CF_RECVFROM;
             st->size = PICK(d->tape, dgram_sizes);
-            st->flags = qp_tape_choice(d->tape, 2) ? MSG_TRUNC : 0;
+            st->flags = PICK(d->tape, udp_recv_flags);
         }
         break;
     case QP_CF_EPOLL:
@@ -141,7 +180,7 @@ void qp__cf_draw_poll(drawer *d, qp_cf_step *st, int timeout_ms)
 
 static void draw_epoll(drawer *d, qp_cf_step *st, int timeout_ms)
 {
-    st->slot = (uint8_t)d->epoll_slot;
+    st->slot = (uint8_t)qp__cf_draw_epoll(d);
     if (timeout_ms != 0 || qp_tape_choice(d->tape, 2) == 0) {
         st->op = QP_CF_EPOLL_WAIT;
         st->size = QP_CF_EVENTS_MAX;
@@ -197,6 +236,36 @@ void qp__cf_draw_action(drawer *d, qp_cf_step *st)
     d->actions++;
 }
 
+/* The slot whose readiness a world action changes, and the events it
+ * brings (0: none, the action does not end a wait on its own). A thread's
+ * write to a pipe's write end or a socketpair end is read at the other end;
+ * its read frees room at the other end. */
+static unsigned watched_by(const drawer *d, const qp_cf_step *act, short *events)
+{
+    unsigned slot = act->slot, other = slot;
+    if (d->kind[slot] == QP_CF_PIPE)
+        other = d->write_end[slot] ? slot - 1 : slot + 1;
+    for (unsigned s = 0; s < d->slots && d->kind[slot] == QP_CF_SOCKETPAIR; s++)
+        if (d->kind[s] == QP_CF_SOCKETPAIR && s != slot)
+            other = s; /* the one pair a drawn scenario has */
+    *events = POLLIN;
+    switch (act->op) {
+    case QP_CF_W_WRITE:
+        return d->kind[slot] == QP_CF_PIPE || d->kind[slot] == QP_CF_SOCKETPAIR ? other : slot;
+    case QP_CF_W_READ:
+        *events = POLLOUT;
+        return d->kind[slot] == QP_CF_PIPE || d->kind[slot] == QP_CF_SOCKETPAIR ? other : slot;
+    case QP_CF_W_CLOSE:
+        *events = d->kind[slot] == QP_CF_PIPE && !d->write_end[slot] ? POLLOUT : POLLIN;
+        return other;
+    case QP_CF_W_SIGNAL:
+        *events = 0;
+        return slot;
+    default: /* the world's data, FIN, RST, datagram, ICMP error on the slot itself */
+        return slot;
+    }
+}
+
 /* A world action while the next call blocks: a wait with a short timeout,
  * or a write to a pipe's write end made blocking (ended by the action, or
  * by the host's watchdog and the sim's "blocked forever" alike). */
@@ -236,6 +305,19 @@ static void draw_block(drawer *d)
         draw_epoll(d, w, DRAWN_WAIT_MS);
     else
         qp__cf_draw_poll(d, w, DRAWN_WAIT_MS);
+    /* most of the time the wait watches what the action changes, so that
+       the action ends it (a wait that runs out is real time on the host) */
+    bool polls = w->op == QP_CF_POLL || w->op == QP_CF_PPOLL || w->op == QP_CF_SELECT;
+    bool sleeps = w->op == QP_CF_NANOSLEEP || w->op == QP_CF_CLOCK_NANOSLEEP;
+    if (sleeps && act->op != QP_CF_W_SIGNAL && qp_tape_choice(d->tape, 4) != 0) {
+        act->op = QP_CF_W_SIGNAL; /* what ends a sleep */
+        act->size = 0;
+    }
+    if (polls && w->pfds_count > 0 && qp_tape_choice(d->tape, 4) != 0) {
+        short events;
+        w->pfd_slots[0] = (uint8_t)watched_by(d, act, &events);
+        w->pfd_events[0] = (int16_t)(w->pfd_events[0] | events);
+    }
 }
 
 void qp_cf_draw(qp_tape *tape, qp_cf_scenario *sc)
@@ -243,6 +325,9 @@ void qp_cf_draw(qp_tape *tape, qp_cf_scenario *sc)
     memset(sc, 0, sizeof *sc);
     sc->name = "fuzz_conform";
     sc->behaviour = "a scenario drawn from the input";
+    sc->lag_us_max = DRAWN_LAG_US;
+    sc->during_us = DRAWN_DURING_US;
+    sc->tolerance_us = DRAWN_TOLERANCE_US;
     drawer d = {.sc = sc, .tape = tape, .epoll_slot = -1, .timer_slot = -1};
     unsigned objs = 1 + qp_tape_choice(tape, 3);
     for (unsigned i = 0; i < objs; i++) {
@@ -251,7 +336,7 @@ void qp_cf_draw(qp_tape *tape, qp_cf_scenario *sc)
         bool udp = kind == QP_CF_UDP || kind == QP_CF_UDP_UNCONN;
         /* one socketpair, so that a drawn socketpair_create has room too;
            one timerfd, so that expirations keep to one grid of times */
-        if (d.slots + need > QP_CF_SLOTS_MAX || (kind == QP_CF_EPOLL && d.epoll_slot >= 0) ||
+        if (d.slots + need > QP_CF_SLOTS_MAX || (kind == QP_CF_EPOLL && d.epolls == QP_SIM_EPOLLS_MAX) ||
             (kind == QP_CF_PIPE && d.pipes == QP_SIM_PIPES_MAX) ||
             (udp && d.udps == QP_SIM_DGRAMS_MAX) || (kind == QP_CF_SOCKETPAIR && d.pairs > 0) ||
             (kind == QP_CF_TIMERFD && d.timer_slot >= 0))
@@ -270,8 +355,11 @@ void qp_cf_draw(qp_tape *tape, qp_cf_scenario *sc)
             d.write_end[d.slots] = kind == QP_CF_PIPE && k == 1;
             d.slots++;
         }
-        if (kind == QP_CF_EPOLL)
-            d.epoll_slot = (int)d.slots - 1;
+        if (kind == QP_CF_EPOLL) {
+            d.epoll_slots[d.epolls++] = (uint8_t)(d.slots - 1);
+            if (d.epoll_slot < 0)
+                d.epoll_slot = (int)d.slots - 1;
+        }
         if (kind == QP_CF_TIMERFD) {
             static const uint32_t clocks[] = {CLOCK_MONOTONIC, CLOCK_REALTIME, CLOCK_BOOTTIME};
             obj->init = PICK(tape, clocks);
@@ -312,5 +400,10 @@ void qp_cf_draw(qp_tape *tape, qp_cf_scenario *sc)
         }
         }
     }
+    /* a timer set off the grid by the drift, read off it by the drift, on a
+       host the lag late: still on the same side of its expiry */
+    _Static_assert(2 * (QP_CF_STEPS_MAX * 1 + QP_CF_STEPS_MAX / 2 * DRAWN_DURING_US) + DRAWN_LAG_US <
+                       DRAWN_WAIT_MS * 1000 / 2,
+                   "the drift off the grid, twice, and the lag keep to half a step");
     assert(qp_cf_check(sc) == NULL && "a drawn scenario keeps the bounds");
 }

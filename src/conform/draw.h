@@ -8,7 +8,23 @@
 #include "quietpoll/tape.h"
 
 #define DRAWN_STEPS_MAX 24
-#define DRAWN_WAIT_MS 20
+/* The grid of a drawn scenario's times: a wait that runs out or a sleep
+ * takes DRAWN_WAIT_MS; a timer expires half a step off it; a timed run may
+ * be five sixteenths of a step late (a run later than that is run again). Every wait
+ * that runs out is real time on the host: the grid sets fuzz_conform's
+ * speed. */
+#define DRAWN_WAIT_MS 1
+#define DRAWN_LAG_US (DRAWN_WAIT_MS * 1000 * 5 / 16)
+/* The sim's action this far into a call: with the sim's 1 us a call, the
+   steps that do not run out move its clock off the grid by no more than
+   QP_CF_STEPS_MAX us and this for every other step: a timer set off the
+   grid by that and read off it by that, on a host the lag late, stays on
+   the same side of its expiry (draw.c checks it) */
+#define DRAWN_DURING_US 1
+/* A remaining time is "within" what a drawn step expects when less than a
+   step below it: a wait a timer ended has about half a step left, off by
+   the drift and the host's lag and wakeup, which only a step covers */
+#define DRAWN_TOLERANCE_US (DRAWN_WAIT_MS * 1000)
 #define STREAM_SENT_MAX 65536 /* bytes a drawn scenario sends on one stream */
 /* bytes a drawn scenario writes to one socketpair end: within what the
    sim's end holds (QP_UNIX_BUF), where Linux's socket buffer holds more */
@@ -23,7 +39,10 @@ typedef struct drawer {
     uint8_t kind[QP_CF_SLOTS_MAX];
     bool write_end[QP_CF_SLOTS_MAX]; /* a pipe's write end */
     bool blocking[QP_CF_SLOTS_MAX];
-    int epoll_slot;
+    int epoll_slot; /* the first epoll set, or -1 */
+    uint8_t epoll_slots[QP_SIM_EPOLLS_MAX]; /* every epoll set: a set may hold the other */
+    unsigned epolls;
+    unsigned epolls_made; /* by a drawn epoll_create1 */
     int timer_slot; /* the one timerfd a drawn scenario has, or -1 */
     uint32_t stream_sent[QP_CF_SLOTS_MAX]; /* streams; socketpair ends: written to it */
     unsigned actions;
@@ -33,6 +52,8 @@ typedef struct drawer {
 bool qp__cf_draw_room(const drawer *d, unsigned steps);
 qp_cf_step *qp__cf_draw_push(drawer *d);
 unsigned qp__cf_draw_slot(drawer *d);
+/* One of the drawn epoll sets (there is one: d->epoll_slot >= 0). */
+unsigned qp__cf_draw_epoll(drawer *d);
 /* A world action on a drawn slot, a poll of one or two (draw.c). */
 void qp__cf_draw_action(drawer *d, qp_cf_step *st);
 void qp__cf_draw_poll(drawer *d, qp_cf_step *st, int timeout_ms);

@@ -1,14 +1,17 @@
 /* fuzz_conform's draws of the calls of sockets, timers and sleeps: fcntl
  * F_GETFL, ioctl, the calls that make fds, accept4, the scatter-gather
  * calls, the timerfd's calls, ppoll, select, epoll_pwait and the sleeps.
- * Times keep to one grid: a timer's first expiry falls half a step (10 ms)
- * off the 20 ms that the waits and sleeps take, so that no read lands on
- * an expiry by the host's scheduling (a run more than QP_CF_LAG_NS_MAX
+ * Times keep to one grid (draw.h): a timer's first expiry falls half a step
+ * off the DRAWN_WAIT_MS that the waits and sleeps take, so that no read
+ * lands on an expiry by the host's scheduling (a run more than DRAWN_LAG_US
  * late is run again). */
 #include <assert.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <string.h>
+#include <linux/sockios.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
@@ -20,12 +23,15 @@
 #define MS_NS INT64_C(1000000)
 #define STEP_MS DRAWN_WAIT_MS /* a sleep, or a wait that runs out */
 
-static const int64_t timer_values_ns[] = {0, 10 * MS_NS, 30 * MS_NS};
-static const uint64_t timer_intervals_ns[] = {0, 20 * MS_NS};
-static const int64_t abs_offsets_ns[] = {10 * MS_NS, -1000 * MS_NS};
+#define HALF_STEP_NS (STEP_MS * MS_NS / 2)
+
+static const int64_t timer_values_ns[] = {0, HALF_STEP_NS, 3 * HALF_STEP_NS};
+static const uint64_t timer_intervals_ns[] = {0, 2 * HALF_STEP_NS};
+static const int64_t abs_offsets_ns[] = {HALF_STEP_NS, -1000 * MS_NS};
 static const int64_t bad_nsecs[] = {1000000000, -1};
 static const uint32_t iov_lens[] = {0, 1, 10, 100};
-static const uint32_t requests[] = {FIONREAD, FIONBIO, QP_CF_IOCTL_UNKNOWN};
+static const uint32_t requests[] = {FIONREAD, FIONBIO, QP_CF_IOCTL_UNKNOWN, FIOCLEX, FIONCLEX,
+                                    FIOASYNC, SIOCOUTQ};
 static const uint8_t masks[] = {QP_CF_MASK_NULL, QP_CF_MASK_EMPTY, QP_CF_MASK_SIGNAL};
 
 /* The kinds a slot's bytes are bounded on: what it may still send. */
@@ -74,10 +80,20 @@ static void draw_vec(drawer *d, qp_cf_step *st)
     bool sends = st->op == QP_CF_WRITEV || st->op == QP_CF_SENDMSG;
     draw_iov(d, st, sends);
     if (st->op == QP_CF_RECVMSG) {
-        static const int32_t flags[] = {0, MSG_DONTWAIT, MSG_TRUNC};
+        static const int32_t flags[] = {0, MSG_DONTWAIT, MSG_TRUNC, MSG_CMSG_CLOEXEC, MSG_ERRQUEUE,
+                                        MSG_WAITALL};
         st->flags = PICK(d->tape, flags);
         if (kind == QP_CF_SOCKETPAIR && qp_tape_choice(d->tape, 2))
-            st->flags = MSG_PEEK; /* modelled on socketpair ends only */
+            st->flags = MSG_PEEK; /* drawn on socketpair ends only */
+    }
+    if (st->op == QP_CF_SENDMSG) {
+        static const int32_t flags[] = {0, MSG_DONTWAIT, MSG_MORE};
+        st->flags = PICK(d->tape, flags);
+        if ((kind == QP_CF_STREAM || kind == QP_CF_UDP || kind == QP_CF_UDP_UNCONN) &&
+            st->flags == MSG_MORE)
+            st->flags = 0; /* it corks: the documented divergences tcp-more, udp-more */
+        if ((kind == QP_CF_UDP || kind == QP_CF_UDP_UNCONN) && qp_tape_choice(d->tape, 4) == 0)
+            st->flags = MSG_OOB; /* EOPNOTSUPP */
     }
     if (st->op == QP_CF_SENDMSG)
         st->arg = (kind == QP_CF_UDP || kind == QP_CF_UDP_UNCONN) && qp_tape_choice(d->tape, 2);
@@ -87,17 +103,44 @@ static void draw_create(drawer *d, qp_cf_step *st)
 {
     st->op = QP_CF_CREATE;
     /* the sim reuses a closed socketpair's or timerfd's room, never a
-       pipe's or an epoll's: only those two are made, where there is room */
+       pipe's or an epoll's: those are made only while there is room */
     bool pair_room = d->pairs < QP_SIM_UNIX_PAIRS_MAX;
-    if (pair_room && qp_tape_choice(d->tape, 2)) {
-        static const int32_t domains[] = {AF_UNIX, AF_INET, 200};
+    unsigned which = qp_tape_choice(d->tape, 4);
+    if (which == 2 && d->pipes < QP_SIM_PIPES_MAX) {
+        static const int32_t flags[] = {0, O_NONBLOCK, O_CLOEXEC, O_DIRECT, O_RDWR, O_NONBLOCK | O_CLOEXEC};
+        st->make = QP_CF_MAKE_PIPE2;
+        st->flags = PICK(d->tape, flags);
+        d->pipes++;
+        return;
+    }
+    if (which == 3 && d->epolls + d->epolls_made < QP_SIM_EPOLLS_MAX) {
+        static const int32_t flags[] = {0, EPOLL_CLOEXEC, O_NONBLOCK, 1};
+        st->make = QP_CF_MAKE_EPOLL1;
+        st->flags = PICK(d->tape, flags);
+        d->epolls_made++;
+        return;
+    }
+    if (which == 0 && qp_tape_choice(d->tape, 2)) {
+        static const int32_t efd_flags[] = {0, EFD_NONBLOCK, EFD_SEMAPHORE, O_RDWR};
+        static const int32_t types[] = {SOCK_DGRAM, SOCK_DGRAM | SOCK_NONBLOCK, SOCK_DGRAM | 0x1000};
+        bool socket = d->udps < QP_SIM_DGRAMS_MAX && qp_tape_choice(d->tape, 2);
+        st->make = socket ? QP_CF_MAKE_SOCKET : QP_CF_MAKE_EVENTFD;
+        st->arg = socket ? (qp_tape_choice(d->tape, 4) ? AF_INET : 200) : (int32_t)qp_tape_choice(d->tape, 3);
+        st->flags = socket ? PICK(d->tape, types) : PICK(d->tape, efd_flags);
+        d->udps += socket;
+        return;
+    }
+    if (pair_room && which != 0) {
+        static const int32_t domains[] = {AF_UNIX, AF_INET, 200, AF_NETLINK};
         static const int32_t types[] = {SOCK_STREAM, SOCK_STREAM | SOCK_NONBLOCK, SOCK_RDM,
-                                        SOCK_STREAM | 0x100};
+                                        SOCK_STREAM | 0x100, SOCK_DGRAM, SOCK_SEQPACKET, SOCK_RAW};
         static const int32_t protocols[] = {0, PF_UNIX, 2};
         st->make = QP_CF_MAKE_SOCKETPAIR;
         st->arg = PICK(d->tape, domains);
         st->flags = PICK(d->tape, types);
         st->arg2 = PICK(d->tape, protocols);
+        if (st->arg == AF_INET && st->flags == SOCK_DGRAM)
+            st->arg2 = 0; /* not IPPROTO_ICMP: a ping socket's EACCES is net.ipv4.ping_group_range's */
         return;
     }
     static const int32_t clocks[] = {CLOCK_MONOTONIC, CLOCK_REALTIME, CLOCK_BOOTTIME,
@@ -157,7 +200,7 @@ void qp__cf_draw_timed_wait(drawer *d, qp_cf_step *st, int timeout_ms)
     }
     if (which == 2 && d->epoll_slot >= 0) {
         st->op = QP_CF_EPOLL_PWAIT;
-        st->slot = (uint8_t)d->epoll_slot;
+        st->slot = (uint8_t)qp__cf_draw_epoll(d);
         st->size = QP_CF_EVENTS_MAX;
         st->timeout_ms = timeout_ms;
         st->sigmask = PICK(d->tape, masks);
@@ -193,6 +236,8 @@ void qp__cf_draw_call(drawer *d)
         st->slot = (uint8_t)qp__cf_draw_slot(d);
         st->request = PICK(d->tape, requests);
         st->value = 1; /* FIONBIO: non-blocking, as the drawn fds are */
+        if (st->request == FIOASYNC)
+            st->value = qp_tape_choice(d->tape, 2); /* on: the documented divergence fioasync */
         if (d->blocking[st->slot])
             st->request = FIONREAD; /* a blocking pipe end stays so */
         break;

@@ -78,6 +78,7 @@ static const uint8_t make_sys[QP_CF_MAKE_COUNT] = {
     [QP_CF_MAKE_PIPE] = QP_SYS_pipe,          [QP_CF_MAKE_PIPE2] = QP_SYS_pipe2,
     [QP_CF_MAKE_EPOLL] = QP_SYS_epoll_create, [QP_CF_MAKE_EPOLL1] = QP_SYS_epoll_create1,
     [QP_CF_MAKE_SOCKETPAIR] = QP_SYS_socketpair, [QP_CF_MAKE_TIMERFD] = QP_SYS_timerfd_create,
+    [QP_CF_MAKE_EVENTFD] = QP_SYS_eventfd, [QP_CF_MAKE_SOCKET] = QP_SYS_socket,
 };
 
 static const char *const time_class_names[QP_CF_TIME_CLASS_COUNT] = {
@@ -168,10 +169,12 @@ static void format_more(char *buf, size_t size, size_t *len, const qp_cf_step *s
         put(buf, size, len, "%s", st->make < QP_CF_MAKE_COUNT ? qp_sys_table[make_sys[st->make]].name : "?");
         if (st->make == QP_CF_MAKE_EPOLL)
             put(buf, size, len, " %d", st->arg);
-        else if (st->make == QP_CF_MAKE_SOCKETPAIR)
+        else if (st->make == QP_CF_MAKE_SOCKETPAIR || st->make == QP_CF_MAKE_SOCKET)
             put(buf, size, len, " domain %d, type %#x, protocol %d", st->arg, st->flags, st->arg2);
         else if (st->make == QP_CF_MAKE_TIMERFD)
             put(buf, size, len, " %s, flags %#x", qp_clock_name(st->arg), st->flags);
+        else if (st->make == QP_CF_MAKE_EVENTFD)
+            put(buf, size, len, " %d, flags %#x", st->arg, st->flags);
         else if (st->make != QP_CF_MAKE_PIPE)
             put(buf, size, len, " flags %#x", st->flags);
         break;
@@ -270,6 +273,8 @@ static const uint8_t op_sys[QP_CF_OP_COUNT] = {
     [QP_CF_PPOLL] = QP_SYS_ppoll,         [QP_CF_SELECT] = QP_SYS_select,
     [QP_CF_EPOLL_PWAIT] = QP_SYS_epoll_pwait, [QP_CF_NANOSLEEP] = QP_SYS_nanosleep,
     [QP_CF_CLOCK_NANOSLEEP] = QP_SYS_clock_nanosleep, [QP_CF_SCHED_YIELD] = QP_SYS_sched_yield,
+    [QP_CF_SEND_CALL] = QP_SYS_send,      [QP_CF_RECVFROM] = QP_SYS_recvfrom,
+    [QP_CF_CONNECT] = QP_SYS_connect,
 };
 
 static const char *const action_names[QP_CF_OP_COUNT] = {
@@ -395,7 +400,14 @@ void qp_cf_format_step(char *buf, size_t size, const qp_cf_scenario *sc, size_t 
         put(buf, size, &len, "s%u, [%llu], %u)", st->slot, (unsigned long long)st->value,
             st->size);
         break;
+    case QP_CF_CONNECT:
+        put(buf, size, &len, "s%u, peer)", st->slot);
+        break;
+    case QP_CF_SEND_CALL:
+        put(buf, size, &len, "s%u, %u, MSG_NOSIGNAL|%#x)", st->slot, st->size, (unsigned)st->flags);
+        break;
     case QP_CF_RECV:
+    case QP_CF_RECVFROM:
         put(buf, size, &len, "s%u, %u, ", st->slot, st->size);
         put_flags(buf, size, &len, msg_bits, sizeof msg_bits / sizeof msg_bits[0],
                   (unsigned)st->flags);
@@ -473,6 +485,8 @@ void qp_cf_format_result(char *buf, size_t size, const qp_cf_step *st, const qp_
         put(buf, size, &len, " (%s)", res->value ? "O_NONBLOCK" : "blocking");
     if (st->op == QP_CF_IOCTL)
         put(buf, size, &len, " ([%lld])", (long long)res->value);
+    if (st->op == QP_CF_RECVFROM)
+        put(buf, size, &len, " (addrlen %lld)", (long long)res->aux);
     if (st->op == QP_CF_RECVMSG) {
         put(buf, size, &len, " (msg_flags ");
         put_flags(buf, size, &len, msg_bits, sizeof msg_bits / sizeof msg_bits[0],

@@ -82,6 +82,25 @@ static void do_call(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_step
         memset(io_buf, 0, st->size);
         qp__cf_record(res, os->send(os, fd, io_buf, st->size, st->flags | MSG_NOSIGNAL));
         break;
+    case QP_CF_SEND_CALL:
+        memset(io_buf, 0, st->size);
+        qp__cf_record(res, os->send(os, fd, io_buf, st->size, st->flags | MSG_NOSIGNAL));
+        break;
+    case QP_CF_RECVFROM: {
+        struct sockaddr_storage from;
+        socklen_t fromlen = sizeof from;
+        qp__cf_record(res, os->recvfrom(os, fd, io_buf, st->size, st->flags,
+                                        (struct sockaddr *)&from, &fromlen));
+        res->aux = res->ret >= 0 ? (int64_t)fromlen : 0;
+        break;
+    }
+    case QP_CF_CONNECT: {
+        struct sockaddr_storage addr;
+        socklen_t addrlen = 0;
+        b->peer_addr(b, st->slot, &addr, &addrlen);
+        qp__cf_record(res, os->connect(os, fd, (struct sockaddr *)&addr, addrlen));
+        break;
+    }
     case QP_CF_SENDTO_PEER: {
         struct sockaddr_storage addr;
         socklen_t addrlen = 0;
@@ -161,35 +180,33 @@ static void do_call(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_step
     }
 }
 
-/* A timed scenario's clock: how far the run is behind the times its steps
- * take by themselves. A step that ran out (a sleep, a timeout) was to
- * take its own time; any other took what it took (a wait that an action
- * ended, an action, an instant call). What is left is the host's delay:
- * the time between steps and the overshoot of the steps that ran out. */
+/* A timed scenario's clock: where each step ended, from the first step's
+ * start, on the backend's own clock. A timed run on the host is held to the
+ * sim's run of the same scenario (its timeline): a step that ended more than
+ * qp_cf_lag_ns_max later than it did in the sim makes the run inconclusive.
+ * The host's time between steps, its calls' and actions' own time, the
+ * overshoot of what ran out: each moves its timers against the sim's. */
 typedef struct lag_clock {
     bool on;
     uint64_t start_ns;
-    uint64_t planned_ns;
-    uint64_t step_start_ns;
+    uint64_t max_ns; /* qp_cf_lag_ns_max */
+    const qp_cf_outcome *timeline;
 } lag_clock;
 
-static void lag_step_begin(qp_os *os, lag_clock *lag)
+/* After step index: records where it ended; true when the run is too far
+   behind its timeline to be conclusive. */
+static bool lag_step_end(qp_cf_backend *b, lag_clock *lag, size_t index, qp_cf_outcome *out)
 {
-    if (lag->on)
-        lag->step_start_ns = qp_os_now_ns(os);
+    uint64_t at_ns = b->now_ns(b) - lag->start_ns;
+    out->at_ns[index] = at_ns;
+    /* a step the sim found blocked for good ended there: the host's ends
+       when its watchdog gives up */
+    return lag->on && lag->timeline->results[index].kind != QP_CF_RES_BLOCKED &&
+           at_ns > lag->timeline->at_ns[index] + lag->max_ns;
 }
 
-/* After a step: true when the run is too far behind to be conclusive. */
-static bool lag_step_end(qp_os *os, lag_clock *lag, uint64_t ran_out_ns)
-{
-    if (!lag->on)
-        return false;
-    uint64_t now_ns = qp_os_now_ns(os);
-    lag->planned_ns += ran_out_ns != 0 ? ran_out_ns : now_ns - lag->step_start_ns;
-    return now_ns - lag->start_ns > lag->planned_ns + QP_CF_LAG_NS_MAX;
-}
-
-static void run_once(qp_cf_backend *b, const qp_cf_scenario *sc, qp_cf_outcome *out)
+static void run_once(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_outcome *timeline,
+                     qp_cf_outcome *out)
 {
     memset(out, 0, sizeof *out);
     int fds[QP_CF_SLOTS_MAX];
@@ -209,35 +226,31 @@ static void run_once(qp_cf_backend *b, const qp_cf_scenario *sc, qp_cf_outcome *
     }
     bool during = false;
     static lag_clock lag; /* static: kept across the longjmp */
-    lag = (lag_clock){.on = qp_cf_timed(sc)};
-    if (lag.on)
-        lag.start_ns = qp_os_now_ns(b->os);
+    lag = (lag_clock){.on = qp_cf_timed(sc) && timeline != NULL && !timeline->setup_failed,
+                      .max_ns = qp_cf_lag_ns_max(sc),
+                      .timeline = timeline,
+                      .start_ns = b->now_ns(b)};
     if (setjmp(stop) == 0) {
         for (; index < sc->steps_count; index++) {
             const qp_cf_step *st = &sc->steps[index];
             qp_cf_result *res = &out->results[index];
             uint64_t ran_out_ns = 0;
-            lag_step_begin(b->os, &lag);
             if (st->op >= QP_CF_FIRST_ACTION) {
                 b->act(b, st, qp__cf_slot_fd(fds, st->slot));
                 during = during || st->during;
-                if (lag_step_end(b->os, &lag, 0))
+                if (lag_step_end(b, &lag, index, out))
                     b->inconclusive = true;
                 continue;
             }
             do_call(b, sc, st, fds, res, &ran_out_ns);
             if (during) {
                 bool blocked = false;
-                if (lag_step_end(b->os, &lag, ran_out_ns))
-                    b->inconclusive = true;
-                ran_out_ns = 0; /* what follows took what it took */
-                lag_step_begin(b->os, &lag);
-                b->call_done(b, res, &blocked);
+                b->call_done(b, st, res, &blocked);
                 if (blocked)
                     res->kind = QP_CF_RES_BLOCKED;
                 during = false;
             }
-            if (lag_step_end(b->os, &lag, ran_out_ns))
+            if (lag_step_end(b, &lag, index, out))
                 b->inconclusive = true;
             if (res->kind == QP_CF_RES_BLOCKED)
                 break; /* as the sim stops */
@@ -252,13 +265,19 @@ static void run_once(qp_cf_backend *b, const qp_cf_scenario *sc, qp_cf_outcome *
 
 void qp_cf_run(qp_cf_backend *b, const qp_cf_scenario *sc, qp_cf_outcome *out)
 {
+    qp_cf_run_against(b, sc, NULL, out);
+}
+
+void qp_cf_run_against(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_outcome *timeline,
+                       qp_cf_outcome *out)
+{
     const char *why = qp_cf_check(sc);
     assert(why == NULL && "a well-formed scenario");
     (void)why;
     /* a host whose helper thread missed the wait it was to act in (a loaded
        machine) runs the scenario again */
     for (unsigned attempt = 0; attempt < QP_CF_ATTEMPTS_MAX; attempt++) {
-        run_once(b, sc, out);
+        run_once(b, sc, timeline, out);
         if (!b->inconclusive)
             return;
     }

@@ -46,6 +46,12 @@
 #define RECV(s, n, f) {.op = QP_CF_RECV, .slot = (s), .size = (n), .flags = (f)}
 #define SEND(s, n) {.op = QP_CF_SEND, .slot = (s), .size = (n)}
 #define SENDTO_PEER(s, n) {.op = QP_CF_SENDTO_PEER, .slot = (s), .size = (n)}
+#define SEND_CALL(s, n, f) {.op = QP_CF_SEND_CALL, .slot = (s), .size = (n), .flags = (f)}
+#define RECVFROM(s, n, f) {.op = QP_CF_RECVFROM, .slot = (s), .size = (n), .flags = (f)}
+#define CONNECT_PEER(s) {.op = QP_CF_CONNECT, .slot = (s)}
+#define CREATE_EFD(init_, f) {.op = QP_CF_CREATE, .make = QP_CF_MAKE_EVENTFD, .arg = (init_), .flags = (f)}
+#define CREATE_SOCKET(d, t, p)                                                                     \
+    {.op = QP_CF_CREATE, .make = QP_CF_MAKE_SOCKET, .arg = (d), .flags = (t), .arg2 = (p)}
 #define POLL1(s, e, t)                                                                             \
     {.op = QP_CF_POLL, .pfds_count = 1, .pfd_slots = {(s)}, .pfd_events = {(e)}, .timeout_ms = (t)}
 #define POLL2(s1, e1, s2, e2, t)                                                                   \

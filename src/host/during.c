@@ -1,8 +1,11 @@
 /* Another thread's action while the scenario's thread is blocked in a call.
- * The helper thread looks at /proc/self/task/<tid>/stat and .../syscall
- * until the target sleeps inside a syscall (or its call has returned, when
- * it never needed to block), so the action lands during the wait, as a world
- * event does in the sim, without guessing with a sleep. */
+ * One helper thread, kept across actions and woken by a futex, looks at
+ * /proc/self/task/<tid>/stat and .../syscall every LOOK_US until the target
+ * sleeps inside a syscall (or its call has returned, when it never needed
+ * to block), so the action lands during the wait, as a world event does in
+ * the sim, without guessing with a sleep. Then it sleeps on the call's
+ * return (a futex the caller wakes), and ends a call that stays asleep
+ * after the action with a signal: the call is blocked for good. */
 #include "quietpoll/host.h"
 
 #include <errno.h>
@@ -14,10 +17,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <linux/futex.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
-#define LOOK_US 20
+#define LOOK_US 10          /* between looks for the caller asleep */
+#define LOOK_WATCHDOG_US 1000 /* between looks once the action is done */
+#define SETTLED_MS 5        /* asleep this long after the action: blocked for good */
 #define FIND_BLOCKED_MS 2000
 
 static struct {
@@ -29,12 +36,12 @@ static struct {
 } target = {.stat_fd = -1, .syscall_fd = -1};
 
 struct qp_host_during {
-    pthread_t thread;
     void (*fn)(void *arg);
     void *arg;
-    atomic_bool call_returned;
+    _Atomic uint32_t call_returned; /* futex */
     atomic_bool interrupted;
     atomic_bool acted_while_blocked;
+    bool settles; /* a call with no end of its own: blocked for good once settled */
     uint64_t started_ns; /* CLOCK_MONOTONIC at the start, and once fn ran */
     _Atomic uint64_t acted_ns;
 };
@@ -65,6 +72,8 @@ void qp_host_signals_install(void)
     signal(SIGPIPE, SIG_IGN);
     target.installed = true;
 }
+
+static void helper_stop(void);
 
 static sigset_t held_saved;
 static bool holding;
@@ -111,6 +120,7 @@ void qp_host_set_target_thread(void)
 
 void qp_host_release_target_thread(void)
 {
+    helper_stop();
     if (target.stat_fd >= 0)
         close(target.stat_fd);
     if (target.syscall_fd >= 0)
@@ -161,12 +171,73 @@ static void pause_us(long us)
     nanosleep(&ts, NULL);
 }
 
-static void *helper(void *arg)
+static long futex(_Atomic uint32_t *word, int op, uint32_t value, const struct timespec *timeout)
 {
-    qp_host_during *d = arg;
+    return syscall(SYS_futex, (uint32_t *)word, op | FUTEX_PRIVATE_FLAG, value, timeout, NULL, 0);
+}
+
+/* Waits while *word is value, at most timeout_ns (0: no bound). */
+static void futex_wait(_Atomic uint32_t *word, uint32_t value, uint64_t timeout_ns)
+{
+    struct timespec ts = {(time_t)(timeout_ns / 1000000000u), (long)(timeout_ns % 1000000000u)};
+    futex(word, FUTEX_WAIT, value, timeout_ns ? &ts : NULL);
+}
+
+static void futex_wake(_Atomic uint32_t *word)
+{
+    futex(word, FUTEX_WAKE, INT32_MAX, NULL);
+}
+
+/* The one helper thread, kept for every action (a thread made per action
+ * costs more than most scenarios' calls): it sleeps on `posted` until a
+ * start posts the next action, and counts it `finished` when the call
+ * returned and the action is done. */
+static struct {
+    pthread_t thread;
+    bool running;
+    _Atomic uint32_t posted;   /* actions started (futex) */
+    _Atomic uint32_t finished; /* actions done (futex) */
+    atomic_bool quit;
+    qp_host_during job;
+} helper;
+
+/* Waits for the call to return after fn ran, and interrupts it (SIGUSR2)
+ * once it is blocked for good: a call with no end of its own (d->settles)
+ * asleep in it at every look for SETTLED_MS after the action (a wakeup the
+ * action caused is under way before the action's own call returns: the
+ * world's actions wait for their effect), any call still not returned
+ * QP_HOST_WATCHDOG_MS after it. */
+static void watch_call(qp_host_during *d)
+{
+    uint64_t acted_ns = atomic_load(&d->acted_ns);
+    uint64_t asleep_since_ns = 0, interrupted_ns = 0;
+    while (!atomic_load(&d->call_returned)) {
+        futex_wait(&d->call_returned, 0, LOOK_WATCHDOG_US * UINT64_C(1000));
+        if (atomic_load(&d->call_returned))
+            break;
+        uint64_t now_ns = monotonic_ns();
+        bool asleep = target_blocked();
+        if (!asleep)
+            asleep_since_ns = 0;
+        else if (asleep_since_ns == 0)
+            asleep_since_ns = now_ns;
+        bool settled = d->settles && asleep_since_ns != 0 &&
+                       now_ns - asleep_since_ns >= SETTLED_MS * UINT64_C(1000000);
+        bool overdue = now_ns - acted_ns >= QP_HOST_WATCHDOG_MS * UINT64_C(1000000);
+        if ((settled || overdue) &&
+            (interrupted_ns == 0 || now_ns - interrupted_ns >= 100 * UINT64_C(1000000))) {
+            atomic_store(&d->interrupted, true);
+            pthread_kill(target.thread, SIGUSR2); /* again, if it slept on */
+            interrupted_ns = now_ns;
+        }
+    }
+}
+
+static void run_job(qp_host_during *d)
+{
     bool blocked = false;
-    /* bounded by the clock, not by counting sleeps: a sleep lasts longer
-       than asked (timer slack) */
+    /* bounded by the clock, not by counting looks: a sleep lasts longer
+       than asked */
     uint64_t give_up_ns = d->started_ns + FIND_BLOCKED_MS * UINT64_C(1000000);
     while (!atomic_load(&d->call_returned) && monotonic_ns() < give_up_ns) {
         if (target_blocked()) {
@@ -179,34 +250,74 @@ static void *helper(void *arg)
     atomic_store(&d->acted_ns, monotonic_ns());
     if (blocked && !atomic_load(&d->call_returned))
         atomic_store(&d->acted_while_blocked, true);
-    uint64_t interrupt_ns = atomic_load(&d->acted_ns) + QP_HOST_WATCHDOG_MS * UINT64_C(1000000);
-    while (!atomic_load(&d->call_returned)) {
-        if (monotonic_ns() >= interrupt_ns) {
-            atomic_store(&d->interrupted, true);
-            pthread_kill(target.thread, SIGUSR2);
-            interrupt_ns = monotonic_ns() + 100 * UINT64_C(1000000); /* again, if it slept on */
-        }
-        pause_us(LOOK_US);
-    }
-    return NULL;
+    watch_call(d);
 }
 
-qp_host_during *qp_host_during_start(void (*fn)(void *arg), void *arg)
+static void *helper_main(void *arg)
 {
-    qp_host_during *d = calloc(1, sizeof *d);
-    if (d == NULL)
-        abort();
-    d->fn = fn;
-    d->arg = arg;
-    atomic_init(&d->call_returned, false);
-    atomic_init(&d->interrupted, false);
-    atomic_init(&d->acted_while_blocked, false);
-    atomic_init(&d->acted_ns, 0);
-    d->started_ns = monotonic_ns();
-    if (pthread_create(&d->thread, NULL, helper, d) != 0) {
-        fprintf(stderr, "quietpoll: cannot start a thread: %s\n", strerror(errno));
+    (void)arg;
+    prctl(PR_SET_TIMERSLACK, 1000UL); /* 1 us: the looks keep to LOOK_US */
+    uint32_t seen = 0;
+    for (;;) {
+        while (atomic_load(&helper.posted) == seen && !atomic_load(&helper.quit))
+            futex_wait(&helper.posted, seen, 0);
+        if (atomic_load(&helper.quit))
+            return NULL;
+        seen = atomic_load(&helper.posted);
+        run_job(&helper.job);
+        atomic_store(&helper.finished, seen);
+        futex_wake(&helper.finished);
+    }
+}
+
+static void helper_start(void)
+{
+    if (helper.running)
+        return;
+    atomic_init(&helper.posted, 0);
+    atomic_init(&helper.finished, 0);
+    atomic_init(&helper.quit, false);
+    /* the helper takes no signal: they are for the scenario's thread */
+    sigset_t all, saved;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &saved);
+    int rc = pthread_create(&helper.thread, NULL, helper_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &saved, NULL);
+    if (rc != 0) {
+        fprintf(stderr, "quietpoll: cannot start a thread: %s\n", strerror(rc));
         abort();
     }
+    helper.running = true;
+}
+
+static void helper_stop(void)
+{
+    if (!helper.running)
+        return;
+    atomic_store(&helper.quit, true);
+    futex_wake(&helper.posted);
+    pthread_join(helper.thread, NULL);
+    helper.running = false;
+}
+
+qp_host_during *qp_host_during_start(void (*fn)(void *arg), void *arg, bool settles)
+{
+    helper_start();
+    qp_host_during *d = &helper.job;
+    if (atomic_load(&helper.finished) != atomic_load(&helper.posted)) {
+        fprintf(stderr, "quietpoll: an action started while another was under way\n");
+        abort();
+    }
+    d->fn = fn;
+    d->arg = arg;
+    d->settles = settles;
+    atomic_store(&d->call_returned, 0);
+    atomic_store(&d->interrupted, false);
+    atomic_store(&d->acted_while_blocked, false);
+    atomic_store(&d->acted_ns, 0);
+    d->started_ns = monotonic_ns();
+    atomic_fetch_add(&helper.posted, 1);
+    futex_wake(&helper.posted);
     return d;
 }
 
@@ -214,12 +325,15 @@ void qp_host_during_finish(qp_host_during *d, bool *interrupted, bool *acted_whi
                            uint64_t *act_delay_ns, uint64_t *returned_ns)
 {
     uint64_t returned_at_ns = monotonic_ns();
-    atomic_store(&d->call_returned, true);
-    pthread_join(d->thread, NULL);
+    atomic_store(&d->call_returned, 1);
+    futex_wake(&d->call_returned);
+    uint32_t posted = atomic_load(&helper.posted);
+    uint32_t finished;
+    while ((finished = atomic_load(&helper.finished)) != posted)
+        futex_wait(&helper.finished, finished, 0);
     *interrupted = atomic_load(&d->interrupted);
     *acted_while_blocked = atomic_load(&d->acted_while_blocked);
     uint64_t acted_ns = atomic_load(&d->acted_ns);
     *act_delay_ns = acted_ns - d->started_ns;
     *returned_ns = returned_at_ns > acted_ns ? returned_at_ns - acted_ns : 0;
-    free(d);
 }

@@ -155,17 +155,25 @@ static void setup(qp_sim *sim, qp_world *world)
     world->fds[world->fds_count++] = qp_sim_add_dgram(sim, true);
 }
 
+static bool is_edge(enum variant v)
+{
+    return v == REF_ET_DRAIN || v == ET_ONCE || v == RETRY_ANY_ERROR;
+}
+
+static bool uses_epoll(const qp_schedule *s, enum variant v)
+{
+    return is_edge(v) || (s->ops_count > 0 && s->ops[0].size == POLLER_EPOLL);
+}
+
 static void run(qp_os *os, const qp_machine_ctx *ctx)
 {
     enum variant v = (enum variant)ctx->variant;
     loop l = {.v = v,
-              .edge = v == REF_ET_DRAIN || v == ET_ONCE || v == RETRY_ANY_ERROR,
+              .edge = is_edge(v),
               .drain = v == REF_ET_DRAIN || v == LT_DRAIN || v == RETRY_ANY_ERROR,
               .fd = ctx->world->fds[0],
               .epfd = -1};
-    bool use_epoll =
-        l.edge || (ctx->sched->ops_count > 0 && ctx->sched->ops[0].size == POLLER_EPOLL);
-    if (use_epoll) {
+    if (uses_epoll(ctx->sched, v)) {
         l.epfd = os->epoll_create1(os, EPOLL_CLOEXEC);
         struct epoll_event ev = {.events = EPOLLIN | (l.edge ? EPOLLET : 0u), .data.fd = l.fd};
         if (l.epfd < 0 || os->epoll_ctl(os, l.epfd, EPOLL_CTL_ADD, l.fd, &ev) != 0)
@@ -176,6 +184,14 @@ static void run(qp_os *os, const qp_machine_ctx *ctx)
         os->op_begin(os, &(qp_op_mark){QP_OP_RESOLVE, l.fd, timeout_ns});
         os->op_end(os, query(os, &l, timeout_ns));
     }
+}
+
+/* Each op is one query; the edge-triggered variants wait with epoll, the
+ * others with what the first query's size says. */
+static void asked(const qp_schedule *sched, size_t variant, qp_work_asked *out)
+{
+    qp_asks_each_op_marked(sched, uses_epoll(sched, (enum variant)variant) ? QP_SYS_epoll_wait
+                                                                            : QP_SYS_poll, out);
 }
 
 static void describe_query(FILE *out, const qp_schedule *s, size_t index)
@@ -201,6 +217,7 @@ const qp_machine qp_machine_dgram = {
                                 (1u << QP_EV_SIGNAL) | (1u << QP_EV_SPURIOUS),
             .describe_op = describe_query,
         },
+    .asked = asked,
     .setup = setup,
     .run = run,
 };

@@ -86,6 +86,15 @@ static void setup(qp_sim *sim, qp_world *world)
     (void)world;
 }
 
+/* Each op is one write of its size, non-blocking for a timeout of 0. */
+static void asked(const qp_schedule *sched, size_t variant, qp_work_asked *out)
+{
+    (void)variant;
+    for (size_t i = 0; i < sched->ops_count; i++)
+        out->writes[i] = (qp_work_write){sched->ops[i].size, sched->ops[i].timeout_ns == 0};
+    out->writes_count = (uint32_t)sched->ops_count;
+}
+
 /* The writer, task 0. */
 static void run(qp_os *os, const qp_machine_ctx *ctx)
 {
@@ -119,6 +128,7 @@ const qp_machine qp_machine_pipe = {
             .targets_count = 2,
             .event_kinds_mask = 1u << QP_EV_PIPE_READ,
         },
+    .asked = asked,
     .setup = setup,
     .run = run,
     .pipe_policy = policy,

@@ -62,6 +62,12 @@ uint32_t qp_variant_known_default(const qp_machine *machine, size_t variant)
     return machine->real_library ? qp_variant_expected(&machine->variants[variant]) : 0;
 }
 
+void qp_asks_each_op_marked(const qp_schedule *sched, unsigned wait_sys, qp_work_asked *out)
+{
+    out->ops_marked = (uint32_t)sched->ops_count;
+    out->wait_calls = UINT64_C(1) << wait_sys;
+}
+
 long qp_variant_find(const qp_machine *machine, const char *name)
 {
     for (size_t i = 0; i < machine->variants_count; i++)

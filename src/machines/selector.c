@@ -239,6 +239,13 @@ static unsigned select_once(qp_os *os, selector *s, uint64_t timeout_ns)
     }
 }
 
+/* Each op is one operation, its waits epoll_wait. */
+static void asked(const qp_schedule *sched, size_t variant, qp_work_asked *out)
+{
+    (void)variant;
+    qp_asks_each_op_marked(sched, QP_SYS_epoll_wait, out);
+}
+
 static void setup(qp_sim *sim, qp_world *world)
 {
     world->fds[world->fds_count++] = qp_sim_add_stream(sim);
@@ -291,6 +298,7 @@ const qp_machine qp_machine_selector = {
                                 (1u << QP_EV_SIGNAL) | (1u << QP_EV_WAKEUP) |
                                 (1u << QP_EV_REGISTER),
         },
+    .asked = asked,
     .setup = setup,
     .run = run,
     .world = world,

@@ -98,6 +98,13 @@ static unsigned timed_read(qp_os *os, enum variant v, int fd, const qp_op *op)
     return end_of(n);
 }
 
+/* Each op is one operation, its waits poll. */
+static void asked(const qp_schedule *sched, size_t variant, qp_work_asked *out)
+{
+    (void)variant;
+    qp_asks_each_op_marked(sched, QP_SYS_poll, out);
+}
+
 static void setup(qp_sim *sim, qp_world *world)
 {
     world->fds[world->fds_count++] = qp_sim_add_stream(sim);
@@ -125,6 +132,7 @@ const qp_machine qp_machine_timed_read = {
             .targets_count = 1,
             .event_kinds_mask = QP_EV_STREAM_KINDS,
         },
+    .asked = asked,
     .setup = setup,
     .run = run,
 };

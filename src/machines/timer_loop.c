@@ -453,6 +453,24 @@ static void run(qp_os *os, const qp_machine_ctx *ctx)
     }
 }
 
+/* What the program asks of its loop: its backend's waits, the timers not
+ * deferred started, no timer left due when the loop returns, the sockets'
+ * bytes read. */
+static void asked(const qp_schedule *s, size_t variant, qp_work_asked *out)
+{
+    (void)variant;
+    out->wait_calls = UINT64_C(1) << (spec_epoll(s) ? QP_SYS_epoll_wait : QP_SYS_poll);
+    size_t count = s->ops_count < TIMERS_MAX ? s->ops_count : TIMERS_MAX;
+    for (size_t i = 0; i < count; i++) {
+        timer t;
+        decode_spec(&s->ops[i], &t);
+        if (!t.deferred)
+            out->timers_started |= UINT32_C(1) << i;
+    }
+    out->timers_finished = true;
+    out->bytes_read = true;
+}
+
 /* "timer N: " then this, for the schedule in words */
 static void describe_timer(FILE *out, const qp_schedule *s, size_t index)
 {
@@ -492,6 +510,7 @@ const qp_machine qp_machine_timer_loop = {
             .event_kinds_mask = QP_EV_STREAM_KINDS,
             .describe_op = describe_timer,
         },
+    .asked = asked,
     .setup = setup,
     .run = run,
 };

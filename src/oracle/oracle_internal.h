@@ -41,6 +41,9 @@ extern const qp__monitor qp__monitor_dgram;    /* dgram.c: datagram sockets */
 extern const qp__monitor qp__monitor_bound;    /* bound.c: an operation's syscalls */
 extern const qp__monitor qp__monitor_timeouts; /* timeouts.c: an operation's deadline */
 extern const qp__monitor qp__monitor_result;   /* result.c: an operation's result */
+extern const qp__monitor qp__monitor_eof;      /* eof.c: woken by an EOF already read */
+extern const qp__monitor qp__monitor_stranded; /* stranded.c: input a wait slept through */
+extern const qp__monitor qp__monitor_work;     /* work.c: what the schedule asked was done */
 
 /* A wait outside any operation timed out at once with a zero timeout: in an
  * event loop, a spin when time was left before its nearest timer and the

@@ -251,6 +251,19 @@ static bool iterations_check(qp_oracle *oracle, uint32_t iterations, size_t inde
                         : "the loop went round without waiting and without a timer to run");
 }
 
+/* How long after the wait before this timer pass the pass runs a timer
+ * again: "before the loop's first wait" when it has made none. */
+static const char *since_wait(char *buf, size_t size, const qp_loop_watch *w, uint64_t at_ns)
+{
+    char ms[32];
+    if (w->waits == 0)
+        snprintf(buf, size, "before the loop's first wait");
+    else
+        snprintf(buf, size, "%s after the wait before the pass returned",
+                 qp_fmt_ms(ms, at_ns - w->pass_wait_exit_ns));
+    return buf;
+}
+
 static bool on_fire(qp_oracle *oracle, const qp_rec *rec, size_t index)
 {
     qp_loop_watch *w = &oracle->loop;
@@ -270,7 +283,7 @@ static bool on_fire(qp_oracle *oracle, const qp_rec *rec, size_t index)
     w->lone_zero_wait_seen = false;
     w->zero_wait_open = false;
     uint64_t at_ns = rec->t_enter_ns;
-    char a[32], b[32], c[32];
+    char a[32], b[32], c[32], since[64];
     if (at_ns < t->deadline_ns) {
         qp__magnitude(oracle, "%s early, per timer start (bounded)",
                       qp_fmt_amount(a, t->deadline_ns - at_ns));
@@ -305,12 +318,12 @@ static bool on_fire(qp_oracle *oracle, const qp_rec *rec, size_t index)
                       rec->loop.lowest_ready_fd);
         return qp__fire(oracle, QP_PROP_LOST_WAKEUP, index,
                         "timer %u runs again in the timer pass that re-armed it (%" PRIu32
-                        " such run%s so far, %s after the wait before the pass returned) while "
+                        " such run%s so far, %s) while "
                         "fd %" PRId32 " is ready for input: the pass feeds itself, and the ready fd "
                         "is not polled until the re-arming stops (it grows with every re-arm; "
                         "unbounded if the callback always re-arms)",
                         id + 1, w->pass_reruns, w->pass_reruns == 1 ? "" : "s",
-                        qp_fmt_ms(a, at_ns - w->pass_wait_exit_ns), rec->loop.lowest_ready_fd);
+                        since_wait(since, sizeof since, w, at_ns), rec->loop.lowest_ready_fd);
     }
     qp_notice *n = &oracle->delay;
     if (n->count++ == 0) {

@@ -144,6 +144,11 @@ bool qp_run_bytes(qp_run *run, const qp_machine *machine, size_t variant, const 
 
     run->trace = (qp_trace){.recs = run->recs, .count = 0, .cap = QP_SIM_TRACE_CAP};
     qp_oracle_init(&run->oracle, &run->sched);
+    if (machine->asked != NULL) {
+        qp_work_asked asked = {0};
+        machine->asked(&run->sched, variant, &asked);
+        qp_oracle_ask(&run->oracle, &asked);
+    }
     jmp_buf stop_jmp;
     qp_trace_observer observer = {oracle_on_rec, oracle_on_budget, &run->oracle};
     qp_sim_init(&run->sim, &run->sched, &run->trace, &observer, &stop_jmp);

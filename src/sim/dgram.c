@@ -19,6 +19,8 @@
  * the datagrams queued before and after it (level_before, level_after). */
 #include <assert.h>
 #include <errno.h>
+#include <sys/ioctl.h>
+#include <linux/sockios.h>
 #include <netinet/in.h>
 #include <string.h>
 
@@ -166,6 +168,8 @@ static int64_t dgram_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const v
     qp_dgram *d = dgram_of(sim, obj);
     rec->call.io.unit = QP_UNIT_DATAGRAMS;
     rec->call.io.queued_before = rec->call.io.queued_after = d->count;
+    if (rec->call.io.flags & MSG_OOB) /* net/ipv4/udp.c udp_sendmsg */
+        return qp__sim_exit(sim, rec, -1, EOPNOTSUPP);
     uint32_t ip = d->peer_addr;
     uint16_t port = d->peer_port;
     if (dest != NULL) {
@@ -201,6 +205,10 @@ static int64_t dgram_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void
     qp_dgram *d = dgram_of(sim, obj);
     rec->call.io.unit = QP_UNIT_DATAGRAMS;
     rec->call.io.queued_before = rec->call.io.queued_after = d->count;
+    /* net/ipv4/udp.c udp_recvmsg: MSG_ERRQUEUE reads the error queue first,
+       empty (no IP_RECVERR): EAGAIN, the pending error left */
+    if (flags & MSG_ERRQUEUE)
+        return qp__sim_exit(sim, rec, -1, EAGAIN);
     if (take_error(d))
         return qp__sim_exit(sim, rec, -1, ECONNREFUSED);
     if (d->count == 0)
@@ -243,6 +251,14 @@ static int64_t dgram_next_message(qp_sim *sim, const qp_obj *obj)
 static int dgram_ioctl(qp_sim *sim, qp_obj *obj, unsigned long request, void *arg)
 {
     const qp_dgram *d = dgram_of(sim, obj);
+    /* SIOCOUTQ: what has not yet gone (net/ipv4/udp.c udp_ioctl): a
+       datagram goes at once */
+    if (request == SIOCOUTQ) {
+        if (arg == NULL)
+            return EFAULT;
+        *(int *)arg = 0;
+        return 0;
+    }
     return qp__ioctl_fionread(request, arg, d->count > 0 ? d->sizes[d->head % QP_DGRAM_QUEUE_MAX] : 0);
 }
 

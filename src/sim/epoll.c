@@ -10,8 +10,11 @@
 #include "quietpoll/units.h"
 #include "sim_internal.h"
 
-#define EVENT_BITS (EPOLLIN | EPOLLOUT | EPOLLPRI | EPOLLRDHUP)
+#define EVENT_BITS                                                                                 \
+    (EPOLLIN | EPOLLOUT | EPOLLPRI | EPOLLRDHUP | EPOLLRDNORM | EPOLLRDBAND | EPOLLWRNORM | EPOLLWRBAND)
 #define ALWAYS_BITS (EPOLLERR | EPOLLHUP)
+#define EPOLLEXCLUSIVE_OK_BITS                                                                     \
+    (EPOLLIN | EPOLLOUT | EPOLLERR | EPOLLHUP | EPOLLWAKEUP | EPOLLET | EPOLLEXCLUSIVE)
 
 static int64_t new_epoll(qp_sim *sim, qp_rec *rec)
 {
@@ -79,6 +82,24 @@ bool qp__epoll_has_ready(qp_sim *sim, unsigned epoll_index)
     return false;
 }
 
+/* fs/eventpoll.c ep_loop_check: would adding the epoll instance `inner`
+ * to the instance `outer` close a loop (outer is inner, or reachable from
+ * it), or nest more than EP_MAX_NESTS deep? depth: the sets above. */
+#define EP_MAX_NESTS 4
+
+static bool closes_loop(qp_sim *sim, unsigned inner, unsigned outer, unsigned depth)
+{
+    if (inner == outer || depth > EP_MAX_NESTS)
+        return true;
+    const qp_epoll *ep = &sim->epolls[inner];
+    for (unsigned i = 0; i < ep->entries_count; i++) {
+        const qp_obj *o = ep->entries[i].used ? qp__sim_obj(sim, ep->entries[i].fd) : NULL;
+        if (o != NULL && o->type == QP_OBJ_EPOLL && closes_loop(sim, o->index, outer, depth + 1))
+            return true;
+    }
+    return false;
+}
+
 /* An epoll fd is readable while its set has an entry to report. */
 static short epoll_revents(qp_sim *sim, qp_obj *obj, short events)
 {
@@ -131,6 +152,18 @@ int qp__sim_epoll_ctl(qp_os *os, int epfd, int op, int fd, struct epoll_event *e
     qp_epoll_entry *entry = find(ep, fd);
     if (op != EPOLL_CTL_DEL && event == NULL)
         return (int)qp__sim_exit(sim, &rec, -1, EFAULT);
+    const qp_obj *target = qp__sim_obj(sim, fd);
+    bool has_event = op == EPOLL_CTL_ADD || op == EPOLL_CTL_MOD;
+    /* fs/eventpoll.c do_epoll_ctl: EPOLLEXCLUSIVE only when added, with
+       EPOLLIN, EPOLLOUT, EPOLLERR, EPOLLHUP, EPOLLWAKEUP, EPOLLET, and never
+       of an epoll fd */
+    if (has_event && (event->events & EPOLLEXCLUSIVE) &&
+        (op == EPOLL_CTL_MOD || target->type == QP_OBJ_EPOLL ||
+         (event->events & ~EPOLLEXCLUSIVE_OK_BITS)))
+        return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
+    if (op == EPOLL_CTL_ADD && target->type == QP_OBJ_EPOLL &&
+        closes_loop(sim, target->index, epobj->index, 0))
+        return (int)qp__sim_exit(sim, &rec, -1, ELOOP);
     switch (op) {
     case EPOLL_CTL_ADD:
         if (entry != NULL)
@@ -150,6 +183,8 @@ int qp__sim_epoll_ctl(qp_os *os, int epfd, int op, int fd, struct epoll_event *e
     case EPOLL_CTL_MOD:
         if (entry == NULL)
             return (int)qp__sim_exit(sim, &rec, -1, ENOENT);
+        if (entry->events & EPOLLEXCLUSIVE) /* do_epoll_ctl: an exclusive entry stays as added */
+            return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
         break;
     case EPOLL_CTL_DEL:
         if (entry == NULL)

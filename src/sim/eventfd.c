@@ -63,28 +63,35 @@ static int64_t counter_read(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void 
     return qp__sim_exit(sim, rec, sizeof value, 0);
 }
 
+int qp__eventfd_add(qp_sim *sim, qp_obj *obj, int fd, const void *buf, size_t count,
+                    uint64_t *value)
+{
+    *value = 0;
+    if (count != sizeof(uint64_t))
+        return EINVAL;
+    memcpy(value, buf, sizeof *value);
+    if (*value == UINT64_MAX)
+        return EINVAL;
+    if (*value > QP_EVENTFD_MAX - obj->eventfd_count)
+        return EAGAIN;
+    obj->eventfd_count += *value;
+    /* Linux wakes the eventfd's waiters on every write, even of 0, keyed
+       EPOLLIN: an entry for EPOLLOUT alone is not re-armed */
+    qp__sim_notify_events(sim, fd, EPOLLIN);
+    return 0;
+}
+
 static int64_t counter_write(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const void *buf,
                              size_t count)
 {
     rec->call.io.unit = QP_UNIT_COUNTER;
     rec->call.io.queued_before = obj->eventfd_count;
+    int err = qp__eventfd_add(sim, obj, fd, buf, count, &rec->call.io.value);
     rec->call.io.queued_after = obj->eventfd_count;
-    if (count != sizeof(uint64_t))
-        return qp__sim_exit(sim, rec, -1, EINVAL);
-    uint64_t value;
-    memcpy(&value, buf, sizeof value);
-    rec->call.io.value = value;
-    if (value == UINT64_MAX)
-        return qp__sim_exit(sim, rec, -1, EINVAL);
-    if (value > QP_EVENTFD_MAX - obj->eventfd_count)
-        return qp__sim_exit(sim, rec, -1, EAGAIN);
-    obj->eventfd_count += value;
-    rec->call.io.queued_after = obj->eventfd_count;
+    if (err != 0)
+        return qp__sim_exit(sim, rec, -1, err);
     rec->call.io.has_value = true;
-    /* Linux wakes the eventfd's waiters on every write, even of 0, keyed
-       EPOLLIN: an entry for EPOLLOUT alone is not re-armed */
-    qp__sim_notify_events(sim, fd, EPOLLIN);
-    return qp__sim_exit(sim, rec, sizeof value, 0);
+    return qp__sim_exit(sim, rec, sizeof(uint64_t), 0);
 }
 
 const qp_kind qp__kind_eventfd = {

@@ -79,6 +79,36 @@ int64_t qp__sim_bad_fd(qp_sim *sim, qp_rec *rec)
     return qp__sim_exit(sim, rec, -1, EBADF);
 }
 
+/* The NORM and BAND bits each kind's poll adds to POLLIN and POLLOUT:
+ * POLLRDNORM with POLLIN (fs/pipe.c pipe_poll, tcp_poll, datagram_poll,
+ * unix_poll, fs/eventpoll.c ep_eventpoll_poll), POLLWRNORM with POLLOUT,
+ * and POLLWRBAND too for datagram and unix sockets (datagram_poll,
+ * unix_poll's unix_writable); an eventfd and a timerfd add none. */
+static short norm_bits(const qp_obj *obj, short revents)
+{
+    bool rd = true, wr = true, wrband = false;
+    switch (obj->type) {
+    case QP_OBJ_EVENTFD:
+    case QP_OBJ_TIMERFD:
+        rd = wr = false;
+        break;
+    case QP_OBJ_DGRAM:
+    case QP_OBJ_UNIX:
+        wrband = true;
+        break;
+    default:
+        break;
+    }
+    short bits = 0;
+    if (rd && (revents & POLLIN))
+        bits |= POLLRDNORM;
+    if (wr && (revents & POLLOUT))
+        bits |= POLLWRNORM;
+    if (wrband && (revents & POLLOUT))
+        bits |= POLLWRBAND;
+    return bits;
+}
+
 short qp__sim_revents(qp_sim *sim, int fd, short events)
 {
     qp_obj *obj = qp__sim_obj(sim, fd);
@@ -87,7 +117,15 @@ short qp__sim_revents(qp_sim *sim, int fd, short events)
     const qp_kind *kind = kinds[obj->type];
     if (kind->revents == NULL) /* fs/select.c vfs_poll: DEFAULT_POLLMASK */
         return events & (POLLIN | POLLOUT | POLLRDNORM | POLLWRNORM);
-    return kind->revents(sim, obj, events);
+    /* a NORM or BAND bit asked is asked of the bit it comes with */
+    short ask = events;
+    if (events & POLLRDNORM)
+        ask |= POLLIN;
+    if (events & (POLLWRNORM | POLLWRBAND))
+        ask |= POLLOUT;
+    short revents = kind->revents(sim, obj, ask);
+    revents |= norm_bits(obj, revents);
+    return (short)(revents & (events | POLLERR | POLLHUP));
 }
 
 int qp__obj_rw_error(const qp_obj *obj, bool write)

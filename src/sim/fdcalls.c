@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/ioctl.h>
+#include <linux/sockios.h>
 
 #include "sim_internal.h"
 
@@ -33,6 +34,18 @@ int qp__sim_ioctl(qp_os *os, int fd, unsigned long request, void *arg)
     rec.call.ioctl.request = request;
     if (obj == NULL)
         return (int)qp__sim_bad_fd(sim, &rec);
+    /* fs/ioctl.c do_vfs_ioctl, before the fd's own ioctl: FIOCLEX and
+       FIONCLEX set and clear close-on-exec (the sim runs no exec), FIOASYNC
+       0 leaves O_ASYNC off (the sim never turns it on: SIGIO is not
+       modelled, the documented divergence "fioasync") */
+    if (request == FIOCLEX || request == FIONCLEX)
+        return (int)qp__sim_exit(sim, &rec, 0, 0);
+    if (request == FIOASYNC) {
+        if (arg == NULL)
+            return (int)qp__sim_exit(sim, &rec, -1, EFAULT);
+        rec.call.ioctl.value = *(int *)arg;
+        return (int)qp__sim_exit(sim, &rec, *(int *)arg == 0 ? 0 : -1, *(int *)arg == 0 ? 0 : ENOTTY);
+    }
     if (request == FIONBIO) {
         if (arg == NULL)
             return (int)qp__sim_exit(sim, &rec, -1, EFAULT);

@@ -447,6 +447,14 @@ static int64_t pipe_write(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const v
         done += put_and_wake(sim, p, obj, count - done);
     }
     rec->call.io.queued_after = p->bytes;
+    /* fs/pipe.c pipe_write wakes the readers after every write of some
+       bytes, one that wrote none too, once the pipe was polled ("epoll
+       nonsensically wants a wakeup whether the pipe was already empty or
+       not"): an edge-triggered reader is re-armed by a write that found
+       the pipe full */
+    int peer = peer_fd(sim, obj);
+    if (done == 0 && p->reader_open && peer >= 0)
+        qp__sim_notify_events(sim, peer, EPOLLIN);
     if (done == 0)
         return qp__sim_exit(sim, rec, -1,
                             interrupted ? EINTR : p->reader_open ? EAGAIN : EPIPE);

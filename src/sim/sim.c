@@ -75,17 +75,52 @@ bool qp__sim_blocked(const qp_sim *sim)
     return sim->wait.active && sim->wait.wake == QP_WAKE_NONE;
 }
 
-void qp__sim_notify_events(qp_sim *sim, int fd, uint32_t key)
+/* The fd of epoll instance index, or -1. */
+static int epoll_fd(qp_sim *sim, unsigned index)
 {
-    for (unsigned e = 0; e < sim->epolls_count; e++)
+    for (int fd = 0; fd < QP_SIM_FDS_MAX; fd++) {
+        const qp_obj *o = qp__sim_obj(sim, fd);
+        if (o != NULL && o->type == QP_OBJ_EPOLL && o->index == index)
+            return fd;
+    }
+    return -1;
+}
+
+static void notify_events(qp_sim *sim, int fd, uint32_t key, unsigned depth)
+{
+    /* the keys of the wakeups carry the NORM and BAND bits too: a reader's
+       EPOLLIN | EPOLLRDNORM (fs/pipe.c pipe_write, net/core/sock.c
+       sock_def_readable), a writer's EPOLLOUT | EPOLLWRNORM | EPOLLWRBAND
+       (sock_def_write_space, unix_write_space; pipe_read's without BAND,
+       which no pipe reports) */
+    if (key & EPOLLIN)
+        key |= EPOLLRDNORM;
+    if (key & EPOLLOUT)
+        key |= EPOLLWRNORM | EPOLLWRBAND;
+    for (unsigned e = 0; e < sim->epolls_count; e++) {
+        bool woken = false;
         for (unsigned i = 0; i < sim->epolls[e].entries_count; i++) {
             qp_epoll_entry *entry = &sim->epolls[e].entries[i];
             /* ep_poll_callback: a keyed wakeup re-arms only the entries
                interested in one of its events */
             if (entry->used && entry->fd == fd &&
-                (key == 0 || ((entry->events | EPOLLERR | EPOLLHUP) & key)))
+                (key == 0 || ((entry->events | EPOLLERR | EPOLLHUP) & key))) {
                 entry->pending = true;
+                woken = woken || !entry->disabled;
+            }
         }
+        /* ep_poll_callback wakes the instance's own poll waiters too
+           (ep_poll_safewake, EPOLLIN): the sets it is in re-arm their
+           entries for it (loops are refused, ep_loop_check) */
+        int epfd = woken && depth < QP_SIM_EPOLLS_MAX ? epoll_fd(sim, e) : -1;
+        if (epfd >= 0)
+            notify_events(sim, epfd, EPOLLIN, depth + 1);
+    }
+}
+
+void qp__sim_notify_events(qp_sim *sim, int fd, uint32_t key)
+{
+    notify_events(sim, fd, key, 0);
     if (qp__sim_blocked(sim) && qp__sim_wait_ready(sim))
         sim->wait.wake = QP_WAKE_READY;
 }

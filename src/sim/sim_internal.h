@@ -4,6 +4,7 @@
 
 #include "quietpoll/sim.h"
 
+
 static inline qp_sim *qp__sim_of(qp_os *os)
 {
     return (qp_sim *)os->ctx;
@@ -177,6 +178,10 @@ bool qp__sim_blocked(const qp_sim *sim);
 /* Is the blocked wait ready now? (poll: a pollfd; epoll: a reportable entry) */
 bool qp__sim_wait_ready(qp_sim *sim);
 bool qp__epoll_has_ready(qp_sim *sim, unsigned epoll_index);
+/* One eventfd write's value added to the counter: 0, or EINVAL, EAGAIN
+   (eventfd.c; writev makes one per iovec). */
+int qp__eventfd_add(qp_sim *sim, qp_obj *obj, int fd, const void *buf, size_t count,
+                    uint64_t *value);
 /* The fd closes: it leaves every epoll set (epoll.c). */
 void qp__epoll_forget_fd(qp_sim *sim, int fd);
 

@@ -28,6 +28,7 @@
  * sockets (ENOTSOCK); flags other than SOCK_NONBLOCK | SOCK_CLOEXEC are
  * EINVAL, checked after the fd (EBADF) and before the socket. */
 #include <errno.h>
+#include <linux/netlink.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 
@@ -44,6 +45,9 @@ int qp__sim_socket(qp_os *os, int domain, int type, int protocol)
     rec.call.socket.domain = domain;
     rec.call.socket.type = type;
     rec.call.socket.protocol = protocol;
+    /* net/socket.c __sys_socket: the flags in the type first */
+    if ((type & ~SOCK_TYPE_MASK) & ~(SOCK_NONBLOCK | SOCK_CLOEXEC))
+        return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
     if (domain != AF_INET && domain != AF_INET6)
         return (int)qp__sim_exit(sim, &rec, -1, EAFNOSUPPORT);
     int kind = type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -83,8 +87,22 @@ int qp__sim_socketpair(qp_os *os, int domain, int type, int protocol, int *sv)
         bool udp = kind == SOCK_DGRAM && (protocol == 0 || protocol == IPPROTO_UDP);
         if (kind != SOCK_STREAM && kind != SOCK_DGRAM && kind != SOCK_RAW)
             return (int)qp__sim_exit(sim, &rec, -1, ESOCKTNOSUPPORT);
-        return (int)qp__sim_exit(sim, &rec, -1, tcp || udp || kind == SOCK_RAW ? EOPNOTSUPP
-                                                                              : EPROTONOSUPPORT);
+        /* a raw socket needs its protocol: inet_create finds no protosw
+           for IPPROTO_IP (0) */
+        bool raw = kind == SOCK_RAW && protocol > 0 && protocol < IPPROTO_RAW + 1;
+        return (int)qp__sim_exit(sim, &rec, -1, tcp || udp || raw ? EOPNOTSUPP : EPROTONOSUPPORT);
+    }
+    if (domain == AF_NETLINK) {
+        /* net/netlink/af_netlink.c netlink_create: datagram or raw, a
+           protocol some part of the kernel registered (those every kernel
+           has: route, usersock, sock_diag, kobject_uevent, generic); made,
+           it has no socketpair either */
+        if (kind != SOCK_DGRAM && kind != SOCK_RAW)
+            return (int)qp__sim_exit(sim, &rec, -1, ESOCKTNOSUPPORT);
+        bool registered = protocol == NETLINK_ROUTE || protocol == NETLINK_USERSOCK ||
+                          protocol == NETLINK_SOCK_DIAG || protocol == NETLINK_KOBJECT_UEVENT ||
+                          protocol == NETLINK_GENERIC;
+        return (int)qp__sim_exit(sim, &rec, -1, registered ? EOPNOTSUPP : EPROTONOSUPPORT);
     }
     if (domain != AF_UNIX)
         return (int)qp__sim_exit(sim, &rec, -1, EAFNOSUPPORT);

@@ -51,6 +51,13 @@ static int64_t stream_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, voi
     rec->call.io.unit = QP_UNIT_BYTES;
     rec->call.io.queued_before = s->bytes_queued;
     rec->call.io.queued_after = s->bytes_queued;
+    /* net/ipv4/tcp.c tcp_recvmsg: MSG_ERRQUEUE reads the error queue, empty
+       (EAGAIN: no IP_RECVERR); then tcp_recv_urg: no urgent data (the
+       world sends none): EINVAL, before any error or EOF */
+    if (rec->call.io.flags & MSG_ERRQUEUE)
+        return qp__sim_exit(sim, rec, -1, EAGAIN);
+    if (rec->call.io.flags & MSG_OOB)
+        return qp__sim_exit(sim, rec, -1, EINVAL);
     if (s->bytes_queued > 0) {
         size_t n = count < s->bytes_queued ? count : (size_t)s->bytes_queued;
         memset(buf, 0, n);

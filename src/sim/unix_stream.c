@@ -121,6 +121,10 @@ static int64_t unix_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void 
     unsigned self = obj->end, peer = 1 - obj->end;
     rec->call.io.unit = QP_UNIT_BYTES;
     rec->call.io.queued_before = rec->call.io.queued_after = p->len[self];
+    /* net/unix/af_unix.c unix_stream_recv_urg: no out-of-band byte (the sim
+       sends none, the documented divergence unix-oob): EINVAL */
+    if (rec->call.io.flags & MSG_OOB)
+        return qp__sim_exit(sim, rec, -1, EINVAL);
     /* a receive of 0 bytes still wants one (sock_rcvlowat: at least 1): with
        nothing queued it fails, waits or finds EOF as any other */
     while (p->len[self] == 0) {
@@ -145,6 +149,11 @@ static int64_t unix_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void 
     p->head[self] = (uint32_t)((p->head[self] + n) % QP_UNIX_BUF);
     p->len[self] -= (uint32_t)n;
     rec->call.io.queued_after = p->len[self];
+    /* net/unix/af_unix.c unix_stream_read_generic: MSG_WAITALL wants all
+       of count, so with the queue empty it looks for more: sock_error takes
+       a pending error, and the bytes copied are returned, the error lost */
+    if ((rec->call.io.flags & MSG_WAITALL) && n < count && p->len[self] == 0)
+        p->error[self] = 0;
     int peer_fd = end_fd(sim, obj->index, peer);
     if (peer_fd >= 0 && n > 0) /* it has room again: unix_write_space's keyed wakeup */
         qp__sim_notify_events(sim, peer_fd, EPOLLOUT);
@@ -172,6 +181,12 @@ static int64_t unix_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const vo
     int peer_fd = end_fd(sim, obj->index, peer);
     rec->call.io.unit = QP_UNIT_BYTES;
     rec->call.io.queued_before = rec->call.io.queued_after = p->len[peer];
+    /* net/unix/af_unix.c unix_stream_sendmsg, as built without
+       CONFIG_AF_UNIX_OOB (and with it, for 0 bytes): EOPNOTSUPP, first; the
+       out-of-band byte of a kernel with it is the documented divergence
+       unix-oob */
+    if (rec->call.io.flags & MSG_OOB)
+        return qp__sim_exit(sim, rec, -1, EOPNOTSUPP);
     if (!p->open[peer])
         return qp__sim_exit(sim, rec, -1, EPIPE);
     if (count == 0)

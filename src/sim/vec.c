@@ -151,7 +151,10 @@ ssize_t qp__sim_recvmsg(qp_os *os, int fd, struct msghdr *msg, int flags)
     /* the record joins the trace at its exit, so msg_flags is known before:
        from the length of the datagram the receive will take */
     bool truncated = next_message(sim, fd) > (int64_t)count;
-    rec.call.io.msg_flags = truncated ? MSG_TRUNC : 0;
+    /* net/socket.c ____sys_recvmsg: msg_flags starts as the call's
+       MSG_CMSG_CLOEXEC, the protocol adds MSG_TRUNC */
+    int msg_flags = (truncated ? MSG_TRUNC : 0) | (flags & MSG_CMSG_CLOEXEC);
+    rec.call.io.msg_flags = msg_flags;
     struct sockaddr_storage from;
     socklen_t fromlen = sizeof from;
     bool named = msg->msg_name != NULL;
@@ -162,12 +165,38 @@ ssize_t qp__sim_recvmsg(qp_os *os, int fd, struct msghdr *msg, int flags)
         return (ssize_t)ret;
     scatter(msg->msg_iov, (int)msg->msg_iovlen, buf, (size_t)ret < count ? (size_t)ret : count);
     msg->msg_controllen = 0;
-    msg->msg_flags = truncated ? MSG_TRUNC : 0;
+    msg->msg_flags = msg_flags;
     if (named) {
         memcpy(msg->msg_name, &from, msg->msg_namelen < fromlen ? msg->msg_namelen : fromlen);
         msg->msg_namelen = fromlen;
     }
     return (ssize_t)ret;
+}
+
+/* writev of an eventfd: a write per iovec, as for any file without
+ * write_iter (fs/read_write.c do_loop_readv_writev, fs/eventfd.c
+ * eventfd_write): the bytes of the writes that succeeded, stopping at the
+ * first that fails (its error if it is the first); iovecs of 0 bytes after
+ * the first are stepped over. */
+static int64_t eventfd_writev(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd,
+                              const struct iovec *iov, int iovcnt)
+{
+    rec->call.io.unit = QP_UNIT_COUNTER;
+    rec->call.io.queued_before = obj->eventfd_count;
+    int64_t done = 0;
+    int err = 0;
+    for (int i = 0; i < iovcnt && err == 0; i++) {
+        if (iov[i].iov_len == 0 && i > 0)
+            continue; /* iov_iter_advance steps over it; a first one is written (EINVAL) */
+        uint64_t value;
+        err = qp__eventfd_add(sim, obj, fd, iov[i].iov_base, iov[i].iov_len, &value);
+        if (err == 0)
+            done += (int64_t)sizeof value;
+    }
+    rec->call.io.queued_after = obj->eventfd_count;
+    if (done == 0 && err != 0)
+        return qp__sim_exit(sim, rec, -1, err);
+    return qp__sim_exit(sim, rec, done, 0);
 }
 
 /* writev and sendmsg: the object's write or send of the gathered bytes. */
@@ -195,9 +224,11 @@ static ssize_t send_vec(qp_os *os, unsigned sys, int fd, const struct iovec *iov
         return (ssize_t)qp__sim_exit(sim, &rec, -1, err);
     if (total == 0 && sys == QP_SYS_writev)
         return (ssize_t)qp__sim_exit(sim, &rec, 0, 0); /* vfs_writev: nothing to write */
+    qp_obj *obj = qp__sim_obj(sim, fd);
+    if (sys == QP_SYS_writev && obj != NULL && obj->type == QP_OBJ_EVENTFD)
+        return (ssize_t)eventfd_writev(sim, &rec, obj, fd, iov, iovcnt);
     uint8_t buf[QP_VEC_BYTES_MAX];
     size_t have = gather(iov, iovcnt, buf, sizeof buf);
-    qp_obj *obj = qp__sim_obj(sim, fd);
     if (sys == QP_SYS_writev || obj == NULL)
         return (ssize_t)qp__io_write(sim, &rec, fd, buf, have);
     rec.call.io.count = have;

@@ -417,7 +417,13 @@ void __wrap_arc4random_buf(void *buf, size_t n)
 }
 
 /* syscall(2): SYS_close goes to the os table's close (libuv's
- * uv__close_nocancel closes every fd so); any other number is unmodelled.
+ * uv__close_nocancel closes every fd so). SYS_io_uring_setup fails with
+ * ENOSYS: the simulated kernel has no io_uring, as one built without
+ * CONFIG_IO_URING or under a seccomp filter that denies it (Docker's
+ * default); libuv 1.45 and later try it once per loop to batch epoll_ctl
+ * (src/unix/linux.c uv__iou_init) and keep to plain epoll_ctl when it fails.
+ * It changes no state and is made once, in uv_loop_init: like getpid, no
+ * record. Any other number is unmodelled.
  * Outside a run it is the real syscall with six arguments, as glibc's own
  * syscall() passes six whatever the call takes: the va_arg reads of the
  * ones the caller did not pass read its stack frame, which ASan would call
@@ -436,6 +442,12 @@ __attribute__((no_sanitize("address"))) long __wrap_syscall(long number, ...)
     case SIM:
         if (number == SYS_close)
             return current.os->close(current.os, (int)a[0]);
+#ifdef SYS_io_uring_setup
+        if (number == SYS_io_uring_setup) {
+            errno = ENOSYS;
+            return -1;
+        }
+#endif
         char call[40];
         snprintf(call, sizeof call, "syscall(%ld, ...)", number);
         unmodelled(call);

@@ -61,6 +61,12 @@
 #include "quietpoll/units.h"
 #include "quietpoll/wrap.h"
 
+/* "2.74.6": the release of the headers, as text (glibconfig.h has numbers) */
+#define GLIB_TEXT_(x) #x
+#define GLIB_TEXT(x) GLIB_TEXT_(x)
+#define GLIB_VERSION_TEXT                                                                          \
+    GLIB_TEXT(GLIB_MAJOR_VERSION) "." GLIB_TEXT(GLIB_MINOR_VERSION) "." GLIB_TEXT(GLIB_MICRO_VERSION)
+
 enum variant { GL_DEFAULT, GL_HIGH_IO };
 
 /* The findings, each confirmed in GLib 2.74.6's source (docs/CATALOG.md):
@@ -396,7 +402,9 @@ static void describe_timer(FILE *out, const qp_schedule *s, size_t index)
 
 const qp_machine qp_machine_glib = {
     .name = "glib",
-    .summary = "the real GLib 2.74.6 (libglib-2.0.a, linked with --wrap): a GMainContext with "
+    /* the version of the headers it was built with: Debian 12's 2.74.6, or
+       another release's (ci/build-libs --release newest) */
+    .summary = "the real GLib " GLIB_VERSION_TEXT " (libglib-2.0.a, linked with --wrap): a GMainContext with "
                "timeout, fd and idle sources and other threads' g_main_context_wakeup under the "
                "simulator",
     .variants = variants,

@@ -58,6 +58,9 @@
 #include "quietpoll/units.h"
 #include "quietpoll/wrap.h"
 
+/* "2.1.12-stable": the release of the headers (event2/event-config.h) */
+#define LIBEVENT_VERSION EVENT__VERSION
+
 enum variant { EV_DEFAULT, EV_POLL, EV_NO_CACHE, EV_PRECISE };
 
 static const qp_variant variants[] = {
@@ -283,8 +286,11 @@ static void describe_timer(FILE *out, const qp_schedule *s, size_t index)
 
 const qp_machine qp_machine_libevent = {
     .name = "libevent",
-    .summary = "the real libevent 2.1.12 (libevent_core.a, linked with --wrap): timers, socket "
-               "and pipe events and another thread's event_active under the simulator",
+    /* the version of the headers it was built with: Debian 12's 2.1.12, or
+       another release's (ci/build-libs --release newest) */
+    .summary = "the real libevent " LIBEVENT_VERSION " (libevent_core.a, linked with --wrap): "
+               "timers, socket and pipe events and another thread's event_active under the "
+               "simulator",
     .variants = variants,
     .variants_count = sizeof variants / sizeof variants[0],
     .shape =

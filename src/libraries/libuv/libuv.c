@@ -63,6 +63,12 @@
 #include "quietpoll/units.h"
 #include "quietpoll/wrap.h"
 
+/* "1.44.2": the release of the headers, as text (uv/version.h has numbers) */
+#define LIBUV_TEXT_(x) #x
+#define LIBUV_TEXT(x) LIBUV_TEXT_(x)
+#define LIBUV_VERSION                                                                              \
+    LIBUV_TEXT(UV_VERSION_MAJOR) "." LIBUV_TEXT(UV_VERSION_MINOR) "." LIBUV_TEXT(UV_VERSION_PATCH)
+
 enum variant { UV_DEFAULT, UV_ONCE, UV_METRICS, UV_EMBED };
 
 /* The findings, each confirmed in libuv 1.44.2's source (docs/CATALOG.md):
@@ -352,8 +358,10 @@ static void describe_timer(FILE *out, const qp_schedule *s, size_t index)
 
 const qp_machine qp_machine_libuv = {
     .name = "libuv",
-    .summary = "the real libuv 1.44.2 (libuv_a.a, linked with --wrap): timers, polls, a pipe "
-               "and async wakeups under the simulator",
+    /* the version of the headers it was built with: Debian 12's 1.44.2, or
+       another release's (ci/build-libs --release newest) */
+    .summary = "the real libuv " LIBUV_VERSION " (libuv_a.a, linked with --wrap): timers, polls, "
+               "a pipe and async wakeups under the simulator",
     .variants = variants,
     .variants_count = sizeof variants / sizeof variants[0],
     .shape =
