@@ -55,6 +55,28 @@ static void test_every_row_is_called_by_a_scenario(void)
     CHECK_EQ_U(missing, 0);
 }
 
+/* The host's TCP sockets never leave the loopback: a listen of a socket not
+ * bound (the wildcard address), a connect or a bind off the loopback are
+ * refused before anything runs. */
+static const qp_cf_scenario listens_unbound = CF_SCENARIO(
+    "test/listen-unbound", "", CF_OBJS(O_TCP4), CALL(listen, A_SLOT(0), A_INT(4)));
+static const qp_cf_scenario listens_bound = CF_SCENARIO(
+    "test/listen-bound", "", CF_OBJS(O_TCP4), CALL(bind, A_SLOT(0), A_INET(0), A_INET_LEN),
+    CALL(listen, A_SLOT(0), A_INT(4)));
+static const qp_cf_scenario connects_away = CF_SCENARIO(
+    "test/connect-away", "", CF_OBJS(O_TCP4),
+    CALL(connect, A_SLOT(0), A_INET_AT(0xc0000201), A_INET_LEN));
+static const qp_cf_scenario binds_away = CF_SCENARIO(
+    "test/bind-away", "", CF_OBJS(O_TCP4), CALL(bind, A_SLOT(0), A_INET_AT(0x0a000001), A_INET_LEN));
+
+static void test_tcp_scenarios_stay_on_the_loopback(void)
+{
+    CHECK(qp_cf_check(&listens_unbound) != NULL);
+    CHECK(qp_cf_check(&listens_bound) == NULL);
+    CHECK(qp_cf_check(&connects_away) != NULL);
+    CHECK(qp_cf_check(&binds_away) != NULL);
+}
+
 static const qp_cf_scenario two_events = CF_SCENARIO(
     "test/two-events", "", CF_OBJS(O_STREAM, O_PIPE, O_EPOLL), EP_ADD(3, 0, EPOLLIN),
     EP_ADD(3, 2, EPOLLOUT), W_DATA(0, 1), EP_WAIT(3, 0), READ(0, 1));
@@ -227,6 +249,7 @@ int main(void)
     static const test_case tests[] = {
         TEST(test_every_scenario_keeps_its_bounds),
         TEST(test_every_row_is_called_by_a_scenario),
+        TEST(test_tcp_scenarios_stay_on_the_loopback),
         TEST(test_compare_fails_on_a_difference_and_names_documented_ones),
         TEST(test_compare_holds_time_classes_and_values),
         TEST(test_check_wants_an_action_for_a_read_that_may_block),

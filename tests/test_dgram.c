@@ -117,7 +117,7 @@ static void test_socket_and_sendto_as_linux_has_them(void)
     SIM_GUARD(stopped);
     CHECK_EQ_I(os->socket(os, AF_UNIX, SOCK_DGRAM, 0), -1);
     CHECK_EQ_I(errno, EAFNOSUPPORT);
-    CHECK_EQ_I(os->socket(os, AF_INET, SOCK_STREAM, 0), -1);
+    CHECK_EQ_I(os->socket(os, AF_INET, SOCK_STREAM, IPPROTO_UDP), -1);
     CHECK_EQ_I(errno, EPROTONOSUPPORT);
     unsigned char q[20] = {0};
     CHECK_EQ_I(os->sendto(os, other, q, sizeof q, 0, NULL, 0), -1);

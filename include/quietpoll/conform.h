@@ -60,8 +60,14 @@ enum qp_cf_obj_kind {
     QP_CF_SOCKETPAIR,  /* socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK): two slots */
     QP_CF_TIMERFD,     /* timerfd_create(init = clock, TFD_NONBLOCK) */
     QP_CF_DEVNULL,     /* open("/dev/null", O_RDWR | O_NONBLOCK) */
+    /* the kinds past QP_CF_DRAWN_KINDS are written in scenarios only (the
+       drawn scenarios keep their inputs' meaning) */
+    QP_CF_TCP4,        /* socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK): not bound */
+    QP_CF_TCP6,        /* socket(AF_INET6, SOCK_STREAM | SOCK_NONBLOCK): not bound */
     QP_CF_OBJ_KIND_COUNT
 };
+
+#define QP_CF_DRAWN_KINDS (QP_CF_DEVNULL + 1) /* the kinds qp_cf_draw picks from */
 
 typedef struct qp_cf_obj {
     uint8_t kind;     /* enum qp_cf_obj_kind */
@@ -171,6 +177,19 @@ enum qp_cf_arg_kind {
     QP_CF_ARG_INET,    /* a struct sockaddr_in of 127.0.0.1, port value */
     QP_CF_ARG_SOCKLEN, /* a socklen_t holding value, for the call to rewrite */
     QP_CF_ARG_PATH,    /* a path: qp_cf_paths[value] */
+    QP_CF_ARG_INET6,   /* a struct sockaddr_in6 of ::1, port value */
+    QP_CF_ARG_INET_AT, /* a struct sockaddr_in of address value (host order), port 0: a
+                          loopback one, or one of TEST-NET-1 (192.0.2.0/24, RFC 5737),
+                          which no host has (bind: EADDRNOTAVAIL) */
+    QP_CF_ARG_BOUND,   /* the address slot value's socket is bound to (getsockname's) */
+    QP_CF_ARG_INT_PTR, /* an int holding value (or a struct linger of l_onoff value,
+                          l_linger 0); what its first int holds after the call is compared
+                          (the result's value) */
+    QP_CF_ARG_LEN_OUT, /* a socklen_t holding value; what it holds after the call is
+                          compared (the result's aux) */
+    QP_CF_ARG_RLIMIT,  /* a struct rlimit of RLIMIT_NOFILE's hard limit now (getrlimit's)
+                          and a soft limit: QP_CF_RLIMIT_NOW (the soft limit now: nothing
+                          changes) or QP_CF_RLIMIT_ABOVE (one above the hard limit) */
 };
 
 typedef struct qp_cf_arg {
@@ -179,6 +198,8 @@ typedef struct qp_cf_arg {
 } qp_cf_arg;
 
 #define QP_CF_ARGS_MAX 6 /* the parameters of a row */
+#define QP_CF_RLIMIT_NOW 0
+#define QP_CF_RLIMIT_ABOVE 1
 
 /* The paths QP_CF_ARG_PATH names (the sim has no file system but these). */
 extern const char *const qp_cf_paths[];

@@ -39,6 +39,8 @@
 #define QP_EVENTFD_MAX (UINT64_MAX - 1)
 #define QP_SIM_TIMERFDS_MAX 8
 #define QP_SIM_UNIX_PAIRS_MAX 4
+#define QP_SIM_TCPS_MAX 8 /* TCP sockets not connected: made by socket(), bound, listening */
+#define QP_TCP_EPHEMERAL_FIRST 32768 /* ip_local_port_range's default start */
 #define QP_UNIX_BUF 4096 /* bytes a socketpair end holds for its reader */
 /* events the sim schedules itself: a resume per task, the next read of each
  * repeated read (one chain per schedule event) */
@@ -61,6 +63,7 @@ enum qp_obj_type {
     QP_OBJ_TIMERFD, /* timerfd.c */
     QP_OBJ_UNIX,    /* an end of a socketpair: unix_stream.c */
     QP_OBJ_NULL,    /* /dev/null, or the root directory: devnull.c */
+    QP_OBJ_TCP,     /* a TCP socket not connected: made, bound or listening: tcp_listen.c */
     QP_OBJ_TYPE_COUNT
 };
 
@@ -74,6 +77,39 @@ typedef struct qp_stream {
     int16_t error; /* the RST's pending error (ECONNRESET, or EPIPE for a RST that answered
                       a send after the FIN): POLLERR; the next read or send takes it */
 } qp_stream;
+
+/* A TCP socket that socket() made and that is not connected
+ * (src/sim/tcp_listen.c): fresh (TCP_CLOSE), bound to a local address, or
+ * listening. */
+enum qp_tcp_state {
+    QP_TCP_FRESH,
+    QP_TCP_BOUND,
+    QP_TCP_LISTENING,
+    QP_TCP_CONNECTING, /* a SYN sent that nothing answers (an address off the loopback) */
+    QP_TCP_REFUSED     /* a connect refused (a RST): closed, its error pending once */
+};
+
+/* The options a TCP socket keeps (setsockopt, read back by getsockopt). */
+typedef struct qp_sockopts {
+    bool reuseaddr, reuseport, keepalive, nodelay;
+    bool linger_on;
+    int32_t linger_s;
+    int32_t sndbuf, rcvbuf; /* as getsockopt reads them: twice what was set */
+    bool rcvbuf_locked;     /* SO_RCVBUF was set (SO_RCVLOWAT's cap follows it) */
+    int32_t rcvlowat;
+} qp_sockopts;
+
+typedef struct qp_tcp {
+    int fd; /* -1 once closed */
+    uint8_t state; /* enum qp_tcp_state */
+    bool v6;       /* AF_INET6 */
+    bool any;      /* bound to the wildcard address (INADDR_ANY, ::) */
+    uint32_t addr; /* AF_INET: the address bound (host order); AF_INET6: ::1 or :: */
+    uint16_t port; /* bound (host order), 0 before */
+    int32_t backlog; /* listen's, capped at somaxconn */
+    int16_t error;   /* pending (SO_ERROR): ECONNREFUSED after a refused connect */
+    qp_sockopts opts;
+} qp_tcp;
 
 /* A pipe: a ring of page-sized slots. A slot is freed only when its buffer
  * is fully consumed; a write merges into the newest buffer while it has room.
@@ -262,6 +298,11 @@ typedef struct qp_sim {
     const qp_pipe_policy *pipe_policy;
     unsigned timerfds_count;
     unsigned unix_pairs_count;
+    unsigned tcps_count;
+    /* RLIMIT_NOFILE as setrlimit set it (0 before: Linux's defaults, 1024 and 4096); the
+       fds a call may make are those below the soft limit (and QP_SIM_FDS_MAX) */
+    uint64_t nofile_cur, nofile_max;
+    uint16_t tcp_next_port; /* the next ephemeral port to try (0: QP_TCP_EPHEMERAL_FIRST) */
     qp_pipe_wait pipe_waits[QP_SIM_TASKS_MAX];
 
     unsigned internal_count;
@@ -309,6 +350,7 @@ typedef struct qp_sim {
     qp_dgram dgrams[QP_SIM_DGRAMS_MAX];
     qp_timerfd timerfds[QP_SIM_TIMERFDS_MAX];
     qp_unix_pair unix_pairs[QP_SIM_UNIX_PAIRS_MAX];
+    qp_tcp tcps[QP_SIM_TCPS_MAX];
     qp_internal_event internal[QP_SIM_INTERNAL_MAX];
 } qp_sim;
 

@@ -64,7 +64,12 @@ enum qp_sys_args {
     QP_ARGS_CLOCK_RES,    /* clock */
     QP_ARGS_SOCKETPAIR,   /* socketpair */
     QP_ARGS_ACCEPT,       /* accept */
-    QP_ARGS_OPEN          /* open: its path (the first bytes), flags and mode */
+    QP_ARGS_OPEN,         /* open: its path (the first bytes), flags and mode */
+    QP_ARGS_BIND,         /* bind */
+    QP_ARGS_LISTEN,       /* listen */
+    QP_ARGS_SOCKNAME,     /* bind's record: getsockname, its address when it succeeded */
+    QP_ARGS_SOCKOPT,      /* sockopt: setsockopt, getsockopt */
+    QP_ARGS_RLIMIT        /* rlimit: getrlimit, setrlimit (printed as prlimit64) */
 };
 
 /* The trace's syscall ids: QP_SYS_read, QP_SYS_epoll_wait, ... */

@@ -168,6 +168,24 @@ typedef struct qp_rec_call {
             int32_t fd, flags;
         } accept;
         struct {
+            int32_t fd;
+            int32_t family; /* the address's (AF_INET6: printed as ::1 or ::) */
+            int64_t addr;   /* AF_INET: QP_REC_INET; AF_INET6: its port, and 1 for ::1 */
+        } bind;
+        struct {
+            int32_t fd, backlog;
+        } listen;
+        struct {
+            int32_t resource;
+            bool has_value;         /* set: a limit given; get: one read */
+            uint64_t cur, max;
+        } rlimit;
+        struct {
+            int32_t fd, level, name;
+            int32_t value; /* set: the int given; get: the int read (SO_LINGER: l_onoff) */
+            int32_t len;   /* set: optlen; get: the length written */
+        } sockopt;
+        struct {
             int32_t flags;
             uint32_t mode;
             char path[QP_TRACE_PATH_MAX]; /* its first bytes, NUL-terminated; "" for NULL */
@@ -255,6 +273,7 @@ enum qp_sim_limit {
     QP_LIMIT_DGRAMS,        /* QP_SIM_DGRAMS_MAX */
     QP_LIMIT_TIMERFDS,      /* QP_SIM_TIMERFDS_MAX */
     QP_LIMIT_UNIX_PAIRS,    /* QP_SIM_UNIX_PAIRS_MAX */
+    QP_LIMIT_TCPS,          /* QP_SIM_TCPS_MAX */
     QP_LIMIT_COUNT
 };
 

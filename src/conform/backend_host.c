@@ -108,6 +108,14 @@ static bool host_open(qp_cf_backend *b, const qp_cf_scenario *sc, int *fds, char
             if (pair[0] < 0)
                 return refused(forbidden, forbidden_size, "openat");
             break;
+        case QP_CF_TCP4:
+        case QP_CF_TCP6:
+            /* made only: what a scenario binds it to is loopback (qp_cf_check) */
+            pair[0] = socket(obj->kind == QP_CF_TCP4 ? AF_INET : AF_INET6,
+                             SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+            if (pair[0] < 0)
+                return refused(forbidden, forbidden_size, "socket");
+            break;
         }
         for (unsigned k = 0; k < qp_cf_obj_slots(obj->kind); k++) {
             unsigned slot = hb->slots_count++;

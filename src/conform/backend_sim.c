@@ -125,6 +125,11 @@ static bool sim_open(qp_cf_backend *b, const qp_cf_scenario *sc, int *fds, char 
         case QP_CF_DEVNULL:
             pair[0] = os->open(os, "/dev/null", O_RDWR | O_NONBLOCK, 0);
             break;
+        case QP_CF_TCP4:
+        case QP_CF_TCP6:
+            pair[0] = os->socket(os, obj->kind == QP_CF_TCP4 ? AF_INET : AF_INET6,
+                                 SOCK_STREAM | SOCK_NONBLOCK, 0);
+            break;
         }
         if (pair[0] < 0)
             return false;

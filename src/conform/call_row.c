@@ -8,6 +8,8 @@
 #include <assert.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -93,6 +95,13 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_step *st, const int *fds, qp_
     uint64_t v[QP_CF_ARGS_MAX] = {0};
     int made[2] = {-1, -1};
     struct sockaddr_in inet[QP_CF_ARGS_MAX];
+    struct linger ints[QP_CF_ARGS_MAX];
+    struct rlimit limits[QP_CF_ARGS_MAX]; /* an int, or a struct linger: l_onoff first */
+    union {
+        struct sockaddr sa;
+        struct sockaddr_in in;
+        struct sockaddr_in6 in6;
+    } addrs[QP_CF_ARGS_MAX];
     socklen_t lens[QP_CF_ARGS_MAX];
     for (unsigned i = 0; i < st->args_count; i++) {
         const qp_cf_arg *a = &st->args[i];
@@ -128,6 +137,43 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_step *st, const int *fds, qp_
             assert(a->value >= 0 && (size_t)a->value < qp_cf_paths_count);
             v[i] = (uintptr_t)qp_cf_paths[a->value];
             break;
+        case QP_CF_ARG_INET6:
+            addrs[i].in6 = (struct sockaddr_in6){.sin6_family = AF_INET6,
+                                                 .sin6_port = htons((uint16_t)a->value),
+                                                 .sin6_addr = IN6ADDR_LOOPBACK_INIT};
+            v[i] = (uintptr_t)&addrs[i];
+            break;
+        case QP_CF_ARG_INET_AT:
+            addrs[i].in = (struct sockaddr_in){.sin_family = AF_INET,
+                                               .sin_addr.s_addr = htonl((uint32_t)a->value)};
+            v[i] = (uintptr_t)&addrs[i];
+            break;
+        case QP_CF_ARG_RLIMIT:
+            /* RLIMIT_NOFILE as it is (never lowered: the host's own fds need it) */
+            if (os->getrlimit(os, RLIMIT_NOFILE, &limits[i]) != 0)
+                limits[i] = (struct rlimit){0};
+            if (a->value == QP_CF_RLIMIT_ABOVE)
+                limits[i].rlim_cur = limits[i].rlim_max + 1;
+            v[i] = (uintptr_t)&limits[i];
+            break;
+        case QP_CF_ARG_INT_PTR:
+            ints[i] = (struct linger){.l_onoff = (int)a->value};
+            v[i] = (uintptr_t)&ints[i];
+            break;
+        case QP_CF_ARG_LEN_OUT:
+            lens[i] = (socklen_t)a->value;
+            v[i] = (uintptr_t)&lens[i];
+            break;
+        case QP_CF_ARG_BOUND: {
+            /* what getsockname says of the slot's socket (nothing, on failure) */
+            socklen_t len = sizeof addrs[i];
+            memset(&addrs[i], 0, sizeof addrs[i]);
+            int bound_fd = qp__cf_slot_fd(fds, (unsigned)a->value);
+            if (os->getsockname(os, bound_fd, &addrs[i].sa, &len) != 0)
+                memset(&addrs[i], 0, sizeof addrs[i]);
+            v[i] = (uintptr_t)&addrs[i];
+            break;
+        }
         default:
             assert(!"an argument recipe");
         }
@@ -135,6 +181,12 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_step *st, const int *fds, qp_
     errno = 0;
     int64_t ret = callers[st->sys](os, v);
     qp__cf_record(res, returns_fd(st->sys) && ret >= 0 ? 0 : ret);
+    for (unsigned i = 0; i < st->args_count; i++) {
+        if (st->args[i].kind == QP_CF_ARG_INT_PTR)
+            res->value = (uint64_t)(int64_t)ints[i].l_onoff;
+        if (st->args[i].kind == QP_CF_ARG_LEN_OUT)
+            res->aux = (int64_t)lens[i];
+    }
     if (returns_fd(st->sys) && ret >= 0)
         made[0] = (int)ret;
     for (unsigned k = 0; k < 2; k++)

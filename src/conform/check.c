@@ -14,7 +14,8 @@ const char *qp_cf_obj_kind_name(unsigned kind)
         [QP_CF_EVENTFD] = "eventfd",      [QP_CF_EPOLL] = "epoll",
         [QP_CF_UDP] = "UDP socket",       [QP_CF_UDP_UNCONN] = "unconnected UDP socket",
         [QP_CF_SOCKETPAIR] = "socketpair", [QP_CF_TIMERFD] = "timerfd",
-        [QP_CF_DEVNULL] = "/dev/null",
+        [QP_CF_DEVNULL] = "/dev/null",    [QP_CF_TCP4] = "TCP socket",
+        [QP_CF_TCP6] = "IPv6 TCP socket",
     };
     return kind < QP_CF_OBJ_KIND_COUNT ? names[kind] : "?";
 }
@@ -59,6 +60,27 @@ static bool slotless(unsigned op)
            op == QP_CF_SCHED_YIELD || op == QP_CF_CALL;
 }
 
+/* The host's TCP sockets stay on the loopback: a TCP socket of the
+ * scenario listens only once it is bound (Linux binds a socket listen finds
+ * unbound to the wildcard address), and no connect goes to an address off
+ * the loopback (a SYN would leave the host). bound: the slots bound by now. */
+static const char *check_loopback(const qp_cf_step *st, const uint8_t *slot_kinds, bool *bound)
+{
+    if (st->args_count == 0 || st->args[0].kind != QP_CF_ARG_SLOT)
+        return NULL;
+    unsigned slot = (unsigned)st->args[0].value;
+    bool tcp = slot_kinds[slot] == QP_CF_TCP4 || slot_kinds[slot] == QP_CF_TCP6;
+    if (st->sys == QP_SYS_bind)
+        bound[slot] = true;
+    if (st->sys == QP_SYS_listen && tcp && !bound[slot])
+        return "a listen of a TCP socket not bound (Linux would bind it to the wildcard address; "
+               "the host listens only on loopback)";
+    for (unsigned i = 0; st->sys == QP_SYS_connect && i < st->args_count; i++)
+        if (st->args[i].kind == QP_CF_ARG_INET_AT && (st->args[i].value >> 24) != 127)
+            return "a connect to an address off the loopback";
+    return NULL;
+}
+
 /* A QP_CF_CALL step's row and recipes; NULL or why not. blocking: the
  * slots a scenario made blocking by now. */
 static const char *check_call(const qp_cf_step *st, unsigned slots, const bool *blocking)
@@ -80,7 +102,16 @@ static const char *check_call(const qp_cf_step *st, unsigned slots, const bool *
             return "a buffer of more bytes than QP_CF_IO_BYTES_MAX";
         if (a->kind == QP_CF_ARG_PATH && (a->value < 0 || (size_t)a->value >= qp_cf_paths_count))
             return "a path qp_cf_paths has not";
-        if (a->kind > QP_CF_ARG_PATH)
+        if (a->kind == QP_CF_ARG_BOUND && (a->value < 0 || a->value >= (int64_t)slots))
+            return "the address of a slot that does not exist";
+        if (a->kind == QP_CF_ARG_INET_AT && (a->value >> 24) != 127 &&
+            (a->value & ~INT64_C(0xff)) != 0xc0000200)
+            return "an address neither loopback nor TEST-NET-1 (the host binds only loopback)";
+        if (a->kind == QP_CF_ARG_RLIMIT && a->value != QP_CF_RLIMIT_NOW &&
+            a->value != QP_CF_RLIMIT_ABOVE)
+            return "a limit other than the one now or one above the hard limit (the host's "
+                   "limits are never lowered)";
+        if (a->kind > QP_CF_ARG_RLIMIT)
             return "an unknown argument recipe";
     }
     return NULL;
@@ -178,8 +209,10 @@ const char *qp_cf_check(const qp_cf_scenario *sc)
     if (of_kind[QP_CF_PIPE] > QP_SIM_PIPES_MAX || of_kind[QP_CF_EPOLL] > QP_SIM_EPOLLS_MAX ||
         of_kind[QP_CF_UDP] + of_kind[QP_CF_UDP_UNCONN] > QP_SIM_DGRAMS_MAX ||
         of_kind[QP_CF_SOCKETPAIR] > QP_SIM_UNIX_PAIRS_MAX ||
-        of_kind[QP_CF_TIMERFD] > QP_SIM_TIMERFDS_MAX)
-        return "more pipes, epolls, UDP sockets, socketpairs or timerfds than the sim has";
+        of_kind[QP_CF_TIMERFD] > QP_SIM_TIMERFDS_MAX ||
+        of_kind[QP_CF_TCP4] + of_kind[QP_CF_TCP6] > QP_SIM_TCPS_MAX)
+        return "more pipes, epolls, UDP sockets, socketpairs, timerfds or TCP sockets than the sim "
+               "has";
     unsigned slots = slots_of(sc);
     if (slots > QP_CF_SLOTS_MAX)
         return "too many slots";
@@ -187,6 +220,11 @@ const char *qp_cf_check(const qp_cf_scenario *sc)
         return "too many steps";
     unsigned actions = 0;
     bool blocking[QP_CF_SLOTS_MAX] = {false};
+    bool bound[QP_CF_SLOTS_MAX] = {false};
+    uint8_t slot_kinds[QP_CF_SLOTS_MAX] = {0};
+    for (unsigned i = 0, slot = 0; i < sc->objs_count; i++)
+        for (unsigned k = 0; k < qp_cf_obj_slots(sc->objs[i].kind) && slot < QP_CF_SLOTS_MAX; k++)
+            slot_kinds[slot++] = sc->objs[i].kind;
     bool during = false;
     for (unsigned i = 0; i < sc->steps_count; i++) {
         const qp_cf_step *st = &sc->steps[i];
@@ -196,6 +234,8 @@ const char *qp_cf_check(const qp_cf_scenario *sc)
             return "a step on a slot that does not exist";
         if (st->op == QP_CF_CALL) {
             const char *why = check_call(st, slots, blocking);
+            if (why == NULL)
+                why = check_loopback(st, slot_kinds, bound);
             if (why != NULL)
                 return why;
         }

@@ -331,7 +331,7 @@ void qp_cf_draw(qp_tape *tape, qp_cf_scenario *sc)
     drawer d = {.sc = sc, .tape = tape, .epoll_slot = -1, .timer_slot = -1};
     unsigned objs = 1 + qp_tape_choice(tape, 3);
     for (unsigned i = 0; i < objs; i++) {
-        unsigned kind = qp_tape_choice(tape, QP_CF_OBJ_KIND_COUNT);
+        unsigned kind = qp_tape_choice(tape, QP_CF_DRAWN_KINDS);
         unsigned need = qp_cf_obj_slots(kind);
         bool udp = kind == QP_CF_UDP || kind == QP_CF_UDP_UNCONN;
         /* one socketpair, so that a drawn socketpair_create has room too;

@@ -336,6 +336,26 @@ static void put_args(char *buf, size_t size, size_t *len, const qp_cf_step *st)
         case QP_CF_ARG_SOCKLEN:
             put(buf, size, len, "[%lld]", v);
             break;
+        case QP_CF_ARG_INET6:
+            put(buf, size, len, "{AF_INET6, [::1]:%lld}", v);
+            break;
+        case QP_CF_ARG_INET_AT:
+            put(buf, size, len, "{AF_INET, %lld.%lld.%lld.%lld:0}", (v >> 24) & 0xff,
+                (v >> 16) & 0xff, (v >> 8) & 0xff, v & 0xff);
+            break;
+        case QP_CF_ARG_RLIMIT:
+            put(buf, size, len, "%s", v == QP_CF_RLIMIT_NOW ? "{the limits now}"
+                                      : "{hard limit + 1, hard limit}");
+            break;
+        case QP_CF_ARG_INT_PTR:
+            put(buf, size, len, "[%lld]", v);
+            break;
+        case QP_CF_ARG_LEN_OUT:
+            put(buf, size, len, "[%lld]->", v);
+            break;
+        case QP_CF_ARG_BOUND:
+            put(buf, size, len, "{s%lld's address}", v);
+            break;
         case QP_CF_ARG_PATH:
             put(buf, size, len, "\"%s\"",
                 v >= 0 && (size_t)v < qp_cf_paths_count ? qp_cf_paths[v] : "?");

@@ -575,6 +575,8 @@ const qp_cf_scenario qp_cf_scenarios[] = {
                 CALL(eventfd, A_INT(0), A_INT(EFD_NONBLOCK)),
                 CALL(eventfd, A_INT(3), A_INT(EFD_SEMAPHORE | EFD_CLOEXEC)),
                 CALL(eventfd, A_INT(0), A_INT(0x40000000))),
+
+#include "scenarios_tcp.inc"
 };
 
 const size_t qp_cf_scenarios_count = sizeof qp_cf_scenarios / sizeof qp_cf_scenarios[0];

@@ -7,9 +7,11 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <time.h>
 
 #include "quietpoll/conform.h"
@@ -32,6 +34,8 @@
 #define O_SOCKETPAIR {.kind = QP_CF_SOCKETPAIR}
 #define O_TFD(clock_) {.kind = QP_CF_TIMERFD, .init = (clock_)}
 #define O_DEVNULL {.kind = QP_CF_DEVNULL}
+#define O_TCP4 {.kind = QP_CF_TCP4}
+#define O_TCP6 {.kind = QP_CF_TCP6}
 
 #define MS(n) ((int64_t)(n) * 1000000) /* ns */
 
@@ -129,6 +133,13 @@
 #define A_INET_LEN A_INT(sizeof(struct sockaddr_in))
 #define A_SOCKLEN(n) {.kind = QP_CF_ARG_SOCKLEN, .value = (n)}
 #define A_PATH(i) {.kind = QP_CF_ARG_PATH, .value = (i)} /* qp_cf_paths[i] */
+#define A_INET6(port) {.kind = QP_CF_ARG_INET6, .value = (port)} /* [::1]:port */
+#define A_INET6_LEN A_INT(sizeof(struct sockaddr_in6))
+#define A_INET_AT(addr) {.kind = QP_CF_ARG_INET_AT, .value = (addr)} /* addr:0 */
+#define A_BOUND(s) {.kind = QP_CF_ARG_BOUND, .value = (s)} /* slot s's address */
+#define A_RLIMIT(which) {.kind = QP_CF_ARG_RLIMIT, .value = QP_CF_RLIMIT_##which}
+#define A_INTP(v) {.kind = QP_CF_ARG_INT_PTR, .value = (v)} /* &int, compared after */
+#define A_LEN_OUT(n) {.kind = QP_CF_ARG_LEN_OUT, .value = (n)} /* &socklen_t, compared after */
 
 /* world actions; add DURING to have one happen while the next call blocks */
 #define DURING .during = true

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -514,6 +515,7 @@ static const char *const limit_names[QP_LIMIT_COUNT] = {
     [QP_LIMIT_DGRAMS] = "UDP sockets (QP_SIM_DGRAMS_MAX)",
     [QP_LIMIT_TIMERFDS] = "timerfds (QP_SIM_TIMERFDS_MAX)",
     [QP_LIMIT_UNIX_PAIRS] = "socketpairs (QP_SIM_UNIX_PAIRS_MAX)",
+    [QP_LIMIT_TCPS] = "TCP sockets not connected (QP_SIM_TCPS_MAX)",
 };
 
 void qp_trace_format_rec(char *buf, size_t buf_size, const qp_rec *rec)

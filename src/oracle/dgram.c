@@ -48,6 +48,7 @@
  * received, by anyone. */
 #include <assert.h>
 #include <errno.h>
+#include <sys/socket.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <sys/epoll.h>
@@ -281,6 +282,15 @@ static bool on_record(qp_oracle *oracle, const qp_trace *trace, size_t index)
     }
     if (call->sys == QP_SYS_epoll_ctl) {
         on_epoll_ctl(oracle, rec);
+        return false;
+    }
+    if (call->sys == QP_SYS_socket && call->ret >= 0 &&
+        (call->socket.type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC)) != SOCK_DGRAM) {
+        /* a socket that is no datagram socket takes the fd: a watch left on
+           it (a datagram event aimed at the closed socket the fd was) goes */
+        qp_dgram_socket_watch *sw = socket_of(oracle, call->ret, false);
+        if (sw != NULL)
+            sw->used = false;
         return false;
     }
     if (call->sys == QP_SYS_close && call->ret == 0) {

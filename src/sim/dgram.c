@@ -299,6 +299,13 @@ static bool enqueue(qp_dgram *d, uint32_t size, uint32_t tag, bool from_peer)
  * A peer's reply goes to the socket the peer sends it back to (the one its
  * query came from), when it says one: a closed socket's is dropped, and the
  * event's record shows the socket of its first datagram. */
+/* The fd an event's record names: the target's, or none when the target's
+ * fd now holds another kind of object (no socket of the target's is there). */
+static int target_fd(qp_sim *sim, const qp_dgram *d, int fd)
+{
+    return d == NULL && qp__sim_obj(sim, fd) != NULL ? QP_EVENT_FD_CLOSED : fd;
+}
+
 static void arrive(qp_sim *sim, const qp_event *ev, size_t event_index, int fd, uint32_t first,
                    qp_rec *rec)
 {
@@ -306,7 +313,7 @@ static void arrive(qp_sim *sim, const qp_event *ev, size_t event_index, int fd, 
     uint32_t left = ev->repeat - first;
     uint32_t n = ev->period_ns == 0 ? left : 1;
     rec->event.kind = (uint8_t)ev->kind;
-    rec->event.fd = fd;
+    rec->event.fd = target_fd(sim, d, fd);
     rec->event.size = ev->size;
     rec->event.arrived = n;
     bool from_peer = ev->kind == QP_EV_REPLY && sim->dgram_peer != NULL &&
@@ -350,7 +357,7 @@ static void icmp_error(qp_sim *sim, const qp_event *ev, int fd, qp_rec *rec)
 {
     qp_dgram *d = target_dgram(sim, fd);
     rec->event.kind = (uint8_t)ev->kind;
-    rec->event.fd = fd;
+    rec->event.fd = target_fd(sim, d, fd);
     rec->event.size = ev->size;
     if (d == NULL)
         return;

@@ -13,6 +13,7 @@ static const qp_kind *const kinds[QP_OBJ_TYPE_COUNT] = {
     [QP_OBJ_PIPE] = &qp__kind_pipe,     [QP_OBJ_EPOLL] = &qp__kind_epoll,
     [QP_OBJ_DGRAM] = &qp__kind_dgram,   [QP_OBJ_TIMERFD] = &qp__kind_timerfd,
     [QP_OBJ_UNIX] = &qp__kind_unix,     [QP_OBJ_NULL] = &qp__kind_null,
+    [QP_OBJ_TCP] = &qp__kind_tcp,
 };
 
 const qp_kind *qp__kind(unsigned type)
@@ -45,6 +46,8 @@ int qp__sim_alloc_fd(qp_sim *sim, unsigned type)
     int fd = QP_SIM_FIRST_FD; /* the lowest free fd, as Linux gives it */
     while (fd < sim->fds_high && sim->objs[fd].type != QP_OBJ_NONE)
         fd++;
+    if ((uint64_t)fd >= qp__sim_nofile(sim))
+        return -1; /* the process's limit: EMFILE */
     if (fd == QP_SIM_FDS_MAX) {
         qp__sim_limit(sim, QP_LIMIT_FDS, QP_SIM_FDS_MAX);
         return -1;

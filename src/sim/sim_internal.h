@@ -73,6 +73,9 @@ bool qp__sim_clock_read(const qp_sim *sim, clockid_t clock_id, uint64_t *value_n
 /* The object behind fd, or NULL. */
 qp_obj *qp__sim_obj(qp_sim *sim, int fd);
 
+/* RLIMIT_NOFILE's soft limit now (rlimit.c). */
+uint64_t qp__sim_nofile(const qp_sim *sim);
+
 /* A free fd for a new object of type, or -1 (EMFILE). */
 int qp__sim_alloc_fd(qp_sim *sim, unsigned type);
 
@@ -149,7 +152,7 @@ typedef struct qp_kind {
 
 /* The kinds, one file each, indexed by enum qp_obj_type (kinds.c). */
 extern const qp_kind qp__kind_stream, qp__kind_eventfd, qp__kind_pipe, qp__kind_epoll,
-    qp__kind_dgram, qp__kind_timerfd, qp__kind_unix, qp__kind_null;
+    qp__kind_dgram, qp__kind_timerfd, qp__kind_unix, qp__kind_null, qp__kind_tcp;
 const qp_kind *qp__kind(unsigned type);
 /* The kind that acts on world event ev aimed at obj (NULL: closed), or NULL. */
 const qp_kind *qp__kind_of_event(const qp_obj *obj, unsigned ev_kind);
@@ -197,6 +200,11 @@ int64_t qp__io_write(qp_sim *sim, qp_rec *rec, int fd, const void *buf, size_t c
 /* Makes a UDP socket (dgram.c), for socket() and qp_sim_add_dgram: its fd,
  * or -1 when the sockets or the fds are all taken. */
 int qp__dgram_new(qp_sim *sim);
+/* Makes a TCP socket of domain, fresh (tcp_listen.c): its fd, or -1 when
+ * the sockets or the fds are all taken. */
+int qp__tcp_new(qp_sim *sim, int domain);
+/* A TCP socket's options before any setsockopt (sockopt.c). */
+extern const qp_sockopts qp__sockopts_default;
 /* A socketpair's two ends (unix_stream.c), once socketpair's arguments are
  * checked: ends the call. */
 int64_t qp__unix_pair_new(qp_sim *sim, qp_rec *rec, int type, int sv[2]);

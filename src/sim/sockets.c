@@ -3,10 +3,10 @@
  * kind of socket asked for makes it (dgram.c, unix_stream.c), or the kind
  * of the socket given acts (qp_kind.connect, qp_kind.accept).
  *
- * socket: AF_INET and AF_INET6, SOCK_DGRAM (with SOCK_NONBLOCK and
- * SOCK_CLOEXEC), protocol 0 or IPPROTO_UDP: a UDP socket; another family
- * is EAFNOSUPPORT, another type or protocol EPROTONOSUPPORT (the sim makes
- * no TCP socket of its own: the world's are connected already).
+ * socket: AF_INET and AF_INET6, with SOCK_NONBLOCK and SOCK_CLOEXEC:
+ * SOCK_DGRAM, protocol 0 or IPPROTO_UDP, a UDP socket; SOCK_STREAM,
+ * protocol 0 or IPPROTO_TCP, a TCP socket not connected (tcp_listen.c);
+ * another family is EAFNOSUPPORT, another type or protocol EPROTONOSUPPORT.
  *
  * socketpair: flags other than SOCK_NONBLOCK and SOCK_CLOEXEC in the type,
  * or a type past SOCK_PACKET, are EINVAL; a family Linux has not is
@@ -20,11 +20,11 @@
  * ESOCKTNOSUPPORT.
  *
  * connect: a connected socket (a stream socket, a socketpair end) is
- * EISCONN, what is no socket ENOTSOCK; a UDP socket connects.
+ * EISCONN, what is no socket ENOTSOCK; a UDP socket connects, and a TCP
+ * socket not connected answers for itself (tcp_listen.c).
  *
- * accept4: the sim has no listening socket (listen is not modelled), so it
- * never accepts: a stream socket or a socketpair end is not listening
- * (EINVAL), a datagram socket cannot accept (EOPNOTSUPP), other fds are no
+ * accept4: a TCP socket answers for itself (tcp_listen.c); a connected
+ * stream socket or a socketpair end is not listening (EINVAL), a datagram socket cannot accept (EOPNOTSUPP), other fds are no
  * sockets (ENOTSOCK); flags other than SOCK_NONBLOCK | SOCK_CLOEXEC are
  * EINVAL, checked after the fd (EBADF) and before the socket. */
 #include <errno.h>
@@ -50,10 +50,12 @@ int qp__sim_socket(qp_os *os, int domain, int type, int protocol)
         return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
     if (domain != AF_INET && domain != AF_INET6)
         return (int)qp__sim_exit(sim, &rec, -1, EAFNOSUPPORT);
-    if ((type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC)) != SOCK_DGRAM ||
-        (protocol != 0 && protocol != IPPROTO_UDP))
+    int kind = type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC);
+    bool udp = kind == SOCK_DGRAM && (protocol == 0 || protocol == IPPROTO_UDP);
+    bool tcp = kind == SOCK_STREAM && (protocol == 0 || protocol == IPPROTO_TCP);
+    if (!udp && !tcp)
         return (int)qp__sim_exit(sim, &rec, -1, EPROTONOSUPPORT);
-    int fd = qp__dgram_new(sim);
+    int fd = udp ? qp__dgram_new(sim) : qp__tcp_new(sim, domain);
     if (fd < 0)
         return (int)qp__sim_exit(sim, &rec, -1, EMFILE);
     sim->objs[fd].blocking = !(type & SOCK_NONBLOCK); /* its F_GETFL; it never blocks */

@@ -9,7 +9,7 @@
 int tiny_open(void);
 int tiny_wait_and_drain(int fd, int timeout_ms);
 long tiny_now_s(void);
-int tiny_bind_any(int fd);
+int tiny_shutdown(int fd);
 
 int tiny_open(void)
 {
@@ -29,11 +29,10 @@ int tiny_wait_and_drain(int fd, int timeout_ms)
     return errno == EAGAIN ? taken : -1;
 }
 
-/* bind(): a call the simulator does not model (a QP_UNMODELLED row). */
-int tiny_bind_any(int fd)
+/* shutdown(): a call the simulator does not model (a QP_UNMODELLED row). */
+int tiny_shutdown(int fd)
 {
-    struct sockaddr sa = {.sa_family = AF_INET};
-    return bind(fd, &sa, sizeof sa);
+    return shutdown(fd, SHUT_RDWR);
 }
 
 long tiny_now_s(void)

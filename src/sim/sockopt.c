@@ -1,0 +1,205 @@
+/* setsockopt and getsockopt: the options servers and clients set on TCP
+ * sockets, kept and read back (net/core/sock.c sk_setsockopt and
+ * sk_getsockopt, net/ipv4/tcp.c do_tcp_setsockopt, as quietpoll conform
+ * checks them against the kernel):
+ * - SOL_SOCKET: SO_REUSEADDR, SO_REUSEPORT, SO_KEEPALIVE (any value but 0
+ *   reads back as 1), SO_LINGER (a struct linger), SO_SNDBUF and SO_RCVBUF
+ *   (Linux keeps twice the value asked for, at least 4608 and 2304 bytes,
+ *   at most twice net.core.wmem_max and rmem_max: the sim takes Linux's
+ *   default maximum, 212992; a host configured otherwise differs there),
+ *   SO_RCVLOWAT (0 is 1; a negative value is INT_MAX; capped at half the
+ *   receive buffer once SO_RCVBUF was set, else at half tcp_rmem's
+ *   maximum), SO_ERROR (read only: the pending error, cleared by reading;
+ *   ENOPROTOOPT to set), SO_TYPE (read only); IPPROTO_TCP: TCP_NODELAY.
+ * - an int option given fewer than 4 bytes is EINVAL (a struct linger:
+ *   fewer than its size); getsockopt writes min(length, 4) bytes and a
+ *   negative length is EINVAL; a NULL value is EFAULT; an option or level
+ *   the sim has not is ENOPROTOOPT.
+ * - the world's sockets (a connected stream, a UDP socket, a socketpair
+ *   end) take the same options without keeping them: getsockopt reads the
+ *   defaults, and SO_ERROR 0 (their errors come through their receives). */
+#include <errno.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "sim_internal.h"
+
+#define SNDBUF_MIN 4608   /* SOCK_MIN_SNDBUF: 2 * (2048 + sizeof(struct sk_buff)) */
+#define RCVBUF_MIN 2304   /* SOCK_MIN_RCVBUF */
+#define BUF_MAX 212992    /* net.core.wmem_max, rmem_max: Linux's default */
+#define TCP_RMEM_MAX 6291456 /* net.ipv4.tcp_rmem's third value */
+
+const qp_sockopts qp__sockopts_default = {
+    .sndbuf = 16384,  /* tcp_wmem's second value */
+    .rcvbuf = 131072, /* tcp_rmem's second value */
+    .rcvlowat = 1,
+};
+
+/* The options of the socket behind obj: a TCP socket's own, or NULL. */
+static qp_sockopts *opts_of(qp_sim *sim, const qp_obj *obj)
+{
+    return obj->type == QP_OBJ_TCP ? &sim->tcps[obj->index].opts : NULL;
+}
+
+static int32_t doubled(int32_t val, int32_t min)
+{
+    int64_t v = val < 0 ? 0 : val;
+    if (v > BUF_MAX)
+        v = BUF_MAX;
+    v *= 2;
+    return (int32_t)(v < min ? min : v);
+}
+
+/* Sets option (level, name) of o to what optval holds; 0 or an errno. */
+static int set_opt(qp_sockopts *o, int level, int name, const void *optval, socklen_t optlen)
+{
+    if (level == SOL_SOCKET && name == SO_LINGER) {
+        struct linger l;
+        if (optlen < sizeof l)
+            return EINVAL;
+        memcpy(&l, optval, sizeof l);
+        o->linger_on = l.l_onoff != 0;
+        o->linger_s = l.l_linger;
+        return 0;
+    }
+    bool known = (level == SOL_SOCKET &&
+                  (name == SO_REUSEADDR || name == SO_REUSEPORT || name == SO_KEEPALIVE ||
+                   name == SO_SNDBUF || name == SO_RCVBUF || name == SO_RCVLOWAT)) ||
+                 (level == IPPROTO_TCP && name == TCP_NODELAY);
+    if (!known)
+        return ENOPROTOOPT;
+    if (optlen < sizeof(int))
+        return EINVAL;
+    int val;
+    memcpy(&val, optval, sizeof val);
+    if (level == IPPROTO_TCP) {
+        o->nodelay = val != 0;
+        return 0;
+    }
+    switch (name) {
+    case SO_REUSEADDR:
+        o->reuseaddr = val != 0;
+        break;
+    case SO_REUSEPORT:
+        o->reuseport = val != 0;
+        break;
+    case SO_KEEPALIVE:
+        o->keepalive = val != 0;
+        break;
+    case SO_SNDBUF:
+        o->sndbuf = doubled(val, SNDBUF_MIN);
+        break;
+    case SO_RCVBUF:
+        o->rcvbuf = doubled(val, RCVBUF_MIN);
+        o->rcvbuf_locked = true;
+        break;
+    case SO_RCVLOWAT: {
+        int64_t v = val < 0 ? INT_MAX : val == 0 ? 1 : val;
+        int64_t cap = o->rcvbuf_locked ? o->rcvbuf >> 1 : TCP_RMEM_MAX >> 1;
+        o->rcvlowat = (int32_t)(v < cap ? v : cap);
+        break;
+    }
+    }
+    return 0;
+}
+
+int qp__sim_setsockopt(qp_os *os, int fd, int level, int optname, const void *optval,
+                       socklen_t optlen)
+{
+    qp_sim *sim = qp__sim_of(os);
+    qp_rec rec;
+    qp_obj *obj = qp__sim_enter_fd(sim, &rec, QP_SYS_setsockopt, fd);
+    rec.call.sockopt.level = level;
+    rec.call.sockopt.name = optname;
+    rec.call.sockopt.len = (int32_t)optlen;
+    if (optval != NULL && optlen >= sizeof(int))
+        memcpy(&rec.call.sockopt.value, optval, sizeof(int));
+    if (obj == NULL)
+        return (int)qp__sim_bad_fd(sim, &rec);
+    if (!qp__kind(obj->type)->socket)
+        return (int)qp__sim_exit(sim, &rec, -1, ENOTSOCK);
+    if ((int)optlen < 0)
+        return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
+    if (optval == NULL && optlen > 0)
+        return (int)qp__sim_exit(sim, &rec, -1, EFAULT);
+    qp_sockopts scratch = qp__sockopts_default;
+    qp_sockopts *o = opts_of(sim, obj);
+    int err = set_opt(o != NULL ? o : &scratch, level, optname, optval, optlen);
+    return (int)qp__sim_exit(sim, &rec, err != 0 ? -1 : 0, err);
+}
+
+/* The value of option (level, name) of socket obj, as getsockopt reads it
+ * (its pending error is taken): false for an option the sim has not. */
+static bool get_opt(qp_sim *sim, qp_obj *obj, int level, int name, int *val,
+                    struct linger *linger)
+{
+    const qp_sockopts *o = opts_of(sim, obj);
+    if (o == NULL)
+        o = &qp__sockopts_default;
+    if (level == IPPROTO_TCP) {
+        *val = o->nodelay;
+        return name == TCP_NODELAY;
+    }
+    if (level != SOL_SOCKET)
+        return false;
+    switch (name) {
+    case SO_REUSEADDR: *val = o->reuseaddr; return true;
+    case SO_REUSEPORT: *val = o->reuseport; return true;
+    case SO_KEEPALIVE: *val = o->keepalive; return true;
+    case SO_SNDBUF: *val = o->sndbuf; return true;
+    case SO_RCVBUF: *val = o->rcvbuf; return true;
+    case SO_RCVLOWAT: *val = o->rcvlowat; return true;
+    case SO_TYPE:
+        *val = obj->type == QP_OBJ_DGRAM ? SOCK_DGRAM : SOCK_STREAM;
+        return true;
+    case SO_LINGER:
+        linger->l_onoff = o->linger_on;
+        linger->l_linger = o->linger_s;
+        return true;
+    case SO_ERROR:
+        *val = 0;
+        if (obj->type == QP_OBJ_TCP) {
+            *val = sim->tcps[obj->index].error;
+            sim->tcps[obj->index].error = 0;
+        }
+        return true;
+    }
+    return false;
+}
+
+int qp__sim_getsockopt(qp_os *os, int fd, int level, int optname, void *optval, socklen_t *optlen)
+{
+    qp_sim *sim = qp__sim_of(os);
+    qp_rec rec;
+    qp_obj *obj = qp__sim_enter_fd(sim, &rec, QP_SYS_getsockopt, fd);
+    rec.call.sockopt.level = level;
+    rec.call.sockopt.name = optname;
+    rec.call.sockopt.len = optlen != NULL ? (int32_t)*optlen : 0;
+    if (obj == NULL)
+        return (int)qp__sim_bad_fd(sim, &rec);
+    if (!qp__kind(obj->type)->socket)
+        return (int)qp__sim_exit(sim, &rec, -1, ENOTSOCK);
+    if (optlen == NULL)
+        return (int)qp__sim_exit(sim, &rec, -1, EFAULT);
+    if ((int)*optlen < 0)
+        return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
+    int val = 0;
+    struct linger linger = {0};
+    if (!get_opt(sim, obj, level, optname, &val, &linger))
+        return (int)qp__sim_exit(sim, &rec, -1, ENOPROTOOPT);
+    bool is_linger = level == SOL_SOCKET && optname == SO_LINGER;
+    socklen_t len = is_linger ? sizeof linger : sizeof val;
+    if (*optlen < len)
+        len = *optlen;
+    if (len > 0 && optval == NULL)
+        return (int)qp__sim_exit(sim, &rec, -1, EFAULT);
+    if (len > 0)
+        memcpy(optval, is_linger ? (const void *)&linger : (const void *)&val, len);
+    *optlen = len;
+    rec.call.sockopt.value = is_linger ? linger.l_onoff : val;
+    rec.call.sockopt.len = (int32_t)len;
+    return (int)qp__sim_exit(sim, &rec, 0, 0);
+}

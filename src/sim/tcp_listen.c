@@ -1,0 +1,396 @@
+/* The TCP socket before it is connected: socket(AF_INET or AF_INET6,
+ * SOCK_STREAM) makes it fresh, bind gives it a local address, listen makes
+ * it a listener. Linux's rules (net/ipv4/af_inet.c inet_bind, inet_listen,
+ * net/ipv6/af_inet6.c inet6_bind, net/ipv4/tcp.c tcp_poll,
+ * net/ipv4/inet_connection_sock.c inet_csk_accept), as quietpoll conform
+ * checks them against the kernel:
+ * - bind: an address shorter than its family's sockaddr is EINVAL, another
+ *   family EAFNOSUPPORT; a socket already bound (or listening) EINVAL. Of
+ *   the addresses the sim has only the loopback ones (127.0.0.0/8, ::1) and
+ *   the wildcard (INADDR_ANY, ::); any other is EADDRNOTAVAIL. Port 0 takes
+ *   the next free ephemeral port (from 32768, in order: Linux's choice is
+ *   random, and only its being free is compared); a port another socket of
+ *   the sim holds on the same address, or on the wildcard, is EADDRINUSE
+ *   (SO_REUSEADDR and SO_REUSEPORT are not modelled yet). Ports below 1024
+ *   are taken as by a process with CAP_NET_BIND_SERVICE.
+ * - listen: a fresh socket is bound to an ephemeral port first
+ *   (inet_autobind); a listener takes the new backlog; the backlog is
+ *   capped at somaxconn (4096), a negative one is somaxconn too.
+ * - accept4: a socket that is not listening is EINVAL; a listener with no
+ *   connection queued is EAGAIN (the world connects to no listener yet, so
+ *   the queue stays empty; a blocking listener fails the same way, the
+ *   sim's limit: Linux would block).
+ * - poll: a socket not listening is POLLOUT and POLLHUP (tcp_poll of
+ *   TCP_CLOSE: writable, and hung up, whatever was asked for POLLHUP); a
+ *   listener reports nothing while its queue is empty. */
+#include <errno.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "sim_internal.h"
+
+#define SOMAXCONN_DEFAULT 4096 /* net.core.somaxconn */
+#define SIN6_LEN_RFC2133 24    /* include/net/ipv6.h: a sockaddr_in6 without sin6_scope_id */
+
+static const uint8_t in6_loopback[16] = {[15] = 1};
+static const uint8_t in6_any[16];
+static int tcp_bind_to(qp_sim *sim, qp_tcp *t, bool any, uint32_t addr, uint16_t port);
+
+static qp_tcp *tcp_of(qp_sim *sim, const qp_obj *obj)
+{
+    return &sim->tcps[obj->index];
+}
+
+static short tcp_revents(qp_sim *sim, qp_obj *obj, short events)
+{
+    const qp_tcp *t = tcp_of(sim, obj);
+    if (t->state == QP_TCP_LISTENING)
+        return 0; /* inet_csk_listen_poll: POLLIN once a connection is queued */
+    if (t->state == QP_TCP_CONNECTING)
+        return 0; /* SYN_SENT: nothing until it is answered */
+    /* TCP_CLOSE: writable and hung up; a refused one is shut down both
+       ways too (tcp_done): readable, POLLRDHUP */
+    short revents = POLLOUT;
+    if (t->state == QP_TCP_REFUSED)
+        revents |= POLLIN | POLLRDHUP;
+    revents = (short)((revents & events) | POLLHUP);
+    if (t->error != 0)
+        revents |= POLLERR;
+    return revents;
+}
+
+/* A receive (tcp_recvmsg_locked): a connect in progress is EAGAIN; a
+ * refused socket takes its pending error once; then, as a listener and a
+ * socket never connected, ENOTCONN (the host says so, though poll reports
+ * the refused socket readable). */
+static int64_t tcp_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *buf,
+                           size_t count, struct sockaddr *src_addr, socklen_t *addrlen)
+{
+    (void)fd;
+    (void)buf;
+    (void)count;
+    (void)src_addr;
+    (void)addrlen;
+    qp_tcp *t = tcp_of(sim, obj);
+    rec->call.io.unit = QP_UNIT_BYTES;
+    switch (t->state) {
+    case QP_TCP_CONNECTING:
+        return qp__sim_exit(sim, rec, -1, EAGAIN);
+    case QP_TCP_REFUSED:
+        if (t->error != 0) {
+            int err = t->error;
+            t->error = 0;
+            return qp__sim_exit(sim, rec, -1, err);
+        }
+        break;
+    }
+    return qp__sim_exit(sim, rec, -1, ENOTCONN);
+}
+
+/* A send (tcp_sendmsg_locked, sk_stream_wait_connect): a pending error
+ * first, once; a connect in progress is EAGAIN; any other socket not
+ * connected EPIPE. */
+static int64_t tcp_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const void *buf,
+                        size_t count, const struct sockaddr *dest, socklen_t destlen)
+{
+    (void)fd;
+    (void)buf;
+    (void)count;
+    (void)dest;
+    (void)destlen;
+    qp_tcp *t = tcp_of(sim, obj);
+    if (t->error != 0) {
+        int err = t->error;
+        t->error = 0;
+        return qp__sim_exit(sim, rec, -1, err);
+    }
+    if (t->state == QP_TCP_CONNECTING)
+        return qp__sim_exit(sim, rec, -1, EAGAIN);
+    return qp__sim_exit(sim, rec, -1, EPIPE);
+}
+
+/* connect of a socket not connected: an IPv4 or IPv6 address of the
+ * socket's family. No listener of the sim answers yet: a loopback address
+ * refuses at once (the RST comes back within the call: EINPROGRESS, then
+ * ECONNREFUSED pending for SO_ERROR, POLLOUT | POLLERR | POLLHUP); any other
+ * is never answered (EINPROGRESS, then nothing; a second connect is
+ * EALREADY). A listener is EISCONN (__inet_stream_connect: not TCP_CLOSE);
+ * a refused socket's connect takes its pending error, then ECONNABORTED.
+ * A blocking socket fails as a non-blocking one does (the sim's limit:
+ * Linux would wait for the answer). */
+static int64_t tcp_connect(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd,
+                           const struct sockaddr *addr, socklen_t addrlen)
+{
+    qp_tcp *t = tcp_of(sim, obj);
+    if (addr == NULL)
+        return qp__sim_exit(sim, rec, -1, addrlen == 0 ? EINVAL : EFAULT);
+    if (addrlen < sizeof(sa_family_t))
+        return qp__sim_exit(sim, rec, -1, EINVAL);
+    bool loopback;
+    if (!t->v6) {
+        if (addrlen < sizeof(struct sockaddr_in))
+            return qp__sim_exit(sim, rec, -1, EINVAL);
+        const struct sockaddr_in *in = (const struct sockaddr_in *)addr;
+        uint32_t host_addr = ntohl(in->sin_addr.s_addr);
+        rec->call.connect.addr = QP_REC_INET(host_addr, ntohs(in->sin_port));
+        loopback = (host_addr >> 24) == 127;
+    } else {
+        if (addrlen < SIN6_LEN_RFC2133)
+            return qp__sim_exit(sim, rec, -1, EINVAL);
+        loopback = memcmp(&((const struct sockaddr_in6 *)addr)->sin6_addr, in6_loopback, 16) == 0;
+    }
+    switch (t->state) {
+    case QP_TCP_LISTENING:
+        return qp__sim_exit(sim, rec, -1, EISCONN);
+    case QP_TCP_CONNECTING:
+        return qp__sim_exit(sim, rec, -1, EALREADY);
+    case QP_TCP_REFUSED: {
+        int err = t->error != 0 ? t->error : ECONNABORTED;
+        t->error = 0;
+        return qp__sim_exit(sim, rec, -1, err);
+    }
+    }
+    if (addr->sa_family != (t->v6 ? AF_INET6 : AF_INET))
+        return qp__sim_exit(sim, rec, -1, EAFNOSUPPORT);
+    if (t->state == QP_TCP_FRESH)
+        (void)tcp_bind_to(sim, t, false, t->v6 ? 1 : INADDR_LOOPBACK, 0);
+    if (loopback) {
+        t->state = QP_TCP_REFUSED;
+        t->error = ECONNREFUSED;
+    } else
+        t->state = QP_TCP_CONNECTING;
+    qp__sim_notify(sim, fd);
+    return qp__sim_exit(sim, rec, -1, EINPROGRESS);
+}
+
+static void tcp_close(qp_sim *sim, qp_obj *obj, int fd)
+{
+    (void)fd;
+    tcp_of(sim, obj)->fd = -1;
+}
+
+static int64_t tcp_accept(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, struct sockaddr *addr,
+                          socklen_t *addrlen, int flags)
+{
+    (void)fd;
+    (void)addr;
+    (void)addrlen;
+    (void)flags;
+    if (tcp_of(sim, obj)->state != QP_TCP_LISTENING)
+        return qp__sim_exit(sim, rec, -1, EINVAL);
+    return qp__sim_exit(sim, rec, -1, EAGAIN); /* nothing is queued */
+}
+
+const qp_kind qp__kind_tcp = {
+    .name = "TCP socket",
+    .socket = true,
+    .revents = tcp_revents,
+    .recv = tcp_receive,
+    .send = tcp_send,
+    .close = tcp_close,
+    .accept = tcp_accept,
+    .connect = tcp_connect,
+};
+
+int qp__tcp_new(qp_sim *sim, int domain)
+{
+    unsigned index = 0;
+    while (index < sim->tcps_count && sim->tcps[index].fd >= 0)
+        index++;
+    if (index == QP_SIM_TCPS_MAX) {
+        qp__sim_limit(sim, QP_LIMIT_TCPS, QP_SIM_TCPS_MAX);
+        return -1;
+    }
+    int fd = qp__sim_alloc_fd(sim, QP_OBJ_TCP);
+    if (fd < 0)
+        return -1;
+    if (index == sim->tcps_count)
+        sim->tcps_count++;
+    sim->tcps[index] = (qp_tcp){.fd = fd, .v6 = domain == AF_INET6, .opts = qp__sockopts_default};
+    sim->objs[fd].index = (uint8_t)index;
+    return fd;
+}
+
+/* Does a socket of the sim other than self hold port on an address that
+ * meets (any, addr)? */
+static bool port_taken(const qp_sim *sim, const qp_tcp *self, bool any, bool v6, uint32_t addr,
+                       uint16_t port)
+{
+    for (unsigned i = 0; i < sim->tcps_count; i++) {
+        const qp_tcp *t = &sim->tcps[i];
+        if (t == self || t->fd < 0 || t->port != port)
+            continue;
+        if (any || t->any || (t->v6 == v6 && t->addr == addr))
+            return true;
+    }
+    return false;
+}
+
+/* The next free ephemeral port for (any, addr), or 0 when there is none. */
+static uint16_t ephemeral_port(qp_sim *sim, const qp_tcp *self, bool any, bool v6, uint32_t addr)
+{
+    for (unsigned tries = 0; tries <= QP_SIM_TCPS_MAX; tries++) {
+        uint16_t port = sim->tcp_next_port != 0 ? sim->tcp_next_port : QP_TCP_EPHEMERAL_FIRST;
+        sim->tcp_next_port = (uint16_t)(port + 1);
+        if (!port_taken(sim, self, any, v6, addr, port))
+            return port;
+    }
+    return 0;
+}
+
+/* Binds t; 0 or an errno. */
+static int tcp_bind_to(qp_sim *sim, qp_tcp *t, bool any, uint32_t addr, uint16_t port)
+{
+    if (port == 0)
+        port = ephemeral_port(sim, t, any, t->v6, addr);
+    if (port == 0 || port_taken(sim, t, any, t->v6, addr, port))
+        return EADDRINUSE;
+    t->state = QP_TCP_BOUND;
+    t->any = any;
+    t->addr = addr;
+    t->port = port;
+    return 0;
+}
+
+int qp__sim_bind(qp_os *os, int fd, const struct sockaddr *addr, socklen_t addrlen)
+{
+    qp_sim *sim = qp__sim_of(os);
+    qp_rec rec;
+    qp_obj *obj = qp__sim_enter_fd(sim, &rec, QP_SYS_bind, fd);
+    rec.call.bind.family = addr != NULL && addrlen >= sizeof(sa_family_t) ? addr->sa_family : -1;
+    rec.call.bind.addr = 0;
+    if (obj == NULL)
+        return (int)qp__sim_bad_fd(sim, &rec);
+    const qp_kind *kind = qp__kind(obj->type);
+    if (!kind->socket)
+        return (int)qp__sim_exit(sim, &rec, -1, ENOTSOCK);
+    if (obj->type != QP_OBJ_TCP) /* connected, or bound already (the UDP sockets) */
+        return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
+    qp_tcp *t = tcp_of(sim, obj);
+    if (addr == NULL)
+        return (int)qp__sim_exit(sim, &rec, -1, addrlen == 0 ? EINVAL : EFAULT);
+    bool any;
+    uint32_t host_addr;
+    uint16_t port;
+    if (!t->v6) {
+        if (addrlen < sizeof(struct sockaddr_in))
+            return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
+        const struct sockaddr_in *in = (const struct sockaddr_in *)addr;
+        host_addr = ntohl(in->sin_addr.s_addr);
+        port = ntohs(in->sin_port);
+        rec.call.bind.addr = QP_REC_INET(host_addr, port);
+        if (in->sin_family != AF_INET)
+            return (int)qp__sim_exit(sim, &rec, -1, EAFNOSUPPORT);
+        any = host_addr == INADDR_ANY;
+        if (!any && (host_addr >> 24) != 127)
+            return (int)qp__sim_exit(sim, &rec, -1, EADDRNOTAVAIL);
+    } else {
+        if (addrlen < SIN6_LEN_RFC2133)
+            return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
+        const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)addr;
+        port = ntohs(in6->sin6_port);
+        bool loopback = memcmp(&in6->sin6_addr, in6_loopback, 16) == 0;
+        any = memcmp(&in6->sin6_addr, in6_any, 16) == 0;
+        rec.call.bind.addr = (int64_t)(((uint64_t)loopback << 16) | port);
+        if (in6->sin6_family != AF_INET6)
+            return (int)qp__sim_exit(sim, &rec, -1, EAFNOSUPPORT);
+        if (!loopback && !any)
+            return (int)qp__sim_exit(sim, &rec, -1, EADDRNOTAVAIL);
+        host_addr = loopback;
+    }
+    if (t->state != QP_TCP_FRESH)
+        return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
+    int err = tcp_bind_to(sim, t, any, host_addr, port);
+    return (int)qp__sim_exit(sim, &rec, err != 0 ? -1 : 0, err);
+}
+
+int qp__sim_listen(qp_os *os, int fd, int backlog)
+{
+    qp_sim *sim = qp__sim_of(os);
+    qp_rec rec;
+    qp_obj *obj = qp__sim_enter_fd(sim, &rec, QP_SYS_listen, fd);
+    rec.call.listen.backlog = backlog;
+    if (obj == NULL)
+        return (int)qp__sim_bad_fd(sim, &rec);
+    const qp_kind *kind = qp__kind(obj->type);
+    if (!kind->socket)
+        return (int)qp__sim_exit(sim, &rec, -1, ENOTSOCK);
+    if (obj->type == QP_OBJ_DGRAM) /* sock_no_listen */
+        return (int)qp__sim_exit(sim, &rec, -1, EOPNOTSUPP);
+    if (obj->type != QP_OBJ_TCP) /* connected already */
+        return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
+    qp_tcp *t = tcp_of(sim, obj);
+    if (t->state == QP_TCP_FRESH) {
+        /* inet_autobind: the wildcard address, an ephemeral port */
+        int err = tcp_bind_to(sim, t, true, 0, 0);
+        if (err != 0)
+            return (int)qp__sim_exit(sim, &rec, -1, EAGAIN);
+    }
+    if ((unsigned)backlog > SOMAXCONN_DEFAULT)
+        backlog = SOMAXCONN_DEFAULT;
+    t->backlog = backlog;
+    t->state = QP_TCP_LISTENING;
+    qp__sim_notify(sim, fd);
+    return (int)qp__sim_exit(sim, &rec, 0, 0);
+}
+
+/* getsockname: the address a TCP socket is bound to (0.0.0.0:0 or [::]:0
+ * before), truncated to the length given, which becomes the address's
+ * full length (inet_getname, move_addr_to_user); a negative length is
+ * EINVAL. A socketpair end is unnamed ({AF_UNIX}, 2 bytes: unix_getname);
+ * the world's sockets (a connected stream, a UDP socket) are on 127.0.0.1,
+ * at port 0: the sim gives them no port (its limit). */
+int qp__sim_getsockname(qp_os *os, int fd, struct sockaddr *addr, socklen_t *addrlen)
+{
+    qp_sim *sim = qp__sim_of(os);
+    qp_rec rec;
+    qp_obj *obj = qp__sim_enter_fd(sim, &rec, QP_SYS_getsockname, fd);
+    rec.call.bind.family = addrlen != NULL ? (int32_t)*addrlen : 0;
+    if (obj == NULL)
+        return (int)qp__sim_bad_fd(sim, &rec);
+    const qp_kind *kind = qp__kind(obj->type);
+    if (!kind->socket)
+        return (int)qp__sim_exit(sim, &rec, -1, ENOTSOCK);
+    if (addrlen == NULL)
+        return (int)qp__sim_exit(sim, &rec, -1, EFAULT);
+    if ((int)*addrlen < 0)
+        return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
+    union {
+        struct sockaddr sa;
+        struct sockaddr_in in;
+        struct sockaddr_in6 in6;
+    } name;
+    memset(&name, 0, sizeof name);
+    socklen_t len = sizeof name.in;
+    name.in.sin_family = AF_INET;
+    if (obj->type == QP_OBJ_UNIX) {
+        name.sa.sa_family = AF_UNIX;
+        len = sizeof(sa_family_t);
+    } else if (obj->type != QP_OBJ_TCP) {
+        name.in.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        rec.call.bind.addr = QP_REC_INET(INADDR_LOOPBACK, 0);
+    } else {
+        const qp_tcp *t = tcp_of(sim, obj);
+        bool loopback = !t->any && t->state != QP_TCP_FRESH;
+        if (t->v6) {
+            name.in6.sin6_family = AF_INET6;
+            name.in6.sin6_port = htons(t->port);
+            if (loopback)
+                name.in6.sin6_addr = in6addr_loopback;
+            len = sizeof name.in6;
+            rec.call.bind.addr = (int64_t)(((uint64_t)loopback << 16) | t->port);
+        } else {
+            name.in.sin_port = htons(t->port);
+            name.in.sin_addr.s_addr = htonl(t->addr);
+            rec.call.bind.addr = QP_REC_INET(t->addr, t->port);
+        }
+    }
+    if (addr == NULL && *addrlen > 0)
+        return (int)qp__sim_exit(sim, &rec, -1, EFAULT);
+    if (*addrlen > 0)
+        memcpy(addr, &name, *addrlen < len ? *addrlen : len);
+    *addrlen = len;
+    rec.call.bind.family = name.sa.sa_family;
+    return (int)qp__sim_exit(sim, &rec, 0, 0);
+}
