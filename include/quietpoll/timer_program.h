@@ -15,6 +15,17 @@
 #include "quietpoll/schedule.h"
 #include "quietpoll/timer_spec.h"
 
+/* The shape (qp_machine.shape) of a machine whose operations are the timer
+ * program's timers, over TARGETS_COUNT sockets and pipes the loop watches
+ * and every event kind of an event loop's world; DESCRIBE prints a timer
+ * with the library's calls (qp_timer_spec_describe). */
+#define QP_TIMER_PROGRAM_SHAPE(targets_count_, describe_)                                \
+    {                                                                                   \
+        .op_noun = "timer", .op_size_max = QP_TIMER_SPEC_SIZE_MAX,                      \
+        .targets_count = (targets_count_), .event_kinds_mask = QP_EV_LOOP_KINDS,        \
+        .describe_op = (describe_),                                                     \
+    }
+
 typedef struct qp_timer_library {
     /* marks timer id's start with its timeout and starts (or restarts) it */
     void (*start)(void *ctx, unsigned id);

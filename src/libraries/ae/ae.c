@@ -295,14 +295,7 @@ const qp_machine qp_machine_ae = {
                "events on sockets and pipes, another thread's pipe wakeup, under the simulator",
     .variants = variants,
     .variants_count = sizeof variants / sizeof variants[0],
-    .shape =
-        {
-            .op_noun = "timer",
-            .op_size_max = QP_TIMER_SPEC_SIZE_MAX,
-            .targets_count = TARGETS,
-            .event_kinds_mask = QP_EV_LOOP_KINDS,
-            .describe_op = describe_timer,
-        },
+    .shape = QP_TIMER_PROGRAM_SHAPE(TARGETS, describe_timer),
     .setup = setup,
     .run = run,
     .world = world,
