@@ -197,7 +197,11 @@ int qp__sim_epoll_ctl(qp_os *os, int epfd, int op, int fd, struct epoll_event *e
     entry->events = event->events;
     entry->data = event->data.u64;
     entry->disabled = false;
-    entry->pending = true; /* ADD and MOD queue the fd if it is ready now */
+    /* ADD and MOD queue the fd only if it is ready now (fs/eventpoll.c
+       ep_insert, ep_modify: ep_item_poll, then the ready list); a later
+       wakeup that the entry is interested in queues it again */
+    entry->pending = true;
+    entry->pending = entry_events(sim, entry) != 0;
     return (int)qp__sim_exit(sim, &rec, 0, 0);
 }
 

@@ -86,17 +86,9 @@ static int epoll_fd(qp_sim *sim, unsigned index)
     return -1;
 }
 
+/* key: the events of the wakeup, as the kernel passes them (0: unkeyed) */
 static void notify_events(qp_sim *sim, int fd, uint32_t key, unsigned depth)
 {
-    /* the keys of the wakeups carry the NORM and BAND bits too: a reader's
-       EPOLLIN | EPOLLRDNORM (fs/pipe.c pipe_write, net/core/sock.c
-       sock_def_readable), a writer's EPOLLOUT | EPOLLWRNORM | EPOLLWRBAND
-       (sock_def_write_space, unix_write_space; pipe_read's without BAND,
-       which no pipe reports) */
-    if (key & EPOLLIN)
-        key |= EPOLLRDNORM;
-    if (key & EPOLLOUT)
-        key |= EPOLLWRNORM | EPOLLWRBAND;
     for (unsigned e = 0; e < sim->epolls_count; e++) {
         bool woken = false;
         for (unsigned i = 0; i < sim->epolls[e].entries_count; i++) {
@@ -120,6 +112,17 @@ static void notify_events(qp_sim *sim, int fd, uint32_t key, unsigned depth)
 
 void qp__sim_notify_events(qp_sim *sim, int fd, uint32_t key)
 {
+    /* a kind's wakeup carries the NORM and BAND bits too: a reader's
+       EPOLLIN | EPOLLRDNORM (fs/pipe.c pipe_write, net/core/sock.c
+       sock_def_readable), a writer's EPOLLOUT | EPOLLWRNORM | EPOLLWRBAND
+       (sock_def_write_space, unix_write_space; pipe_read's without BAND,
+       which no pipe reports). An epoll instance's wakeup of the sets it is
+       in does not: ep_poll_safewake's key is EPOLLIN alone, so an entry of
+       an epoll fd that asks only for EPOLLRDNORM is not re-armed by it. */
+    if (key & EPOLLIN)
+        key |= EPOLLRDNORM;
+    if (key & EPOLLOUT)
+        key |= EPOLLWRNORM | EPOLLWRBAND;
     notify_events(sim, fd, key, 0);
     if (qp__sim_blocked(sim) && qp__sim_wait_ready(sim))
         sim->wait.wake = QP_WAKE_READY;
