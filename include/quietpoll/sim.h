@@ -64,6 +64,7 @@ enum qp_obj_type {
     QP_OBJ_UNIX,    /* an end of a socketpair: unix_stream.c */
     QP_OBJ_NULL,    /* /dev/null, or the root directory: devnull.c */
     QP_OBJ_TCP,     /* a TCP socket not connected: made, bound or listening: tcp_listen.c */
+    QP_OBJ_ALIAS,   /* another fd of the open file at objs[index] (dup): src/sim/fd.c */
     QP_OBJ_TYPE_COUNT
 };
 
@@ -248,7 +249,8 @@ typedef struct qp_epoll_entry {
     bool used;
     bool pending;  /* EPOLLET: woken since last reported */
     bool disabled; /* EPOLLONESHOT: reported, until re-armed by EPOLL_CTL_MOD */
-    int fd;
+    int fd;   /* the fd it was added as, which it reports under (closed, perhaps) */
+    int file; /* the open file it watches: its home fd (an entry is keyed by both) */
     uint32_t events;
     uint64_t data;
 } qp_epoll_entry;
@@ -258,12 +260,19 @@ typedef struct qp_epoll {
     qp_epoll_entry entries[QP_EPOLL_ENTRIES_MAX];
 } qp_epoll;
 
+/* An fd's entry, and the open file behind it (the open file description:
+ * src/sim/fd.c). An open file lives at the entry of one of its fds, its
+ * home; its other fds are QP_OBJ_ALIAS entries naming the home in index.
+ * Without a dup, every fd is its file's home. */
 typedef struct qp_obj {
     uint8_t type;  /* enum qp_obj_type */
-    uint8_t index; /* pipes[], epolls[], dgrams[], timerfds[] or unix_pairs[] */
+    uint8_t index; /* pipes[], epolls[], dgrams[], timerfds[] or unix_pairs[]; an alias: the
+                      home fd */
     uint8_t end;   /* a socketpair end: 0 or 1; a pipe end: 0 reads, 1 writes */
     bool blocking; /* O_NONBLOCK clear, as F_GETFL reports it (only pipes, timerfds and
-                      socketpair ends then block) */
+                      socketpair ends then block): the file's, shared by its fds */
+    bool no_cloexec; /* this fd's FD_CLOEXEC is clear (the fd's own, not the file's) */
+    uint8_t aliases; /* the home: how many other fds the file has */
     qp_stream stream;
     uint64_t eventfd_count;
     bool eventfd_semaphore; /* EFD_SEMAPHORE: a read takes 1 */

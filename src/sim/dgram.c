@@ -391,6 +391,11 @@ static void dgram_internal(qp_sim *sim, const qp_internal_event *iev)
     qp__sim_check(sim);
 }
 
+static void dgram_moved(qp_sim *sim, qp_obj *obj, int to)
+{
+    dgram_of(sim, obj)->fd = to;
+}
+
 const qp_kind qp__kind_dgram = {
     .name = "UDP socket",
     .socket = true,
@@ -401,6 +406,7 @@ const qp_kind qp__kind_dgram = {
     .next_message = dgram_next_message,
     .ioctl = dgram_ioctl,
     .close = dgram_close,
+    .moved = dgram_moved,
     .accept = dgram_accept,
     .connect = dgram_connect,
     .world_events = (1u << QP_EV_DGRAM) | (1u << QP_EV_DGRAM_ERROR) | (1u << QP_EV_REPLY),

@@ -1,4 +1,9 @@
-/* epoll: an interest list per instance. Level-triggered entries report
+/* epoll: an interest list per instance. An entry watches an open file, not
+ * an fd (fs/eventpoll.c: an epitem is keyed by the file and the fd it was
+ * added as): it stays while the file has another fd open, reporting under
+ * the fd it was added as, and goes when the file's last fd closes
+ * (eventpoll_release); EPOLL_CTL_MOD and DEL name it by that same fd.
+ * Level-triggered entries report
  * while their fd is ready; EPOLLET entries report once per wakeup of their
  * fd (every data arrival, every eventfd or pipe write); EPOLLONESHOT
  * entries are disabled once reported, until EPOLL_CTL_MOD re-arms them.
@@ -54,10 +59,14 @@ int qp__sim_epoll_create(qp_os *os, int size)
     return (int)new_epoll(sim, &rec);
 }
 
-static qp_epoll_entry *find(qp_epoll *ep, int fd)
+/* The entry of the open file `file` added as fd (fs/eventpoll.c ep_find:
+ * an entry is keyed by the file and the fd), or NULL; fd -1: the file's
+ * first entry, whatever its fd. */
+static qp_epoll_entry *find(qp_epoll *ep, int file, int fd)
 {
     for (unsigned i = 0; i < ep->entries_count; i++)
-        if (ep->entries[i].used && ep->entries[i].fd == fd)
+        if (ep->entries[i].used && ep->entries[i].file == file &&
+            (fd < 0 || ep->entries[i].fd == fd))
             return &ep->entries[i];
     return NULL;
 }
@@ -69,7 +78,7 @@ static uint32_t entry_events(qp_sim *sim, const qp_epoll_entry *e)
         return 0;
     if ((e->events & EPOLLET) && !e->pending)
         return 0;
-    short revents = qp__sim_revents(sim, e->fd, (short)(e->events & EVENT_BITS));
+    short revents = qp__sim_revents(sim, e->file, (short)(e->events & EVENT_BITS));
     return (uint32_t)(unsigned short)revents & (e->events | ALWAYS_BITS) & (EVENT_BITS | ALWAYS_BITS);
 }
 
@@ -93,7 +102,7 @@ static bool closes_loop(qp_sim *sim, unsigned inner, unsigned outer, unsigned de
         return true;
     const qp_epoll *ep = &sim->epolls[inner];
     for (unsigned i = 0; i < ep->entries_count; i++) {
-        const qp_obj *o = ep->entries[i].used ? qp__sim_obj(sim, ep->entries[i].fd) : NULL;
+        const qp_obj *o = ep->entries[i].used ? qp__sim_obj(sim, ep->entries[i].file) : NULL;
         if (o != NULL && o->type == QP_OBJ_EPOLL && closes_loop(sim, o->index, outer, depth + 1))
             return true;
     }
@@ -125,11 +134,16 @@ const qp_kind qp__kind_epoll = {
 
 void qp__epoll_forget_fd(qp_sim *sim, int fd)
 {
-    for (unsigned e = 0; e < sim->epolls_count; e++) {
-        qp_epoll_entry *entry = find(&sim->epolls[e], fd);
-        if (entry != NULL)
+    for (unsigned e = 0; e < sim->epolls_count; e++)
+        for (qp_epoll_entry *entry; (entry = find(&sim->epolls[e], fd, -1)) != NULL;)
             entry->used = false;
-    }
+}
+
+void qp__epoll_file_moved(qp_sim *sim, int from, int to)
+{
+    for (unsigned e = 0; e < sim->epolls_count; e++)
+        for (qp_epoll_entry *entry; (entry = find(&sim->epolls[e], from, -1)) != NULL;)
+            entry->file = to;
 }
 
 int qp__sim_epoll_ctl(qp_os *os, int epfd, int op, int fd, struct epoll_event *event)
@@ -146,10 +160,12 @@ int qp__sim_epoll_ctl(qp_os *os, int epfd, int op, int fd, struct epoll_event *e
        without a poll of its own */
     if (qp__kind(qp__sim_obj(sim, fd)->type)->revents == NULL)
         return (int)qp__sim_exit(sim, &rec, -1, EPERM);
-    if (epobj->type != QP_OBJ_EPOLL || fd == epfd)
+    /* do_epoll_ctl: the epoll file itself (by any of its fds) is EINVAL */
+    int file = qp__sim_file(sim, fd);
+    if (epobj->type != QP_OBJ_EPOLL || file == qp__sim_file(sim, epfd))
         return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
     qp_epoll *ep = &sim->epolls[epobj->index];
-    qp_epoll_entry *entry = find(ep, fd);
+    qp_epoll_entry *entry = find(ep, file, fd);
     if (op != EPOLL_CTL_DEL && event == NULL)
         return (int)qp__sim_exit(sim, &rec, -1, EFAULT);
     const qp_obj *target = qp__sim_obj(sim, fd);
@@ -179,6 +195,7 @@ int qp__sim_epoll_ctl(qp_os *os, int epfd, int op, int fd, struct epoll_event *e
         }
         entry->used = true;
         entry->fd = fd;
+        entry->file = file;
         break;
     case EPOLL_CTL_MOD:
         if (entry == NULL)
@@ -272,7 +289,7 @@ int64_t qp__epoll_wait(qp_sim *sim, qp_rec *rec, int epfd, struct epoll_event *e
         }
         n = collect(sim, ep, events, maxevents, rec);
         if (rec->call.wake == QP_WAKE_SPURIOUS && n == 0) {
-            qp_epoll_entry *e = find(ep, sim->wait.spurious_fd);
+            qp_epoll_entry *e = find(ep, qp__sim_file(sim, sim->wait.spurious_fd), -1);
             if (e != NULL) {
                 events[0].events = EPOLLIN;
                 events[0].data.u64 = e->data;

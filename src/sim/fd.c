@@ -1,6 +1,18 @@
 /* The fd table, and the one place the sim's calls reach an object's kind:
  * the kinds' tables by tag, the opening every call on an fd shares, and
- * the answers a kind gives by leaving an operation out. */
+ * the answers a kind gives by leaving an operation out.
+ *
+ * The fd table holds open files (Linux's open file descriptions) at the
+ * entry of one of their fds, the file's home; a dup's fd is an alias entry
+ * naming the home. So the file's state (its kind's, O_NONBLOCK) is shared
+ * by its fds, FD_CLOEXEC is each fd's own, and a file without a dup costs
+ * nothing more than before: its fd is its home, and every fd the kinds
+ * keep (a pipe's ends, the world's targets) is one. When the home fd
+ * closes and the file has another fd, the file moves to the lowest of them
+ * (move_file: the kind's `moved`, the targets, the epoll entries), so that
+ * what the kinds keep stays an open fd of the file. The file is closed
+ * (the kind's close; its epoll entries go) when its last fd closes, as
+ * fs/file_table.c __fput and fs/eventpoll.c eventpoll_release do. */
 #include <errno.h>
 #include <limits.h>
 #include <string.h>
@@ -38,25 +50,105 @@ qp_obj *qp__sim_obj(qp_sim *sim, int fd)
 {
     if (fd < QP_SIM_FIRST_FD || fd >= sim->fds_high || sim->objs[fd].type == QP_OBJ_NONE)
         return NULL;
+    qp_obj *obj = &sim->objs[fd];
+    return obj->type == QP_OBJ_ALIAS ? &sim->objs[obj->index] : obj;
+}
+
+int qp__sim_file(const qp_sim *sim, int fd)
+{
+    if (fd < QP_SIM_FIRST_FD || fd >= sim->fds_high || sim->objs[fd].type != QP_OBJ_ALIAS)
+        return fd;
+    return sim->objs[fd].index;
+}
+
+int qp__sim_free_fd(qp_sim *sim, int from)
+{
+    int fd = from > QP_SIM_FIRST_FD ? from : QP_SIM_FIRST_FD; /* the lowest free fd, as Linux
+                                                                 gives it (0..2 are taken) */
+    while (fd < sim->fds_high && sim->objs[fd].type != QP_OBJ_NONE)
+        fd++;
+    if ((uint64_t)fd >= qp__sim_nofile(sim))
+        return -1; /* the process's limit: EMFILE */
+    if (fd >= QP_SIM_FDS_MAX) {
+        qp__sim_limit(sim, QP_LIMIT_FDS, QP_SIM_FDS_MAX);
+        return -1;
+    }
+    return fd;
+}
+
+/* Takes fd's entry (free, below QP_SIM_FDS_MAX), cleared: the entries
+ * between fds_high and it are free too. */
+static qp_obj *take(qp_sim *sim, int fd)
+{
+    for (; sim->fds_high <= fd; sim->fds_high++)
+        sim->objs[sim->fds_high].type = QP_OBJ_NONE;
+    memset(&sim->objs[fd], 0, sizeof sim->objs[fd]);
     return &sim->objs[fd];
 }
 
 int qp__sim_alloc_fd(qp_sim *sim, unsigned type)
 {
-    int fd = QP_SIM_FIRST_FD; /* the lowest free fd, as Linux gives it */
-    while (fd < sim->fds_high && sim->objs[fd].type != QP_OBJ_NONE)
-        fd++;
-    if ((uint64_t)fd >= qp__sim_nofile(sim))
-        return -1; /* the process's limit: EMFILE */
-    if (fd == QP_SIM_FDS_MAX) {
-        qp__sim_limit(sim, QP_LIMIT_FDS, QP_SIM_FDS_MAX);
-        return -1;
-    }
-    if (fd == sim->fds_high)
-        sim->fds_high++;
-    memset(&sim->objs[fd], 0, sizeof sim->objs[fd]);
-    sim->objs[fd].type = (uint8_t)type;
+    int fd = qp__sim_free_fd(sim, QP_SIM_FIRST_FD);
+    if (fd >= 0)
+        take(sim, fd)->type = (uint8_t)type;
     return fd;
+}
+
+void qp__sim_dup_to(qp_sim *sim, int oldfd, int newfd, bool cloexec)
+{
+    int home = qp__sim_file(sim, oldfd);
+    qp_obj *alias = take(sim, newfd);
+    alias->type = QP_OBJ_ALIAS;
+    alias->index = (uint8_t)home;
+    alias->no_cloexec = !cloexec;
+    sim->objs[home].aliases++;
+}
+
+/* The open file at home moves to its fd `to` (an alias of it), home being
+ * closed: whatever names the file by its home fd names `to` now. */
+static void move_file(qp_sim *sim, int home, int to)
+{
+    qp_obj *obj = &sim->objs[home];
+    bool to_no_cloexec = sim->objs[to].no_cloexec;
+    sim->objs[to] = *obj;
+    sim->objs[to].no_cloexec = to_no_cloexec;
+    sim->objs[to].aliases--;
+    obj->type = QP_OBJ_NONE;
+    for (int fd = to + 1; fd < sim->fds_high; fd++)
+        if (sim->objs[fd].type == QP_OBJ_ALIAS && sim->objs[fd].index == home)
+            sim->objs[fd].index = (uint8_t)to;
+    for (unsigned t = 0; t < sim->targets_count; t++)
+        if (sim->targets[t] == home)
+            sim->targets[t] = to;
+    qp__epoll_file_moved(sim, home, to);
+    const qp_kind *kind = kinds[sim->objs[to].type];
+    if (kind->moved != NULL)
+        kind->moved(sim, &sim->objs[to], to);
+}
+
+void qp__sim_release_fd(qp_sim *sim, int fd)
+{
+    qp_obj *entry = &sim->objs[fd];
+    if (entry->type == QP_OBJ_ALIAS) { /* another fd of the file stays: nothing else goes */
+        sim->objs[entry->index].aliases--;
+        entry->type = QP_OBJ_NONE;
+        return;
+    }
+    if (entry->aliases > 0) { /* the file stays, at its lowest other fd */
+        int to = -1;
+        for (int other = QP_SIM_FIRST_FD; other < sim->fds_high && to < 0; other++)
+            if (sim->objs[other].type == QP_OBJ_ALIAS && sim->objs[other].index == fd)
+                to = other;
+        move_file(sim, fd, to);
+        return;
+    }
+    /* the file's last fd: fs/file_table.c __fput, and its epoll entries go
+       with it (eventpoll_release) */
+    const qp_kind *kind = kinds[entry->type];
+    if (kind->close != NULL)
+        kind->close(sim, entry, fd);
+    qp__epoll_forget_fd(sim, fd);
+    entry->type = QP_OBJ_NONE;
 }
 
 unsigned qp_sim_open_fds(const qp_sim *sim)

@@ -14,11 +14,14 @@
  *
  * fcntl: F_GETFL reports O_NONBLOCK, F_SETFL sets it (fs/fcntl.c setfl:
  * it is the file's flag, whatever the file; only pipes, timerfds and
- * socketpair ends act on it in the sim); F_GETFD and F_SETFD answer
- * FD_CLOEXEC and 0 (nothing execs in the sim); other commands are the
- * kind's (qp_kind.fcntl), EINVAL when it has none.
+ * socketpair ends act on it in the sim; it is the open file's, shared by
+ * its dups); F_GETFD and F_SETFD read and set the fd's own FD_CLOEXEC
+ * (nothing execs in the sim): set on every fd a call made, whatever its
+ * flags, as the sim always answered, clear on a dup's; other commands are
+ * the kind's (qp_kind.fcntl), EINVAL when it has none.
  *
- * close: the kind's close, then the fd leaves every epoll set. */
+ * close: the fd goes; its open file goes with its last fd (fd.c): the
+ * kind's close, and its epoll entries leave every set. */
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/ioctl.h>
@@ -38,8 +41,10 @@ int qp__sim_ioctl(qp_os *os, int fd, unsigned long request, void *arg)
        FIONCLEX set and clear close-on-exec (the sim runs no exec), FIOASYNC
        0 leaves O_ASYNC off (the sim never turns it on: SIGIO is not
        modelled, the documented divergence "fioasync") */
-    if (request == FIOCLEX || request == FIONCLEX)
+    if (request == FIOCLEX || request == FIONCLEX) {
+        sim->objs[fd].no_cloexec = request == FIONCLEX;
         return (int)qp__sim_exit(sim, &rec, 0, 0);
+    }
     if (request == FIOASYNC) {
         if (arg == NULL)
             return (int)qp__sim_exit(sim, &rec, -1, EFAULT);
@@ -79,8 +84,9 @@ int qp__sim_fcntl(qp_os *os, int fd, int cmd, long arg)
         obj->blocking = !(arg & O_NONBLOCK);
         return (int)qp__sim_exit(sim, &rec, 0, 0);
     case F_GETFD:
-        return (int)qp__sim_exit(sim, &rec, FD_CLOEXEC, 0);
+        return (int)qp__sim_exit(sim, &rec, sim->objs[fd].no_cloexec ? 0 : FD_CLOEXEC, 0);
     case F_SETFD:
+        sim->objs[fd].no_cloexec = !(arg & FD_CLOEXEC);
         return (int)qp__sim_exit(sim, &rec, 0, 0);
     }
     const qp_kind *kind = qp__kind(obj->type);
@@ -96,10 +102,6 @@ int qp__sim_close(qp_os *os, int fd)
     qp_obj *obj = qp__sim_enter_fd(sim, &rec, QP_SYS_close, fd);
     if (obj == NULL)
         return (int)qp__sim_bad_fd(sim, &rec);
-    const qp_kind *kind = qp__kind(obj->type);
-    if (kind->close != NULL)
-        kind->close(sim, obj, fd);
-    qp__epoll_forget_fd(sim, fd);
-    obj->type = QP_OBJ_NONE;
+    qp__sim_release_fd(sim, fd);
     return (int)qp__sim_exit(sim, &rec, 0, 0);
 }

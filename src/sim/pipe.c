@@ -617,6 +617,11 @@ static void pipe_internal(qp_sim *sim, const qp_internal_event *iev)
         sim->wait.wake = QP_WAKE_READY; /* the writer blocked in write() runs again */
 }
 
+static void pipe_moved(qp_sim *sim, qp_obj *obj, int to)
+{
+    sim->pipes[obj->index].fd[obj->end] = to;
+}
+
 const qp_kind qp__kind_pipe = {
     .name = "pipe end",
     .loop_input = true,
@@ -626,6 +631,7 @@ const qp_kind qp__kind_pipe = {
     .write = pipe_write,
     .ioctl = pipe_ioctl,
     .close = pipe_close,
+    .moved = pipe_moved,
     .world_events = (1u << QP_EV_DATA) | (1u << QP_EV_EOF) | (1u << QP_EV_RESET),
     .world_event = pipe_world_event,
     .internal = pipe_internal,

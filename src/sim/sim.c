@@ -89,13 +89,14 @@ static int epoll_fd(qp_sim *sim, unsigned index)
 /* key: the events of the wakeup, as the kernel passes them (0: unkeyed) */
 static void notify_events(qp_sim *sim, int fd, uint32_t key, unsigned depth)
 {
+    int file = qp__sim_file(sim, fd);
     for (unsigned e = 0; e < sim->epolls_count; e++) {
         bool woken = false;
         for (unsigned i = 0; i < sim->epolls[e].entries_count; i++) {
             qp_epoll_entry *entry = &sim->epolls[e].entries[i];
             /* ep_poll_callback: a keyed wakeup re-arms only the entries
                interested in one of its events */
-            if (entry->used && entry->fd == fd &&
+            if (entry->used && entry->file == file &&
                 (key == 0 || ((entry->events | EPOLLERR | EPOLLHUP) & key))) {
                 entry->pending = true;
                 woken = woken || !entry->disabled;
@@ -139,7 +140,8 @@ static bool wait_watches_for_input(qp_sim *sim, int fd)
     if (sim->wait.type == QP_WAIT_EPOLL) {
         const qp_epoll *ep = &sim->epolls[sim->wait.epoll_index];
         for (unsigned i = 0; i < ep->entries_count; i++)
-            if (ep->entries[i].used && ep->entries[i].fd == fd && !ep->entries[i].disabled &&
+            if (ep->entries[i].used && ep->entries[i].file == qp__sim_file(sim, fd) &&
+                !ep->entries[i].disabled &&
                 (ep->entries[i].events & EPOLLIN))
                 return true;
         return false;

@@ -70,14 +70,24 @@ _Noreturn void qp__sim_stop(qp_sim *sim, unsigned why);
 bool qp__sim_clock_read(const qp_sim *sim, clockid_t clock_id, uint64_t *value_ns,
                         uint64_t *res_ns);
 
-/* The object behind fd, or NULL. */
+/* The object behind fd (its open file), or NULL. */
 qp_obj *qp__sim_obj(qp_sim *sim, int fd);
+/* The open file of fd: its home fd (fd itself unless fd is a dup's). */
+int qp__sim_file(const qp_sim *sim, int fd);
 
 /* RLIMIT_NOFILE's soft limit now (rlimit.c). */
 uint64_t qp__sim_nofile(const qp_sim *sim);
 
 /* A free fd for a new object of type, or -1 (EMFILE). */
 int qp__sim_alloc_fd(qp_sim *sim, unsigned type);
+/* The lowest free fd from `from` on, or -1 (EMFILE: none below the soft
+ * limit; the sim's own limit is a trace line). */
+int qp__sim_free_fd(qp_sim *sim, int from);
+/* newfd (free, below QP_SIM_FDS_MAX) becomes another fd of oldfd's open
+ * file, with FD_CLOEXEC or not. */
+void qp__sim_dup_to(qp_sim *sim, int oldfd, int newfd, bool cloexec);
+/* fd (open) closes: the file with it when it was the file's last fd. */
+void qp__sim_release_fd(qp_sim *sim, int fd);
 
 /* The opening every call on an fd shares (fd.c): enters sys, records fd
  * (the first field of every fd call's record), and looks it up. NULL: fd
@@ -130,8 +140,13 @@ typedef struct qp_kind {
     /* an fcntl command other than those every file takes (F_GETFL, F_SETFL,
        F_GETFD, F_SETFD), ending the call; NULL: EINVAL */
     int64_t (*fcntl)(qp_sim *sim, qp_rec *rec, qp_obj *obj, int cmd, long arg);
-    /* close: what goes with the object (its epoll entries go in fd.c) */
+    /* close: what goes with the object (its epoll entries go in fd.c), when
+       the last fd of its open file closes */
     void (*close)(qp_sim *sim, qp_obj *obj, int fd);
+    /* the open file moved to its fd `to` (the home closed and
+       a dup stays, fd.c): every fd the kind keeps of it is `to` now; NULL:
+       the kind keeps none */
+    void (*moved)(qp_sim *sim, qp_obj *obj, int to);
     /* accept4 and connect on a socket of this kind, ending the call; NULL:
        EINVAL (a socket that is not listening) and EISCONN (one that is
        connected) */
@@ -182,8 +197,10 @@ bool qp__epoll_has_ready(qp_sim *sim, unsigned epoll_index);
    (eventfd.c; writev makes one per iovec). */
 int qp__eventfd_add(qp_sim *sim, qp_obj *obj, int fd, const void *buf, size_t count,
                     uint64_t *value);
-/* The fd closes: it leaves every epoll set (epoll.c). */
+/* The open file whose home is fd closes: its entries leave every epoll
+ * set; and it moves to the home `to` (epoll.c). */
 void qp__epoll_forget_fd(qp_sim *sim, int fd);
+void qp__epoll_file_moved(qp_sim *sim, int from, int to);
 
 /* poll's and epoll_wait's work once their record is entered, up to its
  * exit: the result, or -1 with *err (poll.c, epoll.c). */

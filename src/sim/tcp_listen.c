@@ -182,6 +182,11 @@ static int64_t tcp_accept(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, struct 
     return qp__sim_exit(sim, rec, -1, EAGAIN); /* nothing is queued */
 }
 
+static void tcp_moved(qp_sim *sim, qp_obj *obj, int to)
+{
+    tcp_of(sim, obj)->fd = to;
+}
+
 const qp_kind qp__kind_tcp = {
     .name = "TCP socket",
     .socket = true,
@@ -189,6 +194,7 @@ const qp_kind qp__kind_tcp = {
     .recv = tcp_receive,
     .send = tcp_send,
     .close = tcp_close,
+    .moved = tcp_moved,
     .accept = tcp_accept,
     .connect = tcp_connect,
 };

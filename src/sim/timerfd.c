@@ -198,7 +198,7 @@ int qp__sim_timerfd_settime(qp_os *os, int fd, int flags, const struct itimerspe
     rec.call.timerfd.old_interval_ns = old_interval_ns;
     if (old_value != NULL)
         to_itimerspec(old_value_ns, old_interval_ns, old_value);
-    unsigned index = sim->objs[fd].index;
+    unsigned index = (unsigned)(t - sim->timerfds);
     unschedule(sim, index);
     t->expirations = 0;
     t->interval_ns = interval_ns;
@@ -258,10 +258,16 @@ static int64_t timerfd_read(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void 
     return qp__sim_exit(sim, rec, sizeof value, 0);
 }
 
+static void timerfd_moved(qp_sim *sim, qp_obj *obj, int to)
+{
+    timer_of(sim, obj)->fd = to;
+}
+
 const qp_kind qp__kind_timerfd = {
     .name = "timerfd",
     .revents = timerfd_revents,
     .read = timerfd_read,
     .close = timerfd_close,
+    .moved = timerfd_moved,
     .internal = timerfd_internal,
 };

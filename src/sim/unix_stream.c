@@ -231,6 +231,11 @@ static int unix_ioctl(qp_sim *sim, qp_obj *obj, unsigned long request, void *arg
     return qp__ioctl_fionread(request, arg, pair_of(sim, obj)->len[obj->end]);
 }
 
+static void unix_moved(qp_sim *sim, qp_obj *obj, int to)
+{
+    sim->unix_pairs[obj->index].fd[obj->end] = to;
+}
+
 const qp_kind qp__kind_unix = {
     .name = "socketpair end",
     .socket = true,
@@ -239,4 +244,5 @@ const qp_kind qp__kind_unix = {
     .send = unix_send,
     .ioctl = unix_ioctl,
     .close = unix_close,
+    .moved = unix_moved,
 };
