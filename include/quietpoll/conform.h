@@ -34,6 +34,7 @@
 #define QP_CF_NO_SLOT 0xff /* a pollfd of fd -1 */
 #define QP_CF_ATTEMPTS_MAX 3
 #define QP_CF_IOCTL_UNKNOWN _IO('Q', 0x7f) /* an ioctl request no fd knows */
+#define QP_CF_FD_NONE_MIN (1 << 20) /* fs.nr_open's default: no fd is this or above */
 #define QP_CF_IOV_MAX 3 /* iovecs of a readv, writev, recvmsg or sendmsg */
 #define QP_CF_IOV_NEGATIVE 0xfe /* iov_count: iovcnt -1 */
 #define QP_CF_IOV_TOO_MANY 0xff /* iov_count: IOV_MAX + 1 empty iovecs */

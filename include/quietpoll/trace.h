@@ -176,6 +176,9 @@ typedef struct qp_rec_call {
             int32_t fd, backlog;
         } listen;
         struct {
+            int32_t fd, newfd, flags; /* dup: newfd and flags unused; dup2: flags unused */
+        } dup;
+        struct {
             int32_t resource;
             bool has_value;         /* set: a limit given; get: one read */
             uint64_t cur, max;

@@ -4,9 +4,11 @@
  * parameter is declared with the row's own type and given its recipe's
  * value, so a row needs no code here to be called. What a call made (an fd
  * it returned, the fds of an int[2]) is closed again at once: only the
- * result is compared, never fd numbers. */
+ * result is compared, never fd numbers. dup2 and dup3 make the fd they are
+ * given, a slot's (check.c holds them to it), which the slot keeps. */
 #include <assert.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -70,8 +72,8 @@ static int64_t (*const callers[QP_SYS_COUNT])(qp_os *os, const uint64_t *v) = {
 #undef QP_LIBC
 };
 
-/* Does the row return an fd it made? */
-static bool returns_fd(unsigned sys)
+/* Does the call return an fd it made? (v: its arguments) */
+static bool returns_fd(unsigned sys, const uint64_t *v)
 {
     switch (qp_sys_table[sys].args) {
     case QP_ARGS_SOCKET:
@@ -82,8 +84,24 @@ static bool returns_fd(unsigned sys)
     case QP_ARGS_ACCEPT:
     case QP_ARGS_OPEN:
         return true;
+    case QP_ARGS_DUP:
+        return sys == QP_SYS_dup;
+    case QP_ARGS_FCNTL:
+        return (int)v[1] == F_DUPFD || (int)v[1] == F_DUPFD_CLOEXEC;
     }
     return false;
+}
+
+/* What the call returned, as compared: 0 for an fd it made (whose number
+ * is the backend's), and for dup2's and dup3's newfd (a slot's: the slot
+ * keeps it) when it is the fd returned. */
+static int64_t compared_ret(const qp_cf_step *st, const uint64_t *v, int64_t ret)
+{
+    if (ret >= 0 && returns_fd(st->sys, v))
+        return 0;
+    if (ret >= 0 && (st->sys == QP_SYS_dup2 || st->sys == QP_SYS_dup3))
+        return ret == (int64_t)(int)v[1] ? 0 : ret;
+    return ret;
 }
 
 static uint8_t arg_buf[QP_CF_ARGS_MAX][QP_CF_IO_BYTES_MAX]; /* zeros */
@@ -180,14 +198,14 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_step *st, const int *fds, qp_
     }
     errno = 0;
     int64_t ret = callers[st->sys](os, v);
-    qp__cf_record(res, returns_fd(st->sys) && ret >= 0 ? 0 : ret);
+    qp__cf_record(res, compared_ret(st, v, ret));
     for (unsigned i = 0; i < st->args_count; i++) {
         if (st->args[i].kind == QP_CF_ARG_INT_PTR)
             res->value = (uint64_t)(int64_t)ints[i].l_onoff;
         if (st->args[i].kind == QP_CF_ARG_LEN_OUT)
             res->aux = (int64_t)lens[i];
     }
-    if (returns_fd(st->sys) && ret >= 0)
+    if (returns_fd(st->sys, v) && ret >= 0)
         made[0] = (int)ret;
     for (unsigned k = 0; k < 2; k++)
         if (made[k] >= 0)

@@ -113,6 +113,12 @@ static const char *check_call(const qp_cf_step *st, unsigned slots, const bool *
                    "limits are never lowered)";
         if (a->kind > QP_CF_ARG_RLIMIT)
             return "an unknown argument recipe";
+        /* dup2 and dup3 close an open newfd: on the host it is a slot's, or
+           a number no fd can have */
+        if ((st->sys == QP_SYS_dup2 || st->sys == QP_SYS_dup3) && i == 1 &&
+            a->kind != QP_CF_ARG_SLOT &&
+            !(a->kind == QP_CF_ARG_INT && (a->value < 0 || a->value >= QP_CF_FD_NONE_MIN)))
+            return "a dup2 or dup3 onto an fd that is no slot's (it could be one of the host's)";
     }
     return NULL;
 }

@@ -285,6 +285,11 @@ static void put_args(line *l, const qp_rec *rec)
                                                : "F_SETFD, 0");
             break;
         }
+        if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) {
+            put(l, "%s(%" PRId32 ", %s, %" PRId64 ") = ", name, call->fcntl.fd,
+                cmd == F_DUPFD ? "F_DUPFD" : "F_DUPFD_CLOEXEC", call->fcntl.arg);
+            break;
+        }
         put(l, "%s(%" PRId32 ", %s", name, call->fcntl.fd, cmd == F_SETFL ? "F_SETFL, " : "F_GETFL");
         if (cmd == F_SETFL)
             put_open_flags(l, call->fcntl.arg, "O");

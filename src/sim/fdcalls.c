@@ -17,8 +17,9 @@
  * socketpair ends act on it in the sim; it is the open file's, shared by
  * its dups); F_GETFD and F_SETFD read and set the fd's own FD_CLOEXEC
  * (nothing execs in the sim): set on every fd a call made, whatever its
- * flags, as the sim always answered, clear on a dup's; other commands are
- * the kind's (qp_kind.fcntl), EINVAL when it has none.
+ * flags, as the sim always answered, clear on a dup's (dup.c); F_DUPFD and
+ * F_DUPFD_CLOEXEC are dup.c's; other commands are the kind's
+ * (qp_kind.fcntl), EINVAL when it has none.
  *
  * close: the fd goes; its open file goes with its last fd (fd.c): the
  * kind's close, and its epoll entries leave every set. */
@@ -88,6 +89,9 @@ int qp__sim_fcntl(qp_os *os, int fd, int cmd, long arg)
     case F_SETFD:
         sim->objs[fd].no_cloexec = !(arg & FD_CLOEXEC);
         return (int)qp__sim_exit(sim, &rec, 0, 0);
+    case F_DUPFD:
+    case F_DUPFD_CLOEXEC:
+        return (int)qp__sim_dupfd(sim, &rec, fd, arg, cmd == F_DUPFD_CLOEXEC);
     }
     const qp_kind *kind = qp__kind(obj->type);
     if (kind->fcntl == NULL)

@@ -88,6 +88,8 @@ int qp__sim_free_fd(qp_sim *sim, int from);
 void qp__sim_dup_to(qp_sim *sim, int oldfd, int newfd, bool cloexec);
 /* fd (open) closes: the file with it when it was the file's last fd. */
 void qp__sim_release_fd(qp_sim *sim, int fd);
+/* fcntl's F_DUPFD and F_DUPFD_CLOEXEC, ending the call (dup.c). */
+int64_t qp__sim_dupfd(qp_sim *sim, qp_rec *rec, int fd, long from, bool cloexec);
 
 /* The opening every call on an fd shares (fd.c): enters sys, records fd
  * (the first field of every fd call's record), and looks it up. NULL: fd
