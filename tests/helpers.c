@@ -1,5 +1,6 @@
 #include "helpers.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,28 @@ bool run_schedule(qp_run *run, const qp_machine *machine, size_t variant, const 
     bool violated = qp_run_bytes(run, machine, variant, w.data, w.size);
     CHECK(schedules_equal(&run->sched, sched));
     return violated;
+}
+
+qp_os *sim_direct(qp_sim *sim, const qp_schedule *sched, qp_trace *trace, qp_rec *recs,
+                  jmp_buf *stopped)
+{
+    *trace = (qp_trace){recs, 0, QP_SIM_TRACE_CAP};
+    qp_sim_init(sim, sched, trace, NULL, stopped);
+    return &sim->os;
+}
+
+void check_last_call(const qp_trace *trace, const char *want)
+{
+    const qp_rec *rec = NULL;
+    for (size_t i = trace->count; i > 0 && rec == NULL; i--)
+        if (trace->recs[i - 1].type == QP_REC_SYSCALL)
+            rec = &trace->recs[i - 1];
+    char buf[512] = "(no call)";
+    if (rec != NULL)
+        qp_trace_format_rec(buf, sizeof buf, rec);
+    if (strstr(buf, want) == NULL)
+        fprintf(stderr, "line: %s\n want: %s\n", buf, want);
+    CHECK(strstr(buf, want) != NULL);
 }
 
 size_t random_tape(uint64_t *rng, uint8_t *buf, size_t size_max)

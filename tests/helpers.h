@@ -18,6 +18,15 @@ bool run_schedule(qp_run *run, const qp_machine *machine, size_t variant, const 
         }                                                                                  \
     } while (0)
 
+/* A test that calls the sim directly: a fresh run of sched, its trace in
+ * trace over recs (QP_SIM_TRACE_CAP of them), a stop longjmps to stopped.
+ * Returns its os table. */
+qp_os *sim_direct(qp_sim *sim, const qp_schedule *sched, qp_trace *trace, qp_rec *recs,
+                  jmp_buf *stopped);
+
+/* Does the newest syscall record of trace print want (a part of its line)? */
+void check_last_call(const qp_trace *trace, const char *want);
+
 /* A random tape of 0..size_max bytes. */
 size_t random_tape(uint64_t *rng, uint8_t *buf, size_t size_max);
 

@@ -23,24 +23,7 @@ static jmp_buf stopped;
 
 static qp_os *fresh(void)
 {
-    trace = (qp_trace){recs, 0, QP_SIM_TRACE_CAP};
-    qp_sim_init(&sim, &sched, &trace, NULL, &stopped);
-    return &sim.os;
-}
-
-/* Does the newest syscall record print as want (before its duration)? */
-static void check_line(const char *want)
-{
-    const qp_rec *rec = NULL;
-    for (size_t i = trace.count; i > 0 && rec == NULL; i--)
-        if (trace.recs[i - 1].type == QP_REC_SYSCALL)
-            rec = &trace.recs[i - 1];
-    char buf[512];
-    qp_trace_format_rec(buf, sizeof buf, rec);
-    const char *got = strstr(buf, want);
-    if (got == NULL)
-        fprintf(stderr, "line: %s\n want: %s\n", buf, want);
-    CHECK(got != NULL);
+    return sim_direct(&sim, &sched, &trace, recs, &stopped);
 }
 
 static void test_dups_meet_the_fd_limit(void)
@@ -51,19 +34,19 @@ static void test_dups_meet_the_fd_limit(void)
     struct rlimit limit = {.rlim_cur = 5, .rlim_max = 4096}; /* fds 0..4 */
     CHECK_EQ_I(os->setrlimit(os, RLIMIT_NOFILE, &limit), 0);
     CHECK_EQ_I(os->dup(os, efd), 4);
-    check_line("dup(3) = 4");
+    check_last_call(&trace, "dup(3) = 4");
     CHECK_EQ_I(os->dup(os, efd), -1); /* get_unused_fd_flags */
     CHECK_EQ_I(errno, EMFILE);
     CHECK_EQ_I(os->fcntl(os, efd, F_DUPFD, 0), -1);
     CHECK_EQ_I(errno, EMFILE);
     CHECK_EQ_I(os->fcntl(os, efd, F_DUPFD_CLOEXEC, 5), -1); /* f_dupfd: from past the limit */
     CHECK_EQ_I(errno, EINVAL);
-    check_line("fcntl(3, F_DUPFD_CLOEXEC, 5) = -1 EINVAL");
+    check_last_call(&trace, "fcntl(3, F_DUPFD_CLOEXEC, 5) = -1 EINVAL");
     CHECK_EQ_I(os->dup2(os, efd, 5), -1); /* ksys_dup3: newfd at the limit */
     CHECK_EQ_I(errno, EBADF);
     CHECK_EQ_I(os->dup3(os, efd, 5, O_CLOEXEC), -1);
     CHECK_EQ_I(errno, EBADF);
-    check_line("dup3(3, 5, O_CLOEXEC) = -1 EBADF");
+    check_last_call(&trace, "dup3(3, 5, O_CLOEXEC) = -1 EBADF");
     CHECK_EQ_I(os->dup2(os, efd, 4), 4); /* onto an open fd below it */
     CHECK_EQ_I(os->close(os, 4), 0);
     CHECK_EQ_I(os->fcntl(os, efd, F_DUPFD_CLOEXEC, 4), 4);
@@ -95,9 +78,7 @@ static void test_the_file_moves_to_its_dup(void)
     timed.events[0] = (qp_event){.at_ns = sched.start_ns + 2 * QP_NS_PER_MS, .kind = QP_EV_DATA,
                                  .target = 0, .size = 6};
     timed.events_count = 1;
-    trace = (qp_trace){recs, 0, QP_SIM_TRACE_CAP};
-    qp_sim_init(&sim, &timed, &trace, NULL, &stopped);
-    qp_os *os = &sim.os;
+    qp_os *os = sim_direct(&sim, &timed, &trace, recs, &stopped);
     SIM_GUARD(stopped);
     int rfd = qp_sim_add_pipe_target(&sim); /* its world's write end is the next fd */
     int ep = os->epoll_create1(os, 0);
@@ -135,7 +116,7 @@ static void test_socketpair_end_closes_with_its_last_fd(void)
     CHECK_EQ_I(os->socketpair(os, AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
     int copy = os->dup3(os, sv[0], 9, O_CLOEXEC);
     CHECK_EQ_I(copy, 9);
-    check_line("dup3(3, 9, O_CLOEXEC) = 9");
+    check_last_call(&trace, "dup3(3, 9, O_CLOEXEC) = 9");
     CHECK_EQ_I(os->close(os, sv[0]), 0);
     char byte;
     CHECK_EQ_I(os->read(os, sv[1], &byte, 1), -1);
@@ -143,7 +124,7 @@ static void test_socketpair_end_closes_with_its_last_fd(void)
     CHECK_EQ_I(os->write(os, sv[1], "x", 1), 1);
     CHECK_EQ_I(os->read(os, copy, &byte, 1), 1);
     CHECK_EQ_I(os->dup2(os, copy, sv[0]), sv[0]);
-    check_line("dup2(9, 3) = 3");
+    check_last_call(&trace, "dup2(9, 3) = 3");
     CHECK_EQ_I(os->close(os, copy), 0);
     CHECK_EQ_I(os->read(os, sv[1], &byte, 1), -1); /* fd 3 holds it still */
     CHECK_EQ_I(errno, EAGAIN);

@@ -19,9 +19,7 @@ static jmp_buf stopped;
 
 static qp_os *fresh(void)
 {
-    trace = (qp_trace){recs, 0, QP_SIM_TRACE_CAP};
-    qp_sim_init(&sim, &sched, &trace, NULL, &stopped);
-    return &sim.os;
+    return sim_direct(&sim, &sched, &trace, recs, &stopped);
 }
 
 

@@ -191,20 +191,37 @@ enum qp_cf_arg_kind {
     QP_CF_ARG_RLIMIT,  /* a struct rlimit of RLIMIT_NOFILE's hard limit now (getrlimit's)
                           and a soft limit: QP_CF_RLIMIT_NOW (the soft limit now: nothing
                           changes) or QP_CF_RLIMIT_ABOVE (one above the hard limit) */
+    QP_CF_ARG_STR,     /* the string qp_cf_strings[value]: a node or a service */
+    QP_CF_ARG_HINTS,   /* a struct addrinfo of hints: value QP_CF_HINTS(flags, family,
+                          socktype, protocol) */
+    QP_CF_ARG_AI_OUT,  /* a struct addrinfo * for getaddrinfo's list: compared as a digest
+                          of its entries in order (the result's value) and of its IPv4
+                          entries alone (aux), then freed with freeaddrinfo */
+    QP_CF_ARG_TEXT_OUT, /* a buffer of value bytes for a string the call writes (getnameinfo's
+                           host and service): compared as a digest of the string, the first
+                           such argument's in the result's value, the second's in aux */
 };
+
+#define QP_CF_HINTS(flags, family, socktype, protocol)                                             \
+    ((int64_t)(flags) | (int64_t)(family) << 16 | (int64_t)(socktype) << 24 |                     \
+     (int64_t)(protocol) << 32)
 
 typedef struct qp_cf_arg {
     uint8_t kind; /* enum qp_cf_arg_kind */
     int64_t value;
 } qp_cf_arg;
 
-#define QP_CF_ARGS_MAX 6 /* the parameters of a row */
+#define QP_CF_ARGS_MAX 7 /* the parameters of a row (getnameinfo's 7) */
 #define QP_CF_RLIMIT_NOW 0
 #define QP_CF_RLIMIT_ABOVE 1
 
 /* The paths QP_CF_ARG_PATH names (the sim has no file system but these). */
 extern const char *const qp_cf_paths[];
 extern const size_t qp_cf_paths_count;
+/* The strings QP_CF_ARG_STR names: nodes and services (src/conform/check.c
+ * keeps the host's resolver off the network). */
+extern const char *const qp_cf_strings[];
+extern const size_t qp_cf_strings_count;
 
 typedef struct qp_cf_step {
     uint8_t op;    /* enum qp_cf_op */

@@ -13,6 +13,7 @@
 #ifndef QUIETPOLL_OS_H
 #define QUIETPOLL_OS_H
 
+#include <netdb.h>
 #include <poll.h>
 #include <signal.h>
 #include <stddef.h>

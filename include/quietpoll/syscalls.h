@@ -70,7 +70,9 @@ enum qp_sys_args {
     QP_ARGS_SOCKNAME,     /* bind's record: getsockname, its address when it succeeded */
     QP_ARGS_SOCKOPT,      /* sockopt: setsockopt, getsockopt */
     QP_ARGS_RLIMIT,       /* rlimit: getrlimit, setrlimit (printed as prlimit64) */
-    QP_ARGS_DUP           /* dup: dup, dup2, dup3 */
+    QP_ARGS_DUP,          /* dup: dup, dup2, dup3 */
+    QP_ARGS_RESOLVE       /* resolve: getaddrinfo, getnameinfo (libc's: they return an EAI_
+                             code, and errno is not theirs) */
 };
 
 /* The trace's syscall ids: QP_SYS_read, QP_SYS_epoll_wait, ... */
@@ -119,6 +121,9 @@ bool qp_sys_is_wait(unsigned sys);
  * never counted as a syscall, not printed (strace does not see it). */
 bool qp_sys_is_vdso(unsigned sys);
 bool qp_sys_is_receive(unsigned sys);
+/* A libc function of the os table that answers with an EAI_ code of its
+ * own (getaddrinfo, getnameinfo), not -1 and errno. */
+bool qp_sys_is_resolver(unsigned sys);
 bool qp_sys_is_send(unsigned sys);
 
 #endif

@@ -179,6 +179,19 @@ typedef struct qp_rec_call {
             int32_t fd, newfd, flags; /* dup: newfd and flags unused; dup2: flags unused */
         } dup;
         struct {
+            /* getaddrinfo: the node and the service asked (their first
+               bytes), the hints, how many entries came back and the first
+               one's address and port; getnameinfo: the address asked
+               (numeric), its port, family, length (count) and the flags, and
+               the host and service it gave */
+            char name[QP_TRACE_PATH_MAX];
+            char service[8];
+            char host[QP_TRACE_PATH_MAX];
+            int32_t flags, family, socktype, protocol, count;
+            uint16_t port;
+            bool name_null, service_null, hints_null;
+        } resolve;
+        struct {
             int32_t resource;
             bool has_value;         /* set: a limit given; get: one read */
             uint64_t cur, max;
@@ -366,6 +379,9 @@ void qp_trace_print(FILE *out, const qp_trace *trace, const qp_annotation *note)
 
 /* One record in strace style, without a newline (the text of a line). */
 void qp_trace_format_rec(char *buf, size_t buf_size, const qp_rec *rec);
+/* The name of a getaddrinfo or getnameinfo answer (EAI_NONAME), as glibc's
+ * netdb.h has it. */
+const char *qp_eai_name(int code);
 
 /* "CLOCK_MONOTONIC", ..., "CLOCK_?" for a clock id Linux does not know. */
 const char *qp_clock_name(int64_t clock_id);

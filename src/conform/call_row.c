@@ -8,6 +8,7 @@
  * given, a slot's (check.c holds them to it), which the slot keeps. */
 #include <assert.h>
 #include <errno.h>
+#include <netdb.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/resource.h>
@@ -20,6 +21,35 @@
 
 const char *const qp_cf_paths[] = {"/dev/null", "/", "/nonexistent"};
 const size_t qp_cf_paths_count = sizeof qp_cf_paths / sizeof qp_cf_paths[0];
+const char *const qp_cf_strings[] = {"127.0.0.1", "::1",  "localhost", "example.invalid",
+                                     "80",        "39999", "http",     "127.1",
+                                     "",          "*",     "LOCALHOST", "::ffff:127.0.0.1",
+                                     "-1",        "nosuchservice"};
+const size_t qp_cf_strings_count = sizeof qp_cf_strings / sizeof qp_cf_strings[0];
+
+/* FNV-1a over size bytes, from h. */
+static uint64_t digest(uint64_t h, const void *bytes, size_t size)
+{
+    for (size_t i = 0; i < size; i++)
+        h = (h ^ ((const uint8_t *)bytes)[i]) * UINT64_C(0x100000001b3);
+    return h;
+}
+
+#define DIGEST_START UINT64_C(0xcbf29ce484222325)
+
+/* One entry of an addrinfo list, as compared: its fields, its address and
+ * port, and its canonical name. */
+static uint64_t digest_entry(uint64_t h, const struct addrinfo *ai)
+{
+    int32_t fields[] = {ai->ai_flags, ai->ai_family, ai->ai_socktype, ai->ai_protocol,
+                        (int32_t)ai->ai_addrlen};
+    h = digest(h, fields, sizeof fields);
+    if (ai->ai_addr != NULL)
+        h = digest(h, ai->ai_addr, ai->ai_addrlen);
+    if (ai->ai_canonname != NULL)
+        h = digest(h, ai->ai_canonname, strlen(ai->ai_canonname) + 1);
+    return h;
+}
 
 /* The n-th of a parenthesised list of parameters or arguments. */
 #define CF_AT0(x0, ...) x0
@@ -28,10 +58,11 @@ const size_t qp_cf_paths_count = sizeof qp_cf_paths / sizeof qp_cf_paths[0];
 #define CF_AT3(x0, x1, x2, x3, ...) x3
 #define CF_AT4(x0, x1, x2, x3, x4, ...) x4
 #define CF_AT5(x0, x1, x2, x3, x4, x5, ...) x5
+#define CF_AT6(x0, x1, x2, x3, x4, x5, x6, ...) x6
 #define CF_APPLY(macro, args) macro args
 #define CF_AT(n, list) CF_APPLY(CF_AT##n, (QP_UNPAREN list, ~))
-#define CF_COUNT(...) CF_COUNT_(__VA_ARGS__ __VA_OPT__(, ) 6, 5, 4, 3, 2, 1, 0, ~)
-#define CF_COUNT_(x0, x1, x2, x3, x4, x5, n, ...) n
+#define CF_COUNT(...) CF_COUNT_(__VA_ARGS__ __VA_OPT__(, ) 7, 6, 5, 4, 3, 2, 1, 0, ~)
+#define CF_COUNT_(x0, x1, x2, x3, x4, x5, x6, n, ...) n
 #define CF_CAT(a, b) CF_CAT_(a, b)
 #define CF_CAT_(a, b) a##b
 
@@ -45,6 +76,7 @@ const size_t qp_cf_paths_count = sizeof qp_cf_paths / sizeof qp_cf_paths[0];
 #define CF_DECLS_4(p, a) CF_DECLS_3(p, a) CF_DECL(3, p, a)
 #define CF_DECLS_5(p, a) CF_DECLS_4(p, a) CF_DECL(4, p, a)
 #define CF_DECLS_6(p, a) CF_DECLS_5(p, a) CF_DECL(5, p, a)
+#define CF_DECLS_7(p, a) CF_DECLS_6(p, a) CF_DECL(6, p, a)
 #define CF_DECLS(params, args) CF_CAT(CF_DECLS_, CF_COUNT params)(params, args)
 
 #define QP_SYSCALL(name, wrap, strace_name, class, wait_args, record, ret, params, args)         \
@@ -121,6 +153,7 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_step *st, const int *fds, qp_
         struct sockaddr_in6 in6;
     } addrs[QP_CF_ARGS_MAX];
     socklen_t lens[QP_CF_ARGS_MAX];
+    struct addrinfo hints[QP_CF_ARGS_MAX], *lists[QP_CF_ARGS_MAX];
     for (unsigned i = 0; i < st->args_count; i++) {
         const qp_cf_arg *a = &st->args[i];
         switch (a->kind) {
@@ -182,6 +215,26 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_step *st, const int *fds, qp_
             lens[i] = (socklen_t)a->value;
             v[i] = (uintptr_t)&lens[i];
             break;
+        case QP_CF_ARG_STR:
+            assert(a->value >= 0 && (size_t)a->value < qp_cf_strings_count);
+            v[i] = (uintptr_t)qp_cf_strings[a->value];
+            break;
+        case QP_CF_ARG_HINTS:
+            hints[i] = (struct addrinfo){.ai_flags = (int)(a->value & 0xffff),
+                                         .ai_family = (int)((a->value >> 16) & 0xff),
+                                         .ai_socktype = (int)((a->value >> 24) & 0xff),
+                                         .ai_protocol = (int)((a->value >> 32) & 0xffff)};
+            v[i] = (uintptr_t)&hints[i];
+            break;
+        case QP_CF_ARG_AI_OUT:
+            lists[i] = NULL;
+            v[i] = (uintptr_t)&lists[i];
+            break;
+        case QP_CF_ARG_TEXT_OUT:
+            assert(a->value >= 0 && (size_t)a->value <= sizeof arg_buf[i]);
+            memset(arg_buf[i], 0, (size_t)a->value);
+            v[i] = (uintptr_t)arg_buf[i];
+            break;
         case QP_CF_ARG_BOUND: {
             /* what getsockname says of the slot's socket (nothing, on failure) */
             socklen_t len = sizeof addrs[i];
@@ -199,11 +252,33 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_step *st, const int *fds, qp_
     errno = 0;
     int64_t ret = callers[st->sys](os, v);
     qp__cf_record(res, compared_ret(st, v, ret));
+    if (qp_sys_is_resolver(st->sys))
+        res->err = 0; /* its answer is ret, an EAI_ code; errno is not its */
+    unsigned texts = 0;
     for (unsigned i = 0; i < st->args_count; i++) {
         if (st->args[i].kind == QP_CF_ARG_INT_PTR)
             res->value = (uint64_t)(int64_t)ints[i].l_onoff;
         if (st->args[i].kind == QP_CF_ARG_LEN_OUT)
             res->aux = (int64_t)lens[i];
+        if (st->args[i].kind == QP_CF_ARG_TEXT_OUT) {
+            uint64_t text = digest(DIGEST_START, arg_buf[i],
+                                   strnlen((const char *)arg_buf[i], sizeof arg_buf[i]));
+            if (texts++ == 0)
+                res->value = text;
+            else
+                res->aux = (int64_t)text;
+        }
+        if (st->args[i].kind == QP_CF_ARG_AI_OUT && ret == 0) {
+            uint64_t all = DIGEST_START, v4 = DIGEST_START;
+            for (const struct addrinfo *ai = lists[i]; ai != NULL; ai = ai->ai_next) {
+                all = digest_entry(all, ai);
+                if (ai->ai_family == AF_INET)
+                    v4 = digest_entry(v4, ai);
+            }
+            res->value = all;
+            res->aux = (int64_t)v4;
+            freeaddrinfo(lists[i]);
+        }
     }
     if (returns_fd(st->sys, v) && ret >= 0)
         made[0] = (int)ret;

@@ -1,6 +1,10 @@
 /* A scenario's bounds: every one the suite holds or a tape draws keeps
  * within these, so a run makes a bounded number of fds, bytes and waits. */
+#include <arpa/inet.h>
+#include <netdb.h>
 #include <stddef.h>
+#include <string.h>
+#include <strings.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
@@ -81,6 +85,34 @@ static const char *check_loopback(const qp_cf_step *st, const uint8_t *slot_kind
     return NULL;
 }
 
+/* The host's resolver stays off the network: a getaddrinfo node is an
+ * address, or localhost for AF_UNSPEC or AF_INET (which /etc/hosts
+ * answers), unless the hints say AI_NUMERICHOST; a getnameinfo host
+ * lookup is of 127.0.0.1 (/etc/hosts again), unless the flags say
+ * NI_NUMERICHOST. */
+static const char *check_resolver(const qp_cf_step *st)
+{
+    const qp_cf_arg *a = st->args;
+    if (st->sys == QP_SYS_getaddrinfo && st->args_count == 4 && a[0].kind == QP_CF_ARG_STR) {
+        const char *node = qp_cf_strings[a[0].value];
+        int64_t hints = a[2].kind == QP_CF_ARG_HINTS ? a[2].value : 0;
+        int family = (int)((hints >> 16) & 0xff);
+        struct in6_addr addr;
+        bool numeric = inet_pton(AF_INET6, node, &addr) == 1 || inet_aton(node, (struct in_addr *)&addr);
+        bool local = strcasecmp(node, "localhost") == 0 && family != AF_INET6;
+        if (!numeric && !local && strcmp(node, "*") != 0 &&
+            !(a[2].kind == QP_CF_ARG_HINTS && (hints & AI_NUMERICHOST)))
+            return "a getaddrinfo of a name /etc/hosts may not have without AI_NUMERICHOST (the "
+                   "host would ask its nameserver)";
+    }
+    if (st->sys == QP_SYS_getnameinfo && st->args_count == 7 &&
+        !(a[6].kind == QP_CF_ARG_INT && (a[6].value & NI_NUMERICHOST)) &&
+        a[2].kind != QP_CF_ARG_NULL && a[0].kind != QP_CF_ARG_INET)
+        return "a getnameinfo host lookup of an address other than 127.0.0.1 without "
+               "NI_NUMERICHOST (the host would ask its nameserver)";
+    return NULL;
+}
+
 /* A QP_CF_CALL step's row and recipes; NULL or why not. blocking: the
  * slots a scenario made blocking by now. */
 static const char *check_call(const qp_cf_step *st, unsigned slots, const bool *blocking)
@@ -111,7 +143,11 @@ static const char *check_call(const qp_cf_step *st, unsigned slots, const bool *
             a->value != QP_CF_RLIMIT_ABOVE)
             return "a limit other than the one now or one above the hard limit (the host's "
                    "limits are never lowered)";
-        if (a->kind > QP_CF_ARG_RLIMIT)
+        if (a->kind == QP_CF_ARG_STR && (a->value < 0 || (size_t)a->value >= qp_cf_strings_count))
+            return "a string qp_cf_strings has not";
+        if (a->kind == QP_CF_ARG_TEXT_OUT && (a->value < 0 || a->value > QP_CF_IO_BYTES_MAX))
+            return "a buffer of more bytes than QP_CF_IO_BYTES_MAX";
+        if (a->kind > QP_CF_ARG_TEXT_OUT)
             return "an unknown argument recipe";
         /* dup2 and dup3 close an open newfd: on the host it is a slot's, or
            a number no fd can have */
@@ -242,6 +278,8 @@ const char *qp_cf_check(const qp_cf_scenario *sc)
             const char *why = check_call(st, slots, blocking);
             if (why == NULL)
                 why = check_loopback(st, slot_kinds, bound);
+            if (why == NULL)
+                why = check_resolver(st);
             if (why != NULL)
                 return why;
         }

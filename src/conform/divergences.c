@@ -6,6 +6,8 @@
 #include <linux/sockios.h>
 #include <sys/ioctl.h>
 #include <fcntl.h>
+#include <netdb.h>
+#include <strings.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -221,6 +223,45 @@ static bool never_in_a_scenario(const qp_cf_scenario *sc, size_t index, const qp
     return false;
 }
 
+/* Is step index a call of sys whose argument arg is the string str (any
+ * case)? */
+static bool calls_with_string(const qp_cf_scenario *sc, size_t index, unsigned sys, unsigned arg,
+                              const char *str)
+{
+    const qp_cf_step *st = &sc->steps[index];
+    return st->op == QP_CF_CALL && st->sys == sys && st->args_count > arg &&
+           st->args[arg].kind == QP_CF_ARG_STR &&
+           strcasecmp(qp_cf_strings[st->args[arg].value], str) == 0;
+}
+
+/* localhost: the kernel's list is its IPv4 entries alone, the sim's the
+ * same IPv4 entries and IPv6 ones too. */
+static bool localhost_hosts(const qp_cf_scenario *sc, size_t index, const qp_cf_result *sim,
+                            const qp_cf_result *kernel)
+{
+    return calls_with_string(sc, index, QP_SYS_getaddrinfo, 0, "localhost") &&
+           sim->kind == QP_CF_RES_CALL && kernel->kind == QP_CF_RES_CALL && sim->ret == 0 &&
+           kernel->ret == 0 && kernel->value == (uint64_t)kernel->aux && sim->aux == kernel->aux &&
+           sim->value != (uint64_t)sim->aux;
+}
+
+/* A service by the name /etc/services gives it: getaddrinfo's "http", the
+ * sim's EAI_SERVICE; getnameinfo's port without NI_NUMERICSERV, the same
+ * host and another service. */
+static bool service_names(const qp_cf_scenario *sc, size_t index, const qp_cf_result *sim,
+                          const qp_cf_result *kernel)
+{
+    const qp_cf_step *st = &sc->steps[index];
+    if (sim->kind != QP_CF_RES_CALL || kernel->kind != QP_CF_RES_CALL)
+        return false;
+    if (calls_with_string(sc, index, QP_SYS_getaddrinfo, 1, "http"))
+        return sim->ret == EAI_SERVICE && kernel->ret == 0;
+    return st->op == QP_CF_CALL && st->sys == QP_SYS_getnameinfo && st->args_count == 7 &&
+           st->args[6].kind == QP_CF_ARG_INT && !(st->args[6].value & NI_NUMERICSERV) &&
+           sim->ret == 0 && kernel->ret == 0 && sim->value == kernel->value &&
+           sim->aux != kernel->aux;
+}
+
 const qp_cf_divergence qp_cf_divergences[] = {
     {"close-during-wait",
      "another thread's close of an fd that a blocked poll or epoll_wait watches takes effect at "
@@ -324,6 +365,22 @@ const qp_cf_divergence qp_cf_divergences[] = {
      "ep_loop_check), which the sim checks too",
      "no machine nests epoll sets; a scenario cannot make more sets than the sim holds",
      never_in_a_scenario},
+
+    {"localhost-hosts",
+     "getaddrinfo of localhost for any family: the sim gives ::1, then 127.0.0.1, as a default "
+     "/etc/hosts names it (in the order glibc's RFC 6724 sort gives the two loopback "
+     "addresses, as it gives a NULL node's); a host whose /etc/hosts names 127.0.0.1 alone "
+     "gives that alone",
+     "the sim reads no file: its answer is the same on every machine, and a library's code "
+     "for both families runs; the IPv4 entries agree",
+     localhost_hosts},
+
+    {"service-names",
+     "a service by name: the sim gives EAI_SERVICE for getaddrinfo's \"http\" and the number "
+     "for getnameinfo's port 80 without NI_NUMERICSERV, where glibc reads /etc/services",
+     "the sim reads no file, and /etc/services differs between machines; numeric services, "
+     "and names a machine does not list, agree",
+     service_names},
 };
 
 const size_t qp_cf_divergences_count = sizeof qp_cf_divergences / sizeof qp_cf_divergences[0];

@@ -360,6 +360,20 @@ static void put_args(char *buf, size_t size, size_t *len, const qp_cf_step *st)
             put(buf, size, len, "\"%s\"",
                 v >= 0 && (size_t)v < qp_cf_paths_count ? qp_cf_paths[v] : "?");
             break;
+        case QP_CF_ARG_STR:
+            put(buf, size, len, "\"%s\"",
+                v >= 0 && (size_t)v < qp_cf_strings_count ? qp_cf_strings[v] : "?");
+            break;
+        case QP_CF_ARG_HINTS:
+            put(buf, size, len, "{flags %#llx, family %lld, socktype %lld, protocol %lld}",
+                v & 0xffff, (v >> 16) & 0xff, (v >> 24) & 0xff, (v >> 32) & 0xffff);
+            break;
+        case QP_CF_ARG_AI_OUT:
+            put(buf, size, len, "&list");
+            break;
+        case QP_CF_ARG_TEXT_OUT:
+            put(buf, size, len, "text[%lld]", v);
+            break;
         default:
             put(buf, size, len, "?");
         }
@@ -467,6 +481,13 @@ void qp_cf_format_result(char *buf, size_t size, const qp_cf_step *st, const qp_
         return;
     case QP_CF_RES_SETUP_FAILED:
         put(buf, size, &len, "(not run)");
+        return;
+    }
+    if (st->op == QP_CF_CALL && qp_sys_is_resolver(st->sys)) {
+        put(buf, size, &len, "%lld %s", (long long)res->ret, res->ret != 0 ? qp_eai_name((int)res->ret) : "");
+        if (res->ret == 0)
+            put(buf, size, &len, "(digests %016llx, %016llx)", (unsigned long long)res->value,
+                (unsigned long long)res->aux);
         return;
     }
     if (res->ret < 0) {

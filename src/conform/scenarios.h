@@ -140,6 +140,7 @@
 #define A_RLIMIT(which) {.kind = QP_CF_ARG_RLIMIT, .value = QP_CF_RLIMIT_##which}
 #define A_INTP(v) {.kind = QP_CF_ARG_INT_PTR, .value = (v)} /* &int, compared after */
 #define A_LEN_OUT(n) {.kind = QP_CF_ARG_LEN_OUT, .value = (n)} /* &socklen_t, compared after */
+#define A_STR(i) {.kind = QP_CF_ARG_STR, .value = (i)} /* qp_cf_strings[i] */
 
 /* world actions; add DURING to have one happen while the next call blocks */
 #define DURING .during = true

@@ -62,6 +62,11 @@ bool qp_sys_is_send(unsigned sys)
     return sys < QP_SYS_COUNT && qp_sys_table[sys].sys_class == QP_CLASS_SEND;
 }
 
+bool qp_sys_is_resolver(unsigned sys)
+{
+    return sys < QP_SYS_COUNT && qp_sys_table[sys].args == QP_ARGS_RESOLVE;
+}
+
 bool qp_sys_is_vdso(unsigned sys)
 {
     if (sys >= QP_SYS_COUNT)

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -228,6 +229,74 @@ static const char *msg_flags(int32_t flags)
 }
 
 /* the printers of the scatter-gather, timer, sleep and socketpair calls */
+const char *qp_eai_name(int code)
+{
+    static const char *const codes[] = {
+        [-EAI_BADFLAGS] = "EAI_BADFLAGS", [-EAI_NONAME] = "EAI_NONAME",
+        [-EAI_AGAIN] = "EAI_AGAIN",       [-EAI_FAIL] = "EAI_FAIL",
+        [-EAI_FAMILY] = "EAI_FAMILY",     [-EAI_SOCKTYPE] = "EAI_SOCKTYPE",
+        [-EAI_SERVICE] = "EAI_SERVICE",   [-EAI_ADDRFAMILY] = "EAI_ADDRFAMILY",
+        [-EAI_MEMORY] = "EAI_MEMORY",     [-EAI_SYSTEM] = "EAI_SYSTEM",
+        [-EAI_OVERFLOW] = "EAI_OVERFLOW",
+    };
+    return code < 0 && -code < (int)(sizeof codes / sizeof codes[0]) && codes[-code] != NULL
+               ? codes[-code]
+               : "EAI_?";
+}
+
+/* getaddrinfo and getnameinfo, and their EAI_ code. */
+static void put_resolve(line *l, const qp_rec_call *call, const char *name)
+{
+    static const flag_name ai_flags[] = {
+        {AI_PASSIVE, "AI_PASSIVE"},         {AI_CANONNAME, "AI_CANONNAME"},
+        {AI_NUMERICHOST, "AI_NUMERICHOST"}, {AI_V4MAPPED, "AI_V4MAPPED"},
+        {AI_ALL, "AI_ALL"},                 {AI_ADDRCONFIG, "AI_ADDRCONFIG"},
+        {AI_NUMERICSERV, "AI_NUMERICSERV"},
+    };
+    static const flag_name ni_flags[] = {
+        {NI_NUMERICHOST, "NI_NUMERICHOST"}, {NI_NUMERICSERV, "NI_NUMERICSERV"},
+        {NI_NOFQDN, "NI_NOFQDN"},           {NI_NAMEREQD, "NI_NAMEREQD"},
+        {NI_DGRAM, "NI_DGRAM"},
+    };
+    const char *family = call->resolve.family == AF_INET    ? "AF_INET"
+                         : call->resolve.family == AF_INET6 ? "AF_INET6"
+                         : call->resolve.family == AF_UNSPEC ? "AF_UNSPEC"
+                                                             : "?";
+    if (call->sys == QP_SYS_getaddrinfo) {
+        put(l, call->resolve.name_null ? "%s(NULL, " : "%s(\"%s\", ", name, call->resolve.name);
+        put(l, call->resolve.service_null ? "NULL, " : "\"%s\", ", call->resolve.service);
+        if (call->resolve.hints_null)
+            put(l, "NULL");
+        else {
+            put(l, "{ai_flags=");
+            put_flags(l, (uint32_t)call->resolve.flags, ai_flags, sizeof ai_flags / sizeof ai_flags[0]);
+            put(l, ", ai_family=%s, ai_socktype=%" PRId32 ", ai_protocol=%" PRId32 "}", family,
+                call->resolve.socktype, call->resolve.protocol);
+        }
+        if (call->ret == 0)
+            put(l, ", [{%s, port %u}%s]", call->resolve.host, (unsigned)call->resolve.port,
+                call->resolve.count > 1 ? ", ..." : "");
+        else
+            put(l, ", " QP_FAKE_BUF_ADDR);
+        put(l, ") = ");
+    } else {
+        if (call->resolve.name_null)
+            put(l, "%s(NULL, %" PRId32 ", ", name, call->resolve.count);
+        else
+            put(l, "%s({%s, %s, port %u}, %" PRId32 ", ", name, family,
+                call->resolve.name[0] != '\0' ? call->resolve.name : "?",
+                (unsigned)call->resolve.port, call->resolve.count);
+        put(l, "\"%s\", \"%s\", ", call->ret == 0 ? call->resolve.host : "",
+            call->ret == 0 ? call->resolve.service : "");
+        put_flags(l, (uint32_t)call->resolve.flags, ni_flags, sizeof ni_flags / sizeof ni_flags[0]);
+        put(l, ") = ");
+    }
+    if (call->ret != 0)
+        put(l, "%" PRId64 " %s", call->ret, qp_eai_name((int)call->ret));
+    else
+        put(l, "0");
+}
+
 #include "trace_print_calls.inc"
 
 /* The arguments of a call, as strace prints them up to " = ", by the
@@ -356,7 +425,8 @@ static void put_syscall(line *l, const qp_rec *rec)
     unsigned args = qp_sys_table[call->sys].args;
     /* waits and the clock print their own results */
     if (args != QP_ARGS_POLL && args != QP_ARGS_EPOLL_WAIT && args != QP_ARGS_CLOCK &&
-        args != QP_ARGS_EPOLL_PWAIT && args != QP_ARGS_PPOLL && args != QP_ARGS_SELECT) {
+        args != QP_ARGS_EPOLL_PWAIT && args != QP_ARGS_PPOLL && args != QP_ARGS_SELECT &&
+        args != QP_ARGS_RESOLVE) {
         if (call->ret < 0)
             put_errno(l, call->err);
         else
