@@ -273,6 +273,73 @@ static void test_listener_close_drops_the_queue(void)
     CHECK_EQ_I(accept_nb(os, l), -1);
 }
 
+/* As this host's loopback answered (src/sim/tcp_calls.c). */
+static void test_shutdown_and_getpeername(void)
+{
+    const qp_event events[] = {
+        {.at_ns = AT_MS(1), .kind = QP_EV_DATA, .target = 0, .size = 3},
+        {.at_ns = AT_MS(3), .kind = QP_EV_DATA, .target = 0, .size = 3},
+        {.at_ns = AT_MS(5), .kind = QP_EV_EOF, .target = 0},
+    };
+    qp_os *os = fresh(events, 3);
+    SIM_GUARD(stopped);
+    int fd = qp_sim_add_tcp_connection(&sim);
+    struct sockaddr_in peer = {0};
+    socklen_t len = sizeof peer;
+    CHECK_EQ_I(os->getpeername(os, fd, (struct sockaddr *)&peer, &len), 0);
+    CHECK_EQ_U(ntohl(peer.sin_addr.s_addr), INADDR_LOOPBACK);
+    CHECK(peer.sin_port != 0);
+    CHECK_EQ_I(os->shutdown(os, fd, 3), -1);
+    CHECK_EQ_I(errno, EINVAL);
+    pass_ms(os, 2);
+    CHECK_EQ_I(os->shutdown(os, fd, SHUT_RD), 0);
+    CHECK_EQ_I(poll1(os, fd, P_IN_OUT_RDHUP, 0), POLLIN | POLLOUT | POLLRDHUP);
+    char buf[16];
+    CHECK_EQ_I(os->read(os, fd, buf, sizeof buf), 3);
+    CHECK_EQ_I(os->read(os, fd, buf, sizeof buf), 0);
+    pass_ms(os, 2); /* what comes after SHUT_RD is still read */
+    CHECK_EQ_I(os->read(os, fd, buf, sizeof buf), 3);
+    CHECK_EQ_I(os->send(os, fd, buf, 1, MSG_NOSIGNAL), 1);
+    CHECK_EQ_I(os->shutdown(os, fd, SHUT_WR), 0);
+    CHECK_EQ_I(poll1(os, fd, P_IN_OUT_RDHUP, 0), POLLIN | POLLOUT | POLLRDHUP | POLLHUP);
+    CHECK_EQ_I(os->send(os, fd, buf, 1, MSG_NOSIGNAL), -1);
+    CHECK_EQ_I(errno, EPIPE);
+    CHECK_EQ_I(os->getpeername(os, fd, (struct sockaddr *)&peer, &len), 0);
+    pass_ms(os, 2); /* the peer's FIN after ours: TCP_CLOSE */
+    CHECK_EQ_I(os->getpeername(os, fd, (struct sockaddr *)&peer, &len), -1);
+    CHECK_EQ_I(errno, ENOTCONN);
+    CHECK_EQ_I(os->shutdown(os, fd, SHUT_RDWR), -1);
+    CHECK_EQ_I(errno, ENOTCONN);
+    /* a socket never connected: ENOTCONN, yet SHUT_RD shows */
+    int t = os->socket(os, AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    CHECK_EQ_I(poll1(os, t, P_IN_OUT_RDHUP, 0), POLLOUT | POLLHUP);
+    CHECK_EQ_I(os->shutdown(os, t, SHUT_RD), -1);
+    CHECK_EQ_I(errno, ENOTCONN);
+    CHECK_EQ_I(poll1(os, t, P_IN_OUT_RDHUP, 0), POLLIN | POLLOUT | POLLRDHUP | POLLHUP);
+    CHECK_EQ_I(os->getpeername(os, t, (struct sockaddr *)&peer, &len), -1);
+    CHECK_EQ_I(errno, ENOTCONN);
+}
+
+static void test_listener_shut_for_reading_stops(void)
+{
+    const qp_event events[] = {{.at_ns = AT_MS(1), .kind = QP_EV_CONNECT, .target = 0, .size = 1}};
+    qp_os *os = fresh(events, 1);
+    SIM_GUARD(stopped);
+    qp_sim_add_tcp_peers(&sim, 2);
+    uint16_t port;
+    int l = listener(os, 4, &port);
+    CHECK_EQ_I(poll1(os, l, POLLIN, 10), POLLIN);
+    CHECK_EQ_I(os->shutdown(os, l, SHUT_WR), 0);
+    CHECK_EQ_I(poll1(os, l, POLLIN, 0), POLLIN);
+    CHECK_EQ_I(os->shutdown(os, l, SHUT_RD), 0);
+    CHECK_EQ_I(poll1(os, l, P_IN_OUT_RDHUP, 0), POLLOUT | POLLHUP);
+    CHECK_EQ_I(accept_nb(os, l), -1);
+    CHECK_EQ_I(errno, EINVAL);
+    CHECK_EQ_I(os->listen(os, l, 4), 0);
+    CHECK_EQ_I(accept_nb(os, l), -1); /* the queued one was reset */
+    CHECK_EQ_I(errno, EAGAIN);
+}
+
 int main(void)
 {
     static const test_case tests[] = {
@@ -283,6 +350,8 @@ int main(void)
         TEST(test_send_buffer_fills_and_drains),
         TEST(test_peer_half_close_still_reads),
         TEST(test_listener_close_drops_the_queue),
+        TEST(test_shutdown_and_getpeername),
+        TEST(test_listener_shut_for_reading_stops),
     };
     return check_run(tests, sizeof tests / sizeof tests[0]);
 }

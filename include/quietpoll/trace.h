@@ -176,6 +176,9 @@ typedef struct qp_rec_call {
             int32_t fd, backlog;
         } listen;
         struct {
+            int32_t fd, how;
+        } shutdown;
+        struct {
             int32_t resource;
             bool has_value;         /* set: a limit given; get: one read */
             uint64_t cur, max;
@@ -275,6 +278,7 @@ enum qp_sim_limit {
     QP_LIMIT_UNIX_PAIRS,    /* QP_SIM_UNIX_PAIRS_MAX */
     QP_LIMIT_TCPS,          /* QP_SIM_TCPS_MAX */
     QP_LIMIT_TCP_CONNS,     /* QP_SIM_TCP_CONNS_MAX */
+    QP_LIMIT_SHUTDOWN,      /* shutdown of a connected UDP socket or a socketpair end */
     QP_LIMIT_COUNT
 };
 

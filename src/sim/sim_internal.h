@@ -226,6 +226,8 @@ int qp__tcp_put_name(bool v6, uint32_t addr, uint16_t port, struct sockaddr *out
                      socklen_t *outlen);
 /* The next ephemeral port (tcp_listen.c), for a peer's end. */
 uint16_t qp__tcp_ephemeral_port(qp_sim *sim);
+/* A stream socket's state: its connection's, or its own (stream.c). */
+qp_stream *qp__stream_of(qp_sim *sim, qp_obj *obj);
 /* The peer's data, FIN and RST on stream s (stream.c); fd -1: none yet. */
 void qp__stream_peer_event(qp_sim *sim, qp_stream *s, const qp_event *ev, int fd);
 /* A TCP socket's options before any setsockopt (sockopt.c). */

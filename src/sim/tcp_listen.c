@@ -52,7 +52,7 @@ static short tcp_revents(qp_sim *sim, qp_obj *obj, short events)
     /* TCP_CLOSE: writable and hung up; a refused one is shut down both
        ways too (tcp_done): readable, POLLRDHUP */
     short revents = POLLOUT;
-    if (t->state == QP_TCP_REFUSED)
+    if (t->state == QP_TCP_REFUSED || t->shut_rd)
         revents |= POLLIN | POLLRDHUP;
     revents = (short)((revents & events) | POLLHUP);
     if (t->error != 0)
@@ -239,7 +239,7 @@ static bool port_taken(const qp_sim *sim, const qp_tcp *self, bool any, bool v6,
 {
     for (unsigned i = 0; i < sim->tcps_count; i++) {
         const qp_tcp *t = &sim->tcps[i];
-        if (t == self || t->fd < 0 || t->port != port)
+        if (t == self || t->fd < 0 || t->port != port || t->port_freed)
             continue;
         if (any || t->any || (t->v6 == v6 && t->addr == addr))
             return true;
@@ -267,6 +267,8 @@ uint16_t qp__tcp_ephemeral_port(qp_sim *sim)
 /* Binds t; 0 or an errno. */
 static int tcp_bind_to(qp_sim *sim, qp_tcp *t, bool any, uint32_t addr, uint16_t port)
 {
+    t->port_auto = port == 0;
+    t->port_freed = false;
     if (port == 0)
         port = ephemeral_port(sim, t, any, t->v6, addr);
     if (port == 0 || port_taken(sim, t, any, t->v6, addr, port))
@@ -346,9 +348,12 @@ int qp__sim_listen(qp_os *os, int fd, int backlog)
     if (obj->type != QP_OBJ_TCP) /* connected already */
         return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
     qp_tcp *t = tcp_of(sim, obj);
-    if (t->state == QP_TCP_FRESH) {
-        /* inet_autobind: the wildcard address, an ephemeral port */
-        int err = tcp_bind_to(sim, t, true, 0, 0);
+    if (t->state == QP_TCP_FRESH || t->port_freed) {
+        /* inet_autobind: the wildcard address, an ephemeral port (a port
+           given back: another, on the address it has: inet_csk_listen_start
+           with inet_num 0) */
+        int err = t->state == QP_TCP_FRESH ? tcp_bind_to(sim, t, true, 0, 0)
+                                           : tcp_bind_to(sim, t, t->any, t->addr, 0);
         if (err != 0)
             return (int)qp__sim_exit(sim, &rec, -1, EAGAIN);
     }
