@@ -340,6 +340,52 @@ static void test_listener_shut_for_reading_stops(void)
     CHECK_EQ_I(errno, EAGAIN);
 }
 
+/* Both ends ours: the bytes one sends are the other's to read, and the
+ * reader's read makes room in the sender's buffer. */
+static void test_own_connection_carries_bytes_and_flow(void)
+{
+    qp_os *os = fresh(NULL, 0);
+    SIM_GUARD(stopped);
+    uint16_t port;
+    int l = listener(os, 4, &port);
+    int c = os->socket(os, AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons(port),
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    CHECK_EQ_I(os->connect(os, c, (struct sockaddr *)&to, sizeof to), -1);
+    CHECK_EQ_I(errno, EINPROGRESS);
+    struct sockaddr_in peer = {0};
+    socklen_t len = sizeof peer;
+    int a = os->accept4(os, l, (struct sockaddr *)&peer, &len, SOCK_NONBLOCK);
+    CHECK(a >= 0);
+    struct sockaddr_in local = {0};
+    len = sizeof local;
+    CHECK_EQ_I(os->getsockname(os, c, (struct sockaddr *)&local, &len), 0);
+    CHECK_EQ_U(peer.sin_port, local.sin_port); /* the accepted end's peer is the client */
+    static char bytes[65536];
+    int sndbuf = 0;
+    len = sizeof sndbuf;
+    CHECK_EQ_I(os->getsockopt(os, c, SOL_SOCKET, SO_SNDBUF, &sndbuf, &len), 0);
+    CHECK_EQ_I(os->send(os, c, bytes, sizeof bytes, MSG_NOSIGNAL), sndbuf);
+    CHECK_EQ_I(poll1(os, c, POLLOUT, 0), 0);
+    int queued = 0;
+    CHECK_EQ_I(os->ioctl(os, a, FIONREAD, &queued), 0);
+    CHECK_EQ_I(queued, sndbuf);
+    int ep = os->epoll_create1(os, 0);
+    struct epoll_event ev = {.events = EPOLLOUT | EPOLLET, .data.fd = c};
+    CHECK_EQ_I(os->epoll_ctl(os, ep, EPOLL_CTL_ADD, c, &ev), 0);
+    struct epoll_event out[1];
+    CHECK_EQ_I(os->epoll_wait(os, ep, out, 1, 0), 0);
+    CHECK_EQ_I(os->read(os, a, bytes, (size_t)sndbuf), sndbuf);
+    CHECK_EQ_I(os->epoll_wait(os, ep, out, 1, 0), 1);
+    /* a half-close: the other reads 0 after what is queued, and still sends */
+    CHECK_EQ_I(os->send(os, c, bytes, 7, MSG_NOSIGNAL), 7);
+    CHECK_EQ_I(os->shutdown(os, c, SHUT_WR), 0);
+    CHECK_EQ_I(os->read(os, a, bytes, 100), 7);
+    CHECK_EQ_I(os->read(os, a, bytes, 100), 0);
+    CHECK_EQ_I(os->send(os, a, bytes, 3, MSG_NOSIGNAL), 3);
+    CHECK_EQ_I(os->read(os, c, bytes, 100), 3);
+}
+
 int main(void)
 {
     static const test_case tests[] = {
@@ -352,6 +398,7 @@ int main(void)
         TEST(test_listener_close_drops_the_queue),
         TEST(test_shutdown_and_getpeername),
         TEST(test_listener_shut_for_reading_stops),
+        TEST(test_own_connection_carries_bytes_and_flow),
     };
     return check_run(tests, sizeof tests / sizeof tests[0]);
 }

@@ -125,6 +125,9 @@ typedef struct qp_tcp_conn {
     bool nospace;      /* a send found the buffer full (SOCK_NOSPACE): the peer's read
                           that makes room wakes the writers (sk_stream_write_space) */
     bool peer_reading; /* the peer half-closed: it still reads, so sends are no RST */
+    bool both_ours;    /* the program connected to its own listener: the other end is
+                          tcp_conns[pair - 1] (0: gone), and no target of the world's */
+    uint8_t pair;
     int fd;            /* OPEN: our end's fd */
     uint32_t seq;      /* QUEUED: arrival order */
     uint32_t local_addr, peer_addr; /* AF_INET: host order; AF_INET6: ::1 */

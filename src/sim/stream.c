@@ -77,8 +77,12 @@ static int64_t stream_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, voi
     if (s->bytes_queued > 0) {
         size_t n = count < s->bytes_queued ? count : (size_t)s->bytes_queued;
         memset(buf, 0, n);
-        if (!(rec->call.io.flags & MSG_PEEK)) /* tcp_recvmsg: MSG_PEEK leaves them */
+        if (!(rec->call.io.flags & MSG_PEEK)) { /* tcp_recvmsg: MSG_PEEK leaves them */
             s->bytes_queued -= n;
+            qp_tcp_conn *c = qp__tcp_conn_of(sim, obj);
+            if (c != NULL)
+                qp__tcp_pair_read(sim, c, n);
+        }
         rec->call.io.queued_after = s->bytes_queued;
         return qp__sim_exit(sim, rec, (int64_t)n, 0);
     }
@@ -123,6 +127,7 @@ static int64_t stream_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const 
         c->unread += n;
         if (n < count)
             c->nospace = true;
+        qp__tcp_pair_sent(sim, c, n);
         return qp__sim_exit(sim, rec, (int64_t)n, 0);
     }
     if (s->fin && count > 0) {
@@ -203,8 +208,9 @@ static void stream_close(qp_sim *sim, qp_obj *obj, int fd)
     qp_tcp_conn *c = qp__tcp_conn_of(sim, obj);
     if (c == NULL)
         return;
-    if (sim->targets[c->target] == c->fd)
+    if (!c->both_ours && sim->targets[c->target] == c->fd)
         sim->targets[c->target] = -1;
+    qp__tcp_pair_closed(sim, c);
     c->state = QP_CONN_FREE;
     c->fd = -1;
 }

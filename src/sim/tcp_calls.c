@@ -87,6 +87,9 @@ int qp__sim_shutdown(qp_os *os, int fd, int how)
         qp_stream *s = qp__stream_of(sim, obj);
         if (stream_over(s))
             err = ENOTCONN;
+        qp_tcp_conn *c = qp__tcp_conn_of(sim, obj);
+        if (c != NULL && how != SHUT_RD && !s->shut_wr && err == 0)
+            qp__tcp_pair_fin(sim, c); /* our FIN */
         s->shut_rd = s->shut_rd || how != SHUT_WR;
         s->shut_wr = s->shut_wr || how != SHUT_RD;
         qp__sim_notify(sim, fd); /* sk_state_change */
