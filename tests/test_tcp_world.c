@@ -138,8 +138,13 @@ static void test_before_accept_data_and_reset(void)
     int l = listener(os, 4, &port);
     CHECK_EQ_I(poll1(os, l, POLLIN, 10), POLLIN);
     pass_ms(os, 5);
-    /* a FIN after data: the bytes, then 0 */
+    /* a FIN after data: the bytes, then 0; the accept's record tells the
+       oracle what came while it was queued (the events then named no fd) */
     int a = accept_nb(os, l);
+    const qp_rec *last = &trace.recs[trace.count - 1];
+    CHECK(qp_rec_is_call(last, QP_SYS_accept4));
+    CHECK_EQ_U(last->call.accept.queued, 100);
+    CHECK(last->call.accept.eof);
     CHECK_EQ_I(poll1(os, a, P_IN_OUT_RDHUP, 0), POLLIN | POLLOUT | POLLRDHUP);
     char buf[200];
     CHECK_EQ_I(os->read(os, a, buf, sizeof buf), 100);

@@ -166,6 +166,11 @@ typedef struct qp_rec_call {
         } socketpair;
         struct {
             int32_t fd, flags;
+            /* a connection returned: the bytes its peer had sent and the FIN or RST
+               that had come (eof) while it was queued, for the oracle (the world's
+               events on it then name no fd) */
+            uint64_t queued;
+            bool eof;
         } accept;
         struct {
             int32_t fd;

@@ -242,6 +242,8 @@ int64_t qp__tcp_accept(qp_sim *sim, qp_rec *rec, unsigned listener, struct socka
     }
     sim->objs[fd].blocking = !(flags & SOCK_NONBLOCK);
     first->opts = sim->tcps[listener].opts; /* a child inherits its listener's options */
+    rec->call.accept.queued = first->stream.bytes_queued;
+    rec->call.accept.eof = first->stream.eof;
     qp__tcp_conn_open(sim, first, fd);
     return qp__sim_exit(sim, rec, fd, 0);
 }
