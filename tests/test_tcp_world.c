@@ -5,6 +5,9 @@
  * buffer that fills and drains. Each behaviour was seen on Linux's
  * loopback first (src/sim/tcp_peer.c). */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <netinet/in.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
@@ -101,6 +104,14 @@ static void test_burst_beyond_backlog_retries(void)
     CHECK(accept_nb(os, l) >= 0);
     CHECK_EQ_I(accept_nb(os, l), -1);
     CHECK_EQ_I(errno, EAGAIN);
+    /* the trace says what the world did */
+    char *text = NULL;
+    size_t text_len = 0;
+    FILE *out = open_memstream(&text, &text_len);
+    qp_trace_print(out, &trace, NULL);
+    fclose(out);
+    CHECK(strstr(text, "world: 4 peers connect to the listener") != NULL);
+    free(text);
 }
 
 static void test_emfile_leaves_it_queued(void)

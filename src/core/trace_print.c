@@ -430,10 +430,27 @@ static void put_event(line *l, const qp_rec *rec)
             : ev->error_state == QP_DGRAM_ERROR_PERSISTENT ? "ECONNREFUSED, persistent"
                                                            : "ECONNREFUSED, once");
         break;
+    case QP_EV_CONNECT:
+        put(l, "%" PRIu64 " peer%s connect%s to the listener", ev->size, ev->size == 1 ? "" : "s",
+            ev->size == 1 ? "s" : "");
+        break;
+    case QP_EV_ANSWER:
+        put(l, "the world's listener %s", ev->size == 1   ? "accepts connections"
+                                          : ev->size == 2 ? "refuses connections (RST)"
+                                                          : "answers no SYN (its queue is full)");
+        break;
+    case QP_EV_DRAIN:
+        put(l, "the peer of fd %" PRId32 " reads %" PRIu64 " KiB", ev->fd, ev->size);
+        break;
+    case QP_EV_HALF_CLOSE:
+        put(l, "the peer of fd %" PRId32 " shuts down its side (FIN), still reading", ev->fd);
+        break;
     default:
         put(l, "event %u", ev->kind);
         break;
     }
+    if (ev->fd < 0 && (ev->kind == QP_EV_DRAIN || ev->kind == QP_EV_HALF_CLOSE))
+        put(l, " (a connection not accepted yet, or none)");
     put(l, ev->delivered ? " (wakes the blocked wait)" : "");
 }
 
