@@ -228,15 +228,19 @@ int64_t qp__tcp_accept(qp_sim *sim, qp_rec *rec, unsigned listener, struct socka
     }
     if (first == NULL)
         return qp__sim_exit(sim, rec, -1, EAGAIN); /* a blocking listener too: the sim's limit */
-    if (addr != NULL && addrlen == NULL)
-        return qp__sim_exit(sim, rec, -1, EFAULT);
     int fd = qp__sim_alloc_fd(sim, QP_OBJ_STREAM);
     if (fd < 0)
         return qp__sim_exit(sim, rec, -1, EMFILE); /* still queued */
     if (addr != NULL) {
-        int err = qp__tcp_put_name(first->v6, first->peer_addr, first->peer_port, addr, addrlen);
+        /* do_accept: the address is put once the connection is taken; a bad
+           length loses it (the new file is released) */
+        int err = addrlen == NULL ? EFAULT
+                                  : qp__tcp_put_name(first->v6, first->peer_addr,
+                                                     first->peer_port, addr, addrlen);
         if (err != 0) {
             sim->objs[fd].type = QP_OBJ_NONE;
+            qp__tcp_pair_closed(sim, first);
+            first->state = QP_CONN_FREE;
             return qp__sim_exit(sim, rec, -1, err);
         }
     }
