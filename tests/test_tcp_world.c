@@ -402,6 +402,32 @@ static void test_own_connection_carries_bytes_and_flow(void)
     CHECK_EQ_I(os->read(os, c, bytes, 100), 3);
 }
 
+/* A SYN the full queue of our own listener dropped is sent again 1 s after
+ * its connect, not after another socket's that was closed in between. */
+static void test_own_syn_sent_again_on_its_own_clock(void)
+{
+    qp_os *os = fresh(NULL, 0);
+    SIM_GUARD(stopped);
+    uint16_t port;
+    int l = listener(os, 0, &port);
+    struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons(port),
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    int c1 = os->socket(os, AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    CHECK_EQ_I(os->connect(os, c1, (struct sockaddr *)&to, sizeof to), -1);
+    int c2 = os->socket(os, AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    CHECK_EQ_I(os->connect(os, c2, (struct sockaddr *)&to, sizeof to), -1);
+    CHECK_EQ_I(poll1(os, c2, POLLOUT, 0), 0); /* dropped */
+    CHECK_EQ_I(os->close(os, c2), 0);
+    pass_ms(os, 600);
+    int c3 = os->socket(os, AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    CHECK_EQ_I(c3, c2); /* the same fd, the same socket slot */
+    CHECK_EQ_I(os->connect(os, c3, (struct sockaddr *)&to, sizeof to), -1);
+    CHECK_EQ_I(errno, EINPROGRESS);
+    CHECK(accept_nb(os, l) >= 0);
+    CHECK_EQ_I(poll1(os, c3, POLLOUT, 500), 0); /* c2's second SYN was never sent */
+    CHECK_EQ_I(poll1(os, c3, POLLOUT, 600), POLLOUT);
+}
+
 int main(void)
 {
     static const test_case tests[] = {
@@ -415,6 +441,7 @@ int main(void)
         TEST(test_shutdown_and_getpeername),
         TEST(test_listener_shut_for_reading_stops),
         TEST(test_own_connection_carries_bytes_and_flow),
+        TEST(test_own_syn_sent_again_on_its_own_clock),
     };
     return check_run(tests, sizeof tests / sizeof tests[0]);
 }

@@ -50,7 +50,8 @@
 /* events the sim schedules itself: a resume per task, the next read of each
  * repeated read (one chain per schedule event) */
 #define QP_SIM_INTERNAL_MAX                                                                         \
-    (QP_EVENTS_MAX + QP_SIM_TASKS_MAX + QP_SIM_TIMERFDS_MAX + QP_SIM_TCP_CONNS_MAX)
+    (QP_EVENTS_MAX + QP_SIM_TASKS_MAX + QP_SIM_TIMERFDS_MAX + QP_SIM_TCP_CONNS_MAX +          \
+     QP_SIM_TCPS_MAX)
 #define QP_NO_TASK 0xff
 /* CLOCK_REALTIME - CLOCK_MONOTONIC: 0, so that the wall clock a library
  * reads (time(), gettimeofday()) is the virtual time, a time of day on day
@@ -158,6 +159,9 @@ typedef struct qp_tcp {
     int32_t backlog; /* listen's, capped at somaxconn */
     int16_t error;   /* pending (SO_ERROR): ECONNREFUSED after a refused connect */
     bool world;      /* CONNECTING: to the world's listener, which may answer yet */
+    uint8_t syns;    /* CONNECTING to a listener of the program's: SYNs sent */
+    uint32_t to_addr; /* connect's address (host order; AF_INET6: ::1) and port */
+    uint16_t to_port;
     bool port_auto;  /* the port was the kernel's choice (bind of port 0, autobind) */
     bool port_freed; /* such a port given back on closing (tcp_set_state TCP_CLOSE:
                         inet_put_port); getsockname still says it, listen takes another */
@@ -219,7 +223,9 @@ enum qp_internal_kind {
     QP_IEV_READ,
     QP_IEV_DGRAM,
     QP_IEV_TIMERFD,
-    QP_IEV_SYN /* a peer's dropped SYN is sent again (event_index: its tcp_conns[]) */
+    QP_IEV_SYN,    /* a peer's dropped SYN is sent again (event_index: its tcp_conns[]) */
+    QP_IEV_OWN_SYN /* the program's dropped SYN to its own listener is sent again
+                      (event_index: the socket's tcps[], size: its fd) */
 };
 
 typedef struct qp_internal_event {

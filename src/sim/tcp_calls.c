@@ -51,6 +51,7 @@ static int tcp_shutdown(qp_sim *sim, qp_tcp *t, unsigned index, int fd, int how)
         qp__sim_notify(sim, fd);
         return 0;
     case QP_TCP_CONNECTING:
+        qp__sim_unschedule(sim, QP_OBJ_TCP, QP_IEV_OWN_SYN, (uint8_t)index);
         t->state = QP_TCP_BOUND;
         t->port_freed = t->port_auto;
         t->error = ECONNRESET;

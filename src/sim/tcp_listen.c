@@ -165,6 +165,9 @@ static int64_t tcp_connect(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd,
     if (t->state == QP_TCP_FRESH)
         (void)tcp_bind_to(sim, t, false, t->v6 ? 1 : INADDR_LOOPBACK, 0);
     int own = loopback ? qp__tcp_pair_listener(sim, t, to_addr, port) : -1;
+    t->to_addr = to_addr;
+    t->to_port = port;
+    t->syns = 0;
     if (own >= 0)
         qp__tcp_pair_connect(sim, t, fd, (unsigned)own);
     else if (loopback && qp__tcp_to_world_listener(sim, port))
@@ -184,6 +187,8 @@ static void tcp_close(qp_sim *sim, qp_obj *obj, int fd)
     qp_tcp *t = tcp_of(sim, obj);
     if (t->state == QP_TCP_LISTENING)
         qp__tcp_listener_closed(sim, obj->index);
+    if (t->state == QP_TCP_CONNECTING) /* a SYN to be sent again to our own listener */
+        qp__sim_unschedule(sim, QP_OBJ_TCP, QP_IEV_OWN_SYN, obj->index);
     t->fd = -1;
 }
 

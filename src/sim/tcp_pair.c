@@ -4,8 +4,9 @@
  * - the connect is EINPROGRESS, and the handshake is done when it returns
  *   (the listener is readable, the socket writable; the next connect is 0,
  *   then EISCONN); with the accept queue full the SYN is dropped, and the
- *   connect stays in progress (Linux sends it again 1 s later: the sim
- *   does not, its limit);
+ *   connect stays in progress: the SYN is sent again 1 s later, then 2 s,
+ *   4 s... (tcp_syn_retries times, then ETIMEDOUT), refused if the listener
+ *   is gone by then;
  * - what one end sends is queued for the other to read (at most the
  *   sender's SO_SNDBUF unread: its send buffer), and the other's read
  *   makes room (sk_stream_write_space wakes the writer);
@@ -40,16 +41,46 @@ int qp__tcp_pair_listener(const qp_sim *sim, const qp_tcp *t, uint32_t addr, uin
     return -1;
 }
 
+/* t's SYN found the queue full: dropped, sent again later (TCP_TIMEOUT_INIT,
+ * doubled), or, its retries spent, the connect times out. */
+static void syn_dropped(qp_sim *sim, qp_tcp *t, int fd)
+{
+    if (++t->syns > QP_TCP_SYN_RETRIES) {
+        t->state = QP_TCP_REFUSED;
+        t->error = ETIMEDOUT;
+        qp__sim_notify(sim, fd);
+        return;
+    }
+    t->state = QP_TCP_CONNECTING;
+    qp__tcp_syn_later(sim, QP_IEV_OWN_SYN, (unsigned)(t - sim->tcps), t->syns, (uint32_t)fd);
+}
+
+void qp__tcp_pair_syn_again(qp_sim *sim, const qp_internal_event *iev)
+{
+    qp_tcp *t = &sim->tcps[iev->event_index];
+    int fd = (int)iev->size;
+    if (t->fd != fd || t->state != QP_TCP_CONNECTING || t->world)
+        return; /* closed, dropped by a shutdown, or another socket now */
+    int listener = qp__tcp_pair_listener(sim, t, t->to_addr, t->to_port);
+    if (listener < 0) {
+        t->state = QP_TCP_REFUSED; /* nothing listens there now: a RST */
+        t->error = ECONNREFUSED;
+    } else
+        qp__tcp_pair_connect(sim, t, fd, (unsigned)listener);
+    if (t->state != QP_TCP_CONNECTING)
+        qp__sim_notify(sim, fd);
+}
+
 void qp__tcp_pair_connect(qp_sim *sim, qp_tcp *t, int fd, unsigned listener)
 {
     qp_tcp *l = &sim->tcps[listener];
     if (qp__tcp_queued_on(sim, listener) > (unsigned)l->backlog) {
-        t->state = QP_TCP_CONNECTING; /* the SYN dropped */
+        syn_dropped(sim, t, fd);
         return;
     }
     qp_tcp_conn *server = qp__tcp_conn_new(sim, 0);
     if (server == NULL) {
-        t->state = QP_TCP_CONNECTING;
+        t->state = QP_TCP_CONNECTING; /* the sim's limit, traced: never answered */
         return;
     }
     server->both_ours = true; /* before the client takes a slot: not free */
@@ -57,7 +88,7 @@ void qp__tcp_pair_connect(qp_sim *sim, qp_tcp *t, int fd, unsigned listener)
     qp_tcp_conn *client = qp__tcp_conn_new(sim, 0);
     if (client == NULL) {
         server->state = QP_CONN_FREE;
-        t->state = QP_TCP_CONNECTING;
+        t->state = QP_TCP_CONNECTING; /* the sim's limit, traced: never answered */
         return;
     }
     uint32_t local = t->v6 ? 1 : (t->addr != 0 ? t->addr : INADDR_LOOPBACK);

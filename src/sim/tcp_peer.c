@@ -117,12 +117,7 @@ static void peer_syn(qp_sim *sim, qp_tcp_conn *c)
             return;
         }
         c->state = QP_CONN_SYN_SENT;
-        qp__sim_schedule(sim, &(qp_internal_event){
-                                  .at_ns = sim->now_ns + (QP_TCP_SYN_RTO_NS << (c->syns - 1)),
-                                  .owner = QP_OBJ_TCP,
-                                  .kind = QP_IEV_SYN,
-                                  .event_index = (uint8_t)conn_index(sim, c),
-                              });
+        qp__tcp_syn_later(sim, QP_IEV_SYN, conn_index(sim, c), c->syns, 0);
         return;
     }
     c->state = QP_CONN_QUEUED;
@@ -154,8 +149,23 @@ static void peers_connect(qp_sim *sim, uint32_t count)
     }
 }
 
+void qp__tcp_syn_later(qp_sim *sim, uint8_t kind, unsigned index, uint8_t syns, uint32_t size)
+{
+    qp__sim_schedule(sim, &(qp_internal_event){
+                              .at_ns = sim->now_ns + (QP_TCP_SYN_RTO_NS << (syns - 1)),
+                              .owner = QP_OBJ_TCP,
+                              .kind = kind,
+                              .event_index = (uint8_t)index,
+                              .size = size,
+                          });
+}
+
 void qp__tcp_syn_again(qp_sim *sim, const qp_internal_event *iev)
 {
+    if (iev->kind == QP_IEV_OWN_SYN) {
+        qp__tcp_pair_syn_again(sim, iev);
+        return;
+    }
     qp_tcp_conn *c = &sim->tcp_conns[iev->event_index];
     if (c->state == QP_CONN_SYN_SENT)
         peer_syn(sim, c);
@@ -166,6 +176,8 @@ void qp__tcp_listener_closed(qp_sim *sim, unsigned listener)
     for (unsigned i = 0; i < sim->tcp_conns_count; i++) {
         qp_tcp_conn *c = &sim->tcp_conns[i];
         if ((c->state == QP_CONN_QUEUED || c->state == QP_CONN_SYN_SENT) && c->listener == listener) {
+            if (c->state == QP_CONN_SYN_SENT) /* its next SYN is refused: no need to send it */
+                qp__sim_unschedule(sim, QP_OBJ_TCP, QP_IEV_SYN, (uint8_t)i);
             qp__tcp_pair_dropped(sim, c); /* the program's own connect: reset */
             c->state = QP_CONN_FREE; /* reset (inet_csk_listen_stop); a retry is refused */
         }
