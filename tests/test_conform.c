@@ -69,8 +69,24 @@ static const qp_cf_scenario connects_away = CF_SCENARIO(
 static const qp_cf_scenario binds_away = CF_SCENARIO(
     "test/bind-away", "", CF_OBJS(O_TCP4), CALL(bind, A_SLOT(0), A_INET_AT(0x0a000001), A_INET_LEN));
 
+/* and the peers W_CONNECT makes connect only to a listener bound there */
+static const qp_cf_scenario peers_of_unbound = CF_SCENARIO(
+    "test/peers-unbound", "", CF_OBJS(O_TCP4), W_CONNECT(0, 1));
+static const qp_cf_scenario peers_of_a_pipe = CF_SCENARIO(
+    "test/peers-pipe", "", CF_OBJS(O_PIPE), W_CONNECT(0, 1));
+static const qp_cf_scenario peers_of_bound = CF_SCENARIO(
+    "test/peers-bound", "", CF_OBJS(O_TCP6), CALL(bind, A_SLOT(0), A_INET6(0), A_INET6_LEN),
+    CALL(listen, A_SLOT(0), A_INT(1)), W_CONNECT(0, 3), W_PEER_RESET(0));
+static const qp_cf_scenario too_many_peers = CF_SCENARIO(
+    "test/peers-many", "", CF_OBJS(O_TCP4), CALL(bind, A_SLOT(0), A_INET(0), A_INET_LEN),
+    W_CONNECT(0, 5), W_CONNECT(0, QP_CF_PEERS_MAX - 4));
+
 static void test_tcp_scenarios_stay_on_the_loopback(void)
 {
+    CHECK(qp_cf_check(&peers_of_unbound) != NULL);
+    CHECK(qp_cf_check(&peers_of_a_pipe) != NULL);
+    CHECK(qp_cf_check(&peers_of_bound) == NULL);
+    CHECK(qp_cf_check(&too_many_peers) != NULL);
     CHECK(qp_cf_check(&listens_unbound) != NULL);
     CHECK(qp_cf_check(&listens_bound) == NULL);
     CHECK(qp_cf_check(&connects_away) != NULL);

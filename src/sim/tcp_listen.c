@@ -16,13 +16,13 @@
  * - listen: a fresh socket is bound to an ephemeral port first
  *   (inet_autobind); a listener takes the new backlog; the backlog is
  *   capped at somaxconn (4096), a negative one is somaxconn too.
- * - accept4: a socket that is not listening is EINVAL; a listener with no
- *   connection queued is EAGAIN (the world connects to no listener yet, so
- *   the queue stays empty; a blocking listener fails the same way, the
- *   sim's limit: Linux would block).
+ * - accept4: a socket that is not listening is EINVAL; a listener takes
+ *   what its queue holds (the world's peers, the program's own connects:
+ *   tcp_peer.c), and with nothing queued is EAGAIN (a blocking listener
+ *   fails the same way, the sim's limit: Linux would block).
  * - poll: a socket not listening is POLLOUT and POLLHUP (tcp_poll of
  *   TCP_CLOSE: writable, and hung up, whatever was asked for POLLHUP); a
- *   listener reports nothing while its queue is empty. */
+ *   listener is POLLIN while its queue holds a connection. */
 #include <errno.h>
 #include <netinet/in.h>
 #include <string.h>
@@ -45,14 +45,14 @@ static qp_tcp *tcp_of(qp_sim *sim, const qp_obj *obj)
 static short tcp_revents(qp_sim *sim, qp_obj *obj, short events)
 {
     const qp_tcp *t = tcp_of(sim, obj);
-    if (t->state == QP_TCP_LISTENING)
-        return 0; /* inet_csk_listen_poll: POLLIN once a connection is queued */
+    if (t->state == QP_TCP_LISTENING) /* inet_csk_listen_poll */
+        return qp__tcp_has_queued(sim, obj->index) ? (short)(POLLIN & events) : 0;
     if (t->state == QP_TCP_CONNECTING)
         return 0; /* SYN_SENT: nothing until it is answered */
     /* TCP_CLOSE: writable and hung up; a refused one is shut down both
        ways too (tcp_done): readable, POLLRDHUP */
     short revents = POLLOUT;
-    if (t->state == QP_TCP_REFUSED)
+    if (t->state == QP_TCP_REFUSED || t->shut_rd)
         revents |= POLLIN | POLLRDHUP;
     revents = (short)((revents & events) | POLLHUP);
     if (t->error != 0)
@@ -111,14 +111,17 @@ static int64_t tcp_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const voi
 }
 
 /* connect of a socket not connected: an IPv4 or IPv6 address of the
- * socket's family. No listener of the sim answers yet: a loopback address
+ * socket's family. A loopback address where a listener of the program's
+ * listens is a connection of its own (tcp_pair.c); the world's listener's
+ * port is answered as it answers (tcp_peer.c); any other loopback address
  * refuses at once (the RST comes back within the call: EINPROGRESS, then
- * ECONNREFUSED pending for SO_ERROR, POLLOUT | POLLERR | POLLHUP); any other
- * is never answered (EINPROGRESS, then nothing; a second connect is
- * EALREADY). A listener is EISCONN (__inet_stream_connect: not TCP_CLOSE);
- * a refused socket's connect takes its pending error, then ECONNABORTED.
- * A blocking socket fails as a non-blocking one does (the sim's limit:
- * Linux would wait for the answer). */
+ * ECONNREFUSED pending for SO_ERROR, POLLOUT | POLLERR | POLLHUP); an
+ * address off the loopback is never answered (EINPROGRESS, then nothing; a
+ * second connect is EALREADY). A listener is EISCONN
+ * (__inet_stream_connect: not TCP_CLOSE); a refused socket's connect takes
+ * its pending error, then ECONNABORTED. A blocking socket fails as a
+ * non-blocking one does (the sim's limit: Linux would wait for the
+ * answer). */
 static int64_t tcp_connect(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd,
                            const struct sockaddr *addr, socklen_t addrlen)
 {
@@ -128,17 +131,23 @@ static int64_t tcp_connect(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd,
     if (addrlen < sizeof(sa_family_t))
         return qp__sim_exit(sim, rec, -1, EINVAL);
     bool loopback;
+    uint16_t port;
+    uint32_t to_addr = 1; /* AF_INET6: ::1 */
     if (!t->v6) {
         if (addrlen < sizeof(struct sockaddr_in))
             return qp__sim_exit(sim, rec, -1, EINVAL);
         const struct sockaddr_in *in = (const struct sockaddr_in *)addr;
         uint32_t host_addr = ntohl(in->sin_addr.s_addr);
-        rec->call.connect.addr = QP_REC_INET(host_addr, ntohs(in->sin_port));
+        port = ntohs(in->sin_port);
+        to_addr = host_addr;
+        rec->call.connect.addr = QP_REC_INET(host_addr, port);
         loopback = (host_addr >> 24) == 127;
     } else {
         if (addrlen < SIN6_LEN_RFC2133)
             return qp__sim_exit(sim, rec, -1, EINVAL);
-        loopback = memcmp(&((const struct sockaddr_in6 *)addr)->sin6_addr, in6_loopback, 16) == 0;
+        const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)addr;
+        port = ntohs(in6->sin6_port);
+        loopback = memcmp(&in6->sin6_addr, in6_loopback, 16) == 0;
     }
     switch (t->state) {
     case QP_TCP_LISTENING:
@@ -155,7 +164,15 @@ static int64_t tcp_connect(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd,
         return qp__sim_exit(sim, rec, -1, EAFNOSUPPORT);
     if (t->state == QP_TCP_FRESH)
         (void)tcp_bind_to(sim, t, false, t->v6 ? 1 : INADDR_LOOPBACK, 0);
-    if (loopback) {
+    int own = loopback ? qp__tcp_pair_listener(sim, t, to_addr, port) : -1;
+    t->to_addr = to_addr;
+    t->to_port = port;
+    t->syns = 0;
+    if (own >= 0)
+        qp__tcp_pair_connect(sim, t, fd, (unsigned)own);
+    else if (loopback && qp__tcp_to_world_listener(sim, port))
+        qp__tcp_connect_world(sim, t, fd);
+    else if (loopback) {
         t->state = QP_TCP_REFUSED;
         t->error = ECONNREFUSED;
     } else
@@ -167,19 +184,29 @@ static int64_t tcp_connect(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd,
 static void tcp_close(qp_sim *sim, qp_obj *obj, int fd)
 {
     (void)fd;
-    tcp_of(sim, obj)->fd = -1;
+    qp_tcp *t = tcp_of(sim, obj);
+    if (t->state == QP_TCP_LISTENING)
+        qp__tcp_listener_closed(sim, obj->index);
+    if (t->state == QP_TCP_CONNECTING) /* a SYN to be sent again to our own listener */
+        qp__sim_unschedule(sim, QP_OBJ_TCP, QP_IEV_OWN_SYN, obj->index);
+    t->fd = -1;
 }
 
 static int64_t tcp_accept(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, struct sockaddr *addr,
                           socklen_t *addrlen, int flags)
 {
     (void)fd;
-    (void)addr;
-    (void)addrlen;
-    (void)flags;
     if (tcp_of(sim, obj)->state != QP_TCP_LISTENING)
         return qp__sim_exit(sim, rec, -1, EINVAL);
-    return qp__sim_exit(sim, rec, -1, EAGAIN); /* nothing is queued */
+    return qp__tcp_accept(sim, rec, obj->index, addr, addrlen, flags);
+}
+
+static void tcp_world_event(qp_sim *sim, const qp_event *ev, qp_obj *obj, int fd, qp_rec *rec)
+{
+    (void)obj;
+    (void)fd;
+    (void)rec;
+    qp__tcp_world_event(sim, ev);
 }
 
 static void tcp_moved(qp_sim *sim, qp_obj *obj, int to)
@@ -197,6 +224,12 @@ const qp_kind qp__kind_tcp = {
     .moved = tcp_moved,
     .accept = tcp_accept,
     .connect = tcp_connect,
+    /* the world's TCP: its peers, its listener, and connections not accepted yet (no fd) */
+    .world_events = (1u << QP_EV_CONNECT) | (1u << QP_EV_ANSWER) | (1u << QP_EV_DATA) |
+                    (1u << QP_EV_EOF) | (1u << QP_EV_RESET) | QP_EV_TCP_PEER_KINDS,
+    .world_events_anywhere = true,
+    .world_event = tcp_world_event,
+    .internal = qp__tcp_syn_again,
 };
 
 int qp__tcp_new(qp_sim *sim, int domain)
@@ -225,7 +258,7 @@ static bool port_taken(const qp_sim *sim, const qp_tcp *self, bool any, bool v6,
 {
     for (unsigned i = 0; i < sim->tcps_count; i++) {
         const qp_tcp *t = &sim->tcps[i];
-        if (t == self || t->fd < 0 || t->port != port)
+        if (t == self || t->fd < 0 || t->port != port || t->port_freed)
             continue;
         if (any || t->any || (t->v6 == v6 && t->addr == addr))
             return true;
@@ -245,9 +278,16 @@ static uint16_t ephemeral_port(qp_sim *sim, const qp_tcp *self, bool any, bool v
     return 0;
 }
 
+uint16_t qp__tcp_ephemeral_port(qp_sim *sim)
+{
+    return ephemeral_port(sim, NULL, false, false, INADDR_LOOPBACK);
+}
+
 /* Binds t; 0 or an errno. */
 static int tcp_bind_to(qp_sim *sim, qp_tcp *t, bool any, uint32_t addr, uint16_t port)
 {
+    t->port_auto = port == 0;
+    t->port_freed = false;
     if (port == 0)
         port = ephemeral_port(sim, t, any, t->v6, addr);
     if (port == 0 || port_taken(sim, t, any, t->v6, addr, port))
@@ -327,9 +367,12 @@ int qp__sim_listen(qp_os *os, int fd, int backlog)
     if (obj->type != QP_OBJ_TCP) /* connected already */
         return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
     qp_tcp *t = tcp_of(sim, obj);
-    if (t->state == QP_TCP_FRESH) {
-        /* inet_autobind: the wildcard address, an ephemeral port */
-        int err = tcp_bind_to(sim, t, true, 0, 0);
+    if (t->state == QP_TCP_FRESH || t->port_freed) {
+        /* inet_autobind: the wildcard address, an ephemeral port (a port
+           given back: another, on the address it has: inet_csk_listen_start
+           with inet_num 0) */
+        int err = t->state == QP_TCP_FRESH ? tcp_bind_to(sim, t, true, 0, 0)
+                                           : tcp_bind_to(sim, t, t->any, t->addr, 0);
         if (err != 0)
             return (int)qp__sim_exit(sim, &rec, -1, EAGAIN);
     }
@@ -373,6 +416,13 @@ int qp__sim_getsockname(qp_os *os, int fd, struct sockaddr *addr, socklen_t *add
     if (obj->type == QP_OBJ_UNIX) {
         name.sa.sa_family = AF_UNIX;
         len = sizeof(sa_family_t);
+    } else if (obj->type == QP_OBJ_STREAM && obj->conn != 0) {
+        const qp_tcp_conn *c = qp__tcp_conn_of(sim, obj);
+        socklen_t full = sizeof name;
+        (void)qp__tcp_put_name(c->v6, c->local_addr, c->local_port, &name.sa, &full);
+        len = full;
+        rec.call.bind.addr = c->v6 ? (int64_t)((1u << 16) | c->local_port)
+                                   : QP_REC_INET(c->local_addr, c->local_port);
     } else if (obj->type != QP_OBJ_TCP) {
         name.in.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
         rec.call.bind.addr = QP_REC_INET(INADDR_LOOPBACK, 0);
