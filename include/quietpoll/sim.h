@@ -82,6 +82,8 @@ typedef struct qp_stream {
     bool closed; /* a RST ended the connection: POLLHUP; sends fail with EPIPE */
     int16_t error; /* the RST's pending error (ECONNRESET, or EPIPE for a RST that answered
                       a send after the FIN): POLLERR; the next read or send takes it */
+    bool shut_rd, shut_wr; /* our shutdown(SHUT_RD, SHUT_WR): reads end in 0 once nothing
+                              is queued; sends are EPIPE */
 } qp_stream;
 
 /* The options a TCP socket keeps (setsockopt, read back by getsockopt). */
@@ -123,7 +125,9 @@ typedef struct qp_tcp_conn {
     bool nospace;      /* a send found the buffer full (SOCK_NOSPACE): the peer's read
                           that makes room wakes the writers (sk_stream_write_space) */
     bool peer_reading; /* the peer half-closed: it still reads, so sends are no RST */
-    bool shut_rd, shut_wr; /* our shutdown(SHUT_RD, SHUT_WR) */
+    bool both_ours;    /* the program connected to its own listener: the other end is
+                          tcp_conns[pair - 1] (0: gone), and no target of the world's */
+    uint8_t pair;
     int fd;            /* OPEN: our end's fd */
     uint32_t seq;      /* QUEUED: arrival order */
     uint32_t local_addr, peer_addr; /* AF_INET: host order; AF_INET6: ::1 */
@@ -154,6 +158,11 @@ typedef struct qp_tcp {
     int32_t backlog; /* listen's, capped at somaxconn */
     int16_t error;   /* pending (SO_ERROR): ECONNREFUSED after a refused connect */
     bool world;      /* CONNECTING: to the world's listener, which may answer yet */
+    bool port_auto;  /* the port was the kernel's choice (bind of port 0, autobind) */
+    bool port_freed; /* such a port given back on closing (tcp_set_state TCP_CLOSE:
+                        inet_put_port); getsockname still says it, listen takes another */
+    bool shut_rd;    /* shutdown(SHUT_RD) of a closed socket: ENOTCONN, yet it reads as
+                        shut down (POLLIN | POLLRDHUP: inet_shutdown sets sk_shutdown) */
     qp_sockopts opts;
 } qp_tcp;
 
