@@ -34,6 +34,7 @@
  * _FORTIFY_SOURCE: called here by name */
 ssize_t __read_chk(int fd, void *buf, size_t count, size_t buflen);
 int __poll_chk(struct pollfd *fds, nfds_t nfds, int timeout_ms, size_t fdslen);
+int __open64_2(const char *path, int flags);
 ssize_t __recv_chk(int fd, void *buf, size_t len, size_t buflen, int flags);
 ssize_t __recvfrom_chk(int fd, void *buf, size_t len, size_t buflen, int flags,
                        struct sockaddr *src_addr, socklen_t *addrlen);
@@ -1021,6 +1022,13 @@ static void test_aliases_route_into_the_run(void)
     CHECK_EQ_I(none_errno, ENOENT);
     CHECK_STR(last_line(), "openat(AT_FDCWD, \"/etc/resolv.conf\", O_RDONLY) = -1 ENOENT (No such "
                            "file or directory) <0.000000010>");
+    /* open's fortified name, as Debian's libuv (built with _FORTIFY_SOURCE)
+       opens its reserve fd: the sim's open */
+    qp_wrap_enter(os);
+    int fortified_fd = __open64_2("/dev/null", O_RDONLY | O_CLOEXEC);
+    qp_wrap_leave();
+    CHECK_EQ_I(fortified_fd, root_fd + 1);
+    CHECK_EQ_I(last_call()->call.sys, QP_SYS_open);
     /* syscall(SYS_close, fd), as libuv closes: the sim's close */
     qp_wrap_enter(os);
     long closed = syscall(SYS_close, p[1]);

@@ -58,10 +58,11 @@
 #include <uv.h>
 
 #include "quietpoll/machine.h"
-#include "quietpoll/run.h"
 #include "quietpoll/timer_program.h"
 #include "quietpoll/units.h"
 #include "quietpoll/wrap.h"
+
+#include "libuv_common.h"
 
 /* "1.44.2": the release of the headers, as text (uv/version.h has numbers) */
 #define LIBUV_TEXT_(x) #x
@@ -274,13 +275,6 @@ static void run(qp_os *os, const qp_machine_ctx *ctx)
     }
 }
 
-static void close_handle(uv_handle_t *handle, void *arg)
-{
-    (void)arg;
-    if (!uv_is_closing(handle))
-        uv_close(handle, NULL);
-}
-
 /* A thread of the schedule wakes the loop, as that thread. */
 static void world(qp_os *os, const qp_machine_ctx *ctx, const qp_event *ev)
 {
@@ -297,45 +291,9 @@ static void teardown(const qp_machine_ctx *ctx)
 {
     harness *h = ctx->state;
     qp_wrap_detach();
-    if (h->loop_open) {
-        uv_walk(&h->loop, close_handle, NULL);
-        uv_run(&h->loop, UV_RUN_NOWAIT);
-        if (uv_loop_close(&h->loop) != 0)
-            abort(); /* a handle the harness does not know of */
-    }
+    if (h->loop_open)
+        qp_libuv_close_loop(&h->loop);
     qp_wrap_leave();
-}
-
-/* Once per process, outside any run. libuv keeps two things process-wide:
- * the clock its loop time reads (chosen by uv__hrtime() the first time, by
- * clock_getres(CLOCK_MONOTONIC_COARSE)), and a lock pipe made under
- * pthread_once by the first uv_loop_init(). The clock is chosen inside a
- * run, so that the simulator's answer decides it and not the host's; the
- * pipe is made outside one, with real fds, since it outlives every run. */
-static void choose_clock(qp_os *os, const qp_machine_ctx *ctx)
-{
-    (void)ctx;
-    uv_loop_t probe;
-    memset(&probe, 0, sizeof probe);
-    qp_wrap_enter(os);
-    uv_update_time(&probe);
-    qp_wrap_leave();
-}
-
-static const qp_variant probe_variant = {"probe", "pass", "", ""};
-
-static void init_once(void)
-{
-    qp_machine probe = {.name = "libuv-init", .variants = &probe_variant, .variants_count = 1,
-                        .shape = {.op_noun = "timer", .targets_count = 1,
-                                  .event_kinds_mask = 1u << QP_EV_DATA},
-                        .setup = setup, .run = choose_clock};
-    qp_run *r = qp_run_new();
-    qp_run_bytes(r, &probe, 0, NULL, 0);
-    qp_run_free(r);
-    uv_loop_t loop;
-    if (uv_loop_init(&loop) != 0 || uv_loop_close(&loop) != 0)
-        abort();
 }
 
 static void describe_timer(FILE *out, const qp_schedule *s, size_t index)
@@ -369,6 +327,6 @@ const qp_machine qp_machine_libuv = {
     .run = run,
     .world = world,
     .teardown = teardown,
-    .init_once = init_once,
+    .init_once = qp_libuv_init_once,
     .real_library = true,
 };
