@@ -153,6 +153,25 @@ static void test_spin_fires_on_readiness_waited_again(void)
     CHECK_STR(fired(&f), "none");
 }
 
+/* A poll that leaves the ready fd out of its set (a loop pausing a listener
+ * for a while, as ev.pod advises on EMFILE) waited without it: the next poll
+ * that reports it again is no spin. Kept in the set, it is. */
+static void test_readiness_starts_afresh_after_a_wait_without_the_fd(void)
+{
+    fixture f;
+    start(&f);
+    sys_poll(&f, T0, COST, -1, 1);
+    qp_rec r = {.type = QP_REC_SYSCALL, .t_enter_ns = T0 + COST, .t_exit_ns = T0 + COST + 100 * MS,
+                .call = {.sys = QP_SYS_poll, .ret = 0,
+                         .wait = {.epfd = -1, .fds_count = 1, .timeout_ms = 100}}};
+    r.call.wait.fds[0] = (qp_pollrec){4, POLLIN, 0};
+    feed(&f, r);
+    sys_poll(&f, T0 + 2 * COST + 100 * MS, COST, -1, 1);
+    CHECK_STR(fired(&f), "none");
+    sys_poll(&f, T0 + 3 * COST + 100 * MS, COST, -1, 1);
+    CHECK_STR(fired(&f), "spin");
+}
+
 static void test_bound_counts_signals_and_spurious(void)
 {
     /* read, poll (EINTR), read, poll (timeout), read: 5 calls, one signal: bound 5 */
@@ -532,6 +551,7 @@ int main(void)
         TEST(test_spin_quiet_for_poll0_at_deadline_or_ready),
         TEST(test_spin_quiet_for_undershooting_nonzero_timeout),
         TEST(test_spin_fires_on_readiness_waited_again),
+        TEST(test_readiness_starts_afresh_after_a_wait_without_the_fd),
         TEST(test_bound_counts_signals_and_spurious),
         TEST(test_bound_is_one_when_ready_at_begin),
         TEST(test_timeout_early_and_its_edge),

@@ -196,6 +196,7 @@ typedef struct qp_rec_call {
             uint16_t port;
             bool name_null, service_null, hints_null;
         } resolve;
+        struct {
             int32_t fd, how;
         } shutdown;
         struct {

@@ -19,6 +19,7 @@
  *   waits; other tasks' calls do not consume its readiness. */
 #include <errno.h>
 #include <inttypes.h>
+#include <string.h>
 #include "oracle_internal.h"
 #include "quietpoll/units.h"
 #include "quietpoll/os.h"
@@ -69,16 +70,33 @@ static bool zero_timeout_with_time_left(qp_oracle *oracle, const qp_rec *rec, si
                     qp_op_kind_name(op->kind));
 }
 
+/* A poll, ppoll or select names every fd it watches: an fd it leaves out,
+ * or watches and does not report, was not waited on again (the loop took it
+ * out of its set, as an EPOLL_CTL_DEL would, or the wait blocked on it), so
+ * its readiness starts afresh at the next wait that reports it. An epoll
+ * wait's record holds only the events it returned (a full set reports them
+ * in turns), so there only a consuming call or a deregistration ends it. */
+static void forget_unwatched(qp_oracle *oracle, const qp_rec *rec)
+{
+    if (!qp_wait_is_epoll(rec))
+        memset(oracle->spin.ready_unconsumed, 0, sizeof oracle->spin.ready_unconsumed);
+}
+
 static bool readiness_waited_again(qp_oracle *oracle, const qp_rec *rec, size_t index)
 {
     qp_pollrec reported[QP_TRACE_POLL_FDS_MAX];
     size_t count = qp_wait_reported(rec, reported);
     bool fired = false;
-    for (size_t i = 0; i < count && !fired; i++) {
+    bool was_unconsumed[QP_TRACE_POLL_FDS_MAX];
+    for (size_t i = 0; i < count; i++)
+        was_unconsumed[i] = reported[i].fd < QP_SIM_FDS_MAX &&
+                            oracle->spin.ready_unconsumed[reported[i].fd];
+    forget_unwatched(oracle, rec);
+    for (size_t i = 0; i < count; i++) {
         int fd = reported[i].fd;
         if (fd >= QP_SIM_FDS_MAX)
             continue; /* no sim fd: poll reports it POLLNVAL, and nothing can consume that */
-        if (oracle->spin.ready_unconsumed[fd]) {
+        if (was_unconsumed[i] && !fired) {
             qp__magnitude(oracle, "every wait returns at once while fd %d stays unconsumed: "
                                   "one wasted wait per loop iteration, growing with time", fd);
             fired = qp__fire(oracle, QP_PROP_SPIN, index,
