@@ -40,6 +40,12 @@
  *   The handling of what a wait reports (a read per ready fd, the drain of
  *   the wakeup fd) is bounded per coalesced wakeup in wakeup.c.
  *
+ * Connect (QP_OP_CONNECT): a non-blocking connect waits for its socket to
+ *   become writable (connected or refused) or for its deadline, and each
+ *   wait covers all the time left, so as for a select
+ *
+ *       waits <= 1 + signals + spurious
+ *
  * Wakeup (QP_OP_WAKEUP): one wakeup() call writes at most once.
  *
  *       calls <= 1
@@ -60,7 +66,20 @@
  *   against it: it returned before the time the resolver needed). The receives
  *   of each report are bounded per readiness event, against the datagrams
  *   it had, in dgram.c: k + e + t + s (k datagrams, an error, one EAGAIN
- *   under EPOLLET, a spurious wakeup). */
+ *   under EPOLLET, a spurious wakeup).
+ *
+ * Timed write (QP_OP_TIMED_WRITE, a message sent on a socket whose peer
+ *   reads when it will): a send that moves bytes is work, however many the
+ *   message takes. A send that returns EAGAIN found the send buffer full;
+ *   nothing but the peer's read makes room, and a wait for EPOLLOUT is how
+ *   the writer learns of it, so each EAGAIN after the first needs a wait
+ *   before it (one that reported the socket, a signal, a spurious wakeup,
+ *   a timeout: whatever ended it, the writer looked once more):
+ *
+ *       sends that returned EAGAIN <= 1 + waits
+ *
+ *   A writer that sends again at once after EAGAIN goes over at its second
+ *   one. */
 #include "oracle_internal.h"
 #include "quietpoll/os.h"
 #include "quietpoll/units.h"
@@ -73,12 +92,15 @@ uint32_t qp_op_bound(const qp_op_stats *op, uint64_t cost_ns)
             return 1;
         return 1 + 2 * (1 + op->signals_count + op->spurious_count);
     case QP_OP_SELECT:
+    case QP_OP_CONNECT:
         return 1 + op->signals_count + op->spurious_count;
     case QP_OP_WAKEUP:
         return 1;
     case QP_OP_RESOLVE:
         return 1 + op->reports_count + op->signals_count + op->spurious_count +
                op->resends_count;
+    case QP_OP_TIMED_WRITE:
+        return 1 + op->waits_count;
     }
     return UINT32_MAX;
 }
@@ -104,15 +126,26 @@ static bool check(qp_oracle *oracle, const qp_op_stats *op, size_t rec_index)
                         op->waits_count, op->bound, op->reports_count, op->signals_count,
                         op->spurious_count, op->resends_count);
     }
-    if (op->kind == QP_OP_SELECT) {
+    if (op->kind == QP_OP_TIMED_WRITE) {
+        if (op->eagain_sends_count <= op->bound)
+            return false;
+        over_bound_magnitude(oracle, op, op->eagain_sends_count, "sends that returned EAGAIN");
+        return qp__fire(oracle, QP_PROP_SYSCALL_BOUND, rec_index,
+                        "the timed write's sends returned EAGAIN %u times; its bound is %u = 1 + "
+                        "%u waits: it sent again on a full send buffer without waiting for "
+                        "EPOLLOUT",
+                        op->eagain_sends_count, op->bound, op->waits_count);
+    }
+    if (op->kind == QP_OP_SELECT || op->kind == QP_OP_CONNECT) {
         if (op->waits_count <= op->bound)
             return false;
         over_bound_magnitude(oracle, op, op->waits_count, "waits");
         return qp__fire(oracle, QP_PROP_SYSCALL_BOUND, rec_index,
-                        "the select made %u waits; its bound is %u = 1 + %u signals + %u "
+                        "the %s made %u waits; its bound is %u = 1 + %u signals + %u "
                         "spurious wakeups: a wait returned with nothing to report before the "
-                        "select's deadline",
-                        op->waits_count, op->bound, op->signals_count, op->spurious_count);
+                        "%s's deadline",
+                        qp_op_kind_name(op->kind), op->waits_count, op->bound, op->signals_count,
+                        op->spurious_count, qp_op_kind_name(op->kind));
     }
     if (op->calls_count <= op->bound)
         return false;

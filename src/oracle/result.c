@@ -10,12 +10,45 @@
  *            datagram may be no answer to what a resolver waits for), or when its last
  *            wait reported its fd ready and it never looked: data that
  *            arrived in time, reported as none;
- *   events, woken up  need a wait that reported an fd ready.
+ *   events, woken up  need a wait that reported an fd ready;
+ *   connected  needs a connect() of its fd that returned 0 (or EISCONN), or
+ *            SO_ERROR of its fd read as 0 after a wait reported the socket
+ *            (oracle.c, enum qp_connect_seen): POLLOUT alone is no answer,
+ *            a refused connect reports POLLOUT | POLLERR | POLLHUP, and a
+ *            connect still in progress reads SO_ERROR 0 too. A connect
+ *            reported done before SO_ERROR said so is a wrong result.
  * Results that claim nothing (error, would block, done) are timeouts.c's
  * to judge. A machine that misreports cannot be a reference, whatever it
  * spends. */
+#include <string.h>
+
 #include "oracle_internal.h"
 #include "quietpoll/os.h"
+
+static bool connected(qp_oracle *oracle, const qp_op_stats *op, size_t index)
+{
+    const char *kind = qp_op_kind_name(op->kind);
+    switch (op->connect_seen) {
+    case QP_CONNECT_DONE:
+        return false;
+    case QP_CONNECT_FAILED:
+        return qp__fire(oracle, QP_PROP_WRONG_RESULT, index,
+                        "the %s reported connected, but SO_ERROR of fd %d said %s: the connect "
+                        "failed",
+                        kind, op->fd,
+                        strerrorname_np(op->so_error) ? strerrorname_np(op->so_error) : "an error");
+    case QP_CONNECT_IN_PROGRESS:
+        return qp__fire(oracle, QP_PROP_WRONG_RESULT, index,
+                        "the %s reported connected after reading SO_ERROR of fd %d as 0 before "
+                        "any wait reported the socket: the connect was still in progress",
+                        kind, op->fd);
+    }
+    return qp__fire(oracle, QP_PROP_WRONG_RESULT, index,
+                    "the %s reported connected, but connect() of fd %d never returned 0 and its "
+                    "SO_ERROR was never read%s: a refused connect is writable too (POLLOUT | "
+                    "POLLERR | POLLHUP)",
+                    kind, op->fd, op->fd_reported ? " after a wait reported the socket" : "");
+}
 
 static bool check(qp_oracle *oracle, const qp_op_stats *op, unsigned result, size_t index)
 {
@@ -47,6 +80,8 @@ static bool check(qp_oracle *oracle, const qp_op_stats *op, unsigned result, siz
                             "nothing",
                             kind, op->fd);
         return false;
+    case QP_OP_CONNECTED:
+        return connected(oracle, op, index);
     case QP_OP_EVENTS:
     case QP_OP_WOKEN:
         if (op->reported_ready)
