@@ -36,6 +36,9 @@
 #define QP_DGRAM_ARRIVALS_MAX 512
 #define QP_REPLY_KINDS 12                       /* QP_EV_REPLY sizes: which reply */
 /* CONFIG_HZ of the kernels quietpoll models; the first draw is 0, the default */
+#define QP_CONNECT_BURST_MAX 16                 /* peers of one QP_EV_CONNECT */
+#define QP_ANSWER_KINDS 3                       /* QP_EV_ANSWER sizes: never, accepts, refuses */
+#define QP_DRAIN_KIB_MAX 64                     /* KiB one QP_EV_DRAIN reads */
 #define QP_HZ_DEFAULT 100
 #define QP_HZ_CHOICES {0, 250, 1000}
 #define QP_HZ_CHOICES_COUNT 3
@@ -55,6 +58,15 @@ enum qp_event_kind {
                           connected): size 0 one receive fails with ECONNREFUSED, 1 every one */
     QP_EV_REPLY,       /* as QP_EV_DGRAM, but the machine's peer builds the bytes (a DNS
                           reply to what was sent); size says which reply */
+    /* TCP's world (src/sim/tcp_peer.c): */
+    QP_EV_CONNECT,     /* size peers connect to the program's listener (target: the peers,
+                          qp_sim_add_tcp_peers); those beyond its accept queue retry */
+    QP_EV_ANSWER,      /* the world's listener (qp_sim_add_tcp_listener_peer) answers the
+                          connects to it, those in progress and those to come: size 0 never
+                          (its queue is full: SYNs dropped), 1 accepts, 2 refuses (a RST) */
+    QP_EV_DRAIN,       /* the peer of connection `target` reads size KiB of what was sent */
+    QP_EV_HALF_CLOSE,  /* the peer of connection `target` shuts down its sending side (a
+                          FIN: reads return 0), and still reads */
     QP_EV_KIND_COUNT
 };
 
@@ -65,6 +77,9 @@ enum qp_event_kind {
     ((1u << QP_EV_DATA) | (1u << QP_EV_EOF) | (1u << QP_EV_RESET) | (1u << QP_EV_SIGNAL) |        \
      (1u << QP_EV_SPURIOUS))
 #define QP_EV_LOOP_KINDS (QP_EV_STREAM_KINDS | (1u << QP_EV_WAKEUP))
+/* what the peer of a TCP connection does beyond the stream's kinds: reads
+ * what was sent, and shuts down its side while still reading */
+#define QP_EV_TCP_PEER_KINDS ((1u << QP_EV_DRAIN) | (1u << QP_EV_HALF_CLOSE))
 
 typedef struct qp_event {
     uint64_t at_ns;

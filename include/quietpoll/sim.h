@@ -40,11 +40,17 @@
 #define QP_SIM_TIMERFDS_MAX 8
 #define QP_SIM_UNIX_PAIRS_MAX 4
 #define QP_SIM_TCPS_MAX 8 /* TCP sockets not connected: made by socket(), bound, listening */
+/* the world's TCP connections at once: accepted, queued, retrying, or the program's
+   connections to the world's listener (a slot that is over is taken again) */
+#define QP_SIM_TCP_CONNS_MAX 16
+#define QP_TCP_SYN_RETRIES 6 /* net.ipv4.tcp_syn_retries: a dropped SYN is sent again */
+#define QP_TCP_SYN_RTO_NS UINT64_C(1000000000) /* TCP_TIMEOUT_INIT, doubled per retry */
 #define QP_TCP_EPHEMERAL_FIRST 32768 /* ip_local_port_range's default start */
 #define QP_UNIX_BUF 4096 /* bytes a socketpair end holds for its reader */
 /* events the sim schedules itself: a resume per task, the next read of each
  * repeated read (one chain per schedule event) */
-#define QP_SIM_INTERNAL_MAX (QP_EVENTS_MAX + QP_SIM_TASKS_MAX + QP_SIM_TIMERFDS_MAX)
+#define QP_SIM_INTERNAL_MAX                                                                         \
+    (QP_EVENTS_MAX + QP_SIM_TASKS_MAX + QP_SIM_TIMERFDS_MAX + QP_SIM_TCP_CONNS_MAX)
 #define QP_NO_TASK 0xff
 /* CLOCK_REALTIME - CLOCK_MONOTONIC: 0, so that the wall clock a library
  * reads (time(), gettimeofday()) is the virtual time, a time of day on day
@@ -78,6 +84,54 @@ typedef struct qp_stream {
                       a send after the FIN): POLLERR; the next read or send takes it */
 } qp_stream;
 
+/* The options a TCP socket keeps (setsockopt, read back by getsockopt). */
+typedef struct qp_sockopts {
+    bool reuseaddr, reuseport, keepalive, nodelay;
+    bool linger_on;
+    int32_t linger_s;
+    int32_t sndbuf, rcvbuf; /* as getsockopt reads them: twice what was set */
+    bool rcvbuf_locked;     /* SO_RCVBUF was set (SO_RCVLOWAT's cap follows it) */
+    int32_t rcvlowat;
+} qp_sockopts;
+
+/* A TCP connection of the world's (src/sim/tcp_peer.c): a peer's connection
+ * to the program's listener, from its SYN to its close, or the program's
+ * connection to the world's listener. Our end's receive side is its
+ * stream; the send side is flow-controlled: what was sent and the peer has
+ * not read stays in the send buffer, at most SO_SNDBUF (as getsockopt
+ * reads it) bytes, and the peer reads only when the schedule says
+ * (QP_EV_DRAIN). A harness's stream (qp_sim_add_stream) is none of these:
+ * its peer takes everything. */
+enum qp_tcp_conn_state {
+    QP_CONN_FREE,     /* unused, or over: the slot may be taken again */
+    QP_CONN_SYN_SENT, /* a peer's SYN found the accept queue full and was dropped: it is
+                         sent again after QP_TCP_SYN_RTO_NS, doubled each time */
+    QP_CONN_QUEUED,   /* in the listener's accept queue */
+    QP_CONN_OPEN      /* an fd of the program holds our end */
+};
+
+typedef struct qp_tcp_conn {
+    qp_stream stream;
+    uint8_t state;     /* enum qp_tcp_conn_state */
+    uint8_t listener;  /* SYN_SENT, QUEUED: the listener's tcps[] index */
+    uint8_t target;    /* the schedule's target of the peer's events */
+    uint8_t syns;      /* SYN_SENT: SYNs sent so far */
+    bool v6;
+    bool accepted;     /* made by accept4 (else by the program's connect) */
+    bool connect_done; /* the program's connect: answered, and no connect() has said so
+                          yet (the next returns 0: __inet_stream_connect) */
+    bool nospace;      /* a send found the buffer full (SOCK_NOSPACE): the peer's read
+                          that makes room wakes the writers (sk_stream_write_space) */
+    bool peer_reading; /* the peer half-closed: it still reads, so sends are no RST */
+    bool shut_rd, shut_wr; /* our shutdown(SHUT_RD, SHUT_WR) */
+    int fd;            /* OPEN: our end's fd */
+    uint32_t seq;      /* QUEUED: arrival order */
+    uint32_t local_addr, peer_addr; /* AF_INET: host order; AF_INET6: ::1 */
+    uint16_t local_port, peer_port;
+    uint64_t unread;   /* bytes sent that the peer has not read */
+    qp_sockopts opts;
+} qp_tcp_conn;
+
 /* A TCP socket that socket() made and that is not connected
  * (src/sim/tcp_listen.c): fresh (TCP_CLOSE), bound to a local address, or
  * listening. */
@@ -89,15 +143,6 @@ enum qp_tcp_state {
     QP_TCP_REFUSED     /* a connect refused (a RST): closed, its error pending once */
 };
 
-/* The options a TCP socket keeps (setsockopt, read back by getsockopt). */
-typedef struct qp_sockopts {
-    bool reuseaddr, reuseport, keepalive, nodelay;
-    bool linger_on;
-    int32_t linger_s;
-    int32_t sndbuf, rcvbuf; /* as getsockopt reads them: twice what was set */
-    bool rcvbuf_locked;     /* SO_RCVBUF was set (SO_RCVLOWAT's cap follows it) */
-    int32_t rcvlowat;
-} qp_sockopts;
 
 typedef struct qp_tcp {
     int fd; /* -1 once closed */
@@ -108,6 +153,7 @@ typedef struct qp_tcp {
     uint16_t port; /* bound (host order), 0 before */
     int32_t backlog; /* listen's, capped at somaxconn */
     int16_t error;   /* pending (SO_ERROR): ECONNREFUSED after a refused connect */
+    bool world;      /* CONNECTING: to the world's listener, which may answer yet */
     qp_sockopts opts;
 } qp_tcp;
 
@@ -159,7 +205,13 @@ typedef struct qp_pipe_wait {
     uint64_t period_ns; /* and the time between them */
 } qp_pipe_wait;
 
-enum qp_internal_kind { QP_IEV_RESUME, QP_IEV_READ, QP_IEV_DGRAM, QP_IEV_TIMERFD };
+enum qp_internal_kind {
+    QP_IEV_RESUME,
+    QP_IEV_READ,
+    QP_IEV_DGRAM,
+    QP_IEV_TIMERFD,
+    QP_IEV_SYN /* a peer's dropped SYN is sent again (event_index: its tcp_conns[]) */
+};
 
 typedef struct qp_internal_event {
     uint64_t at_ns;
@@ -265,6 +317,8 @@ typedef struct qp_obj {
     bool blocking; /* O_NONBLOCK clear, as F_GETFL reports it (only pipes, timerfds and
                       socketpair ends then block) */
     qp_stream stream;
+    uint8_t conn; /* a stream of a world's TCP connection: 1 + its tcp_conns[] index, which
+                     holds its state (0: a harness's stream, its state the field above) */
     uint64_t eventfd_count;
     bool eventfd_semaphore; /* EFD_SEMAPHORE: a read takes 1 */
 } qp_obj;
@@ -303,6 +357,19 @@ typedef struct qp_sim {
        fds a call may make are those below the soft limit (and QP_SIM_FDS_MAX) */
     uint64_t nofile_cur, nofile_max;
     uint16_t tcp_next_port; /* the next ephemeral port to try (0: QP_TCP_EPHEMERAL_FIRST) */
+    unsigned tcp_conns_count;
+    uint32_t tcp_conn_seq;
+    /* the world's peers (qp_sim_add_tcp_peers): their target, and the connections'
+       targets after it */
+    bool tcp_peers;
+    uint8_t tcp_peers_target;
+    uint8_t tcp_peers_conns;
+    /* the world's listener (qp_sim_add_tcp_listener_peer) */
+    bool tcp_listener_peer;
+    uint8_t tcp_listener_target;
+    uint8_t tcp_listener_answer; /* QP_EV_ANSWER's size now (0: never answers) */
+    uint16_t tcp_listener_port;
+    int8_t tcp_listener_conn; /* the newest connection to it (tcp_conns[]), or -1 */
     qp_pipe_wait pipe_waits[QP_SIM_TASKS_MAX];
 
     unsigned internal_count;
@@ -351,6 +418,7 @@ typedef struct qp_sim {
     qp_timerfd timerfds[QP_SIM_TIMERFDS_MAX];
     qp_unix_pair unix_pairs[QP_SIM_UNIX_PAIRS_MAX];
     qp_tcp tcps[QP_SIM_TCPS_MAX];
+    qp_tcp_conn tcp_conns[QP_SIM_TCP_CONNS_MAX];
     qp_internal_event internal[QP_SIM_INTERNAL_MAX];
 } qp_sim;
 
@@ -364,6 +432,36 @@ void qp_sim_init(qp_sim *sim, const qp_schedule *sched, qp_trace *trace,
 /* Creates a stream socket that world events with the next target index act
  * on. Returns its fd. */
 int qp_sim_add_stream(qp_sim *sim);
+
+/* TCP's world (src/sim/tcp_peer.c).
+ *
+ * Peers that connect to the program's listener: the listening TCP socket
+ * of the sim made first that listens when a peer's SYN comes (none: the
+ * peer is refused, and nothing is seen). QP_EV_CONNECT on the peers' target
+ * sends size SYNs. The accept queue holds backlog + 1 connections
+ * (sk_acceptq_is_full); a SYN beyond it is dropped and sent again after
+ * 1 s, 2 s, 4 s... (QP_TCP_SYN_RETRIES times, then the peer gives up), as
+ * a peer on the loopback sees it. Each connection takes the next of
+ * conns_max targets after the peers' own (the lowest whose connection is
+ * over): the stream's events (QP_EV_DATA, QP_EV_EOF, QP_EV_RESET) and
+ * QP_EV_DRAIN, QP_EV_HALF_CLOSE act on it, queued or accepted. Returns the
+ * peers' target index (no fd: the program makes its own listener). */
+int qp_sim_add_tcp_peers(qp_sim *sim, unsigned conns_max);
+
+/* The world's listener on the loopback (127.0.0.1 and ::1), port port:
+ * the program's connect to it is answered as the last QP_EV_ANSWER on its
+ * target said (none yet: never, its queue full), and one in progress is
+ * answered when that event comes. Accepted, the socket is a connected
+ * stream (POLLOUT, SO_ERROR 0, the next connect 0, then EISCONN); refused,
+ * ECONNREFUSED. The stream's events, QP_EV_DRAIN and QP_EV_HALF_CLOSE on
+ * the same target act on the newest connection to it. Returns the target
+ * index. */
+int qp_sim_add_tcp_listener_peer(qp_sim *sim, uint16_t port);
+
+/* Creates a connected TCP socket on 127.0.0.1 whose peer reads only when
+ * the schedule says (QP_EV_DRAIN), with a send buffer of SO_SNDBUF, that
+ * world events with the next target index act on. Returns its fd. */
+int qp_sim_add_tcp_connection(qp_sim *sim);
 
 /* Creates a pipe whose write end is the world's, that world events with
  * the next target index act on: QP_EV_DATA writes its bytes, what fits

@@ -274,6 +274,7 @@ enum qp_sim_limit {
     QP_LIMIT_TIMERFDS,      /* QP_SIM_TIMERFDS_MAX */
     QP_LIMIT_UNIX_PAIRS,    /* QP_SIM_UNIX_PAIRS_MAX */
     QP_LIMIT_TCPS,          /* QP_SIM_TCPS_MAX */
+    QP_LIMIT_TCP_CONNS,     /* QP_SIM_TCP_CONNS_MAX */
     QP_LIMIT_COUNT
 };
 

@@ -19,6 +19,10 @@ static const char *const event_kind_names[QP_EV_KIND_COUNT] = {
     [QP_EV_DGRAM] = "datagram",
     [QP_EV_DGRAM_ERROR] = "icmp error",
     [QP_EV_REPLY] = "reply",
+    [QP_EV_CONNECT] = "connect",
+    [QP_EV_ANSWER] = "answer",
+    [QP_EV_DRAIN] = "drain",
+    [QP_EV_HALF_CLOSE] = "half-close",
 };
 
 /* The range of an event's size, by kind; kinds without one read no bytes. */
@@ -33,6 +37,9 @@ static const struct {
     [QP_EV_DGRAM] = {0, QP_DGRAM_SIZE_MAX},
     [QP_EV_DGRAM_ERROR] = {0, 1},
     [QP_EV_REPLY] = {0, QP_REPLY_KINDS - 1},
+    [QP_EV_CONNECT] = {1, QP_CONNECT_BURST_MAX},
+    [QP_EV_ANSWER] = {0, QP_ANSWER_KINDS - 1},
+    [QP_EV_DRAIN] = {1, QP_DRAIN_KIB_MAX},
 };
 
 static bool is_arrival_train(unsigned kind)
@@ -286,6 +293,14 @@ void qp_schedule_describe(FILE *out, const qp_schedule_shape *shape, const qp_sc
                 fprintf(out, ", none (the schedule's %u datagrams are spent)", QP_DGRAM_ARRIVALS_MAX);
         } else if (ev->kind == QP_EV_DGRAM_ERROR)
             fprintf(out, ", %s ECONNREFUSED", ev->size ? "persistent" : "one");
+        else if (ev->kind == QP_EV_CONNECT)
+            fprintf(out, " by %" PRIu32 " peer%s", ev->size, ev->size == 1 ? "" : "s");
+        else if (ev->kind == QP_EV_ANSWER)
+            fprintf(out, ": the listener %s", ev->size == 1   ? "accepts"
+                                              : ev->size == 2 ? "refuses"
+                                                              : "never answers");
+        else if (ev->kind == QP_EV_DRAIN)
+            fprintf(out, " of %" PRIu32 " KiB", ev->size);
         if (shape->targets_count > 1 && ev->kind != QP_EV_WAKEUP && ev->kind != QP_EV_REGISTER &&
             ev->kind != QP_EV_SIGNAL && ev->kind != QP_EV_PIPE_READ)
             fprintf(out, " on object %u", ev->target);

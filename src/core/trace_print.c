@@ -516,6 +516,7 @@ static const char *const limit_names[QP_LIMIT_COUNT] = {
     [QP_LIMIT_TIMERFDS] = "timerfds (QP_SIM_TIMERFDS_MAX)",
     [QP_LIMIT_UNIX_PAIRS] = "socketpairs (QP_SIM_UNIX_PAIRS_MAX)",
     [QP_LIMIT_TCPS] = "TCP sockets not connected (QP_SIM_TCPS_MAX)",
+    [QP_LIMIT_TCP_CONNS] = "the world's TCP connections (QP_SIM_TCP_CONNS_MAX)",
 };
 
 void qp_trace_format_rec(char *buf, size_t buf_size, const qp_rec *rec)

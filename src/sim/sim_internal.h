@@ -203,6 +203,31 @@ int qp__dgram_new(qp_sim *sim);
 /* Makes a TCP socket of domain, fresh (tcp_listen.c): its fd, or -1 when
  * the sockets or the fds are all taken. */
 int qp__tcp_new(qp_sim *sim, int domain);
+/* TCP's world (tcp_peer.c): the connection behind a stream (NULL: a
+ * harness's stream); is a listener's queue not empty; accept4 of listener
+ * tcps[index], ending the call; the program's connect of socket t at fd to
+ * the world's listener (is port its?); a peer's SYN sent again; the
+ * listener's close; the world's TCP events taken anywhere; the peer's
+ * events on a connection (fd -1: not accepted yet); is its send buffer
+ * writable; an address put as accept4 and getpeername put it (0 or an
+ * errno). */
+qp_tcp_conn *qp__tcp_conn_of(qp_sim *sim, const qp_obj *obj);
+bool qp__tcp_has_queued(const qp_sim *sim, unsigned listener);
+int64_t qp__tcp_accept(qp_sim *sim, qp_rec *rec, unsigned listener, struct sockaddr *addr,
+                       socklen_t *addrlen, int flags);
+bool qp__tcp_to_world_listener(const qp_sim *sim, uint16_t port);
+void qp__tcp_connect_world(qp_sim *sim, qp_tcp *t, int fd);
+void qp__tcp_syn_again(qp_sim *sim, const qp_internal_event *iev);
+void qp__tcp_listener_closed(qp_sim *sim, unsigned listener);
+void qp__tcp_world_event(qp_sim *sim, const qp_event *ev);
+void qp__tcp_conn_peer_event(qp_sim *sim, qp_tcp_conn *c, const qp_event *ev, int fd);
+bool qp__tcp_conn_writable(const qp_tcp_conn *c);
+int qp__tcp_put_name(bool v6, uint32_t addr, uint16_t port, struct sockaddr *out,
+                     socklen_t *outlen);
+/* The next ephemeral port (tcp_listen.c), for a peer's end. */
+uint16_t qp__tcp_ephemeral_port(qp_sim *sim);
+/* The peer's data, FIN and RST on stream s (stream.c); fd -1: none yet. */
+void qp__stream_peer_event(qp_sim *sim, qp_stream *s, const qp_event *ev, int fd);
 /* A TCP socket's options before any setsockopt (sockopt.c). */
 extern const qp_sockopts qp__sockopts_default;
 /* A socketpair's two ends (unix_stream.c), once socketpair's arguments are

@@ -41,6 +41,8 @@ const qp_sockopts qp__sockopts_default = {
 /* The options of the socket behind obj: a TCP socket's own, or NULL. */
 static qp_sockopts *opts_of(qp_sim *sim, const qp_obj *obj)
 {
+    if (obj->type == QP_OBJ_STREAM && obj->conn != 0)
+        return &qp__tcp_conn_of(sim, obj)->opts;
     return obj->type == QP_OBJ_TCP ? &sim->tcps[obj->index].opts : NULL;
 }
 

@@ -23,17 +23,33 @@
  * shut down for sending too (never 0 in the sim: the peer takes
  * everything); POLLIN and POLLRDHUP once the FIN or RST came; POLLHUP once
  * a RST closed it; POLLERR while its error is pending. */
+static qp_stream *stream_of(qp_sim *sim, qp_obj *obj)
+{
+    qp_tcp_conn *c = qp__tcp_conn_of(sim, obj);
+    return c != NULL ? &c->stream : &obj->stream;
+}
+
+/* A world connection's too: POLLOUT only while the send buffer has room
+ * (sk_stream_is_writeable; not: SOCK_NOSPACE, so that the peer's read
+ * wakes), or once no send can block (shut down for sending, or reset);
+ * our shutdown(SHUT_RD) reads as the peer's FIN does; POLLHUP once both
+ * ways are shut (sk_shutdown == SHUTDOWN_MASK). */
 static short stream_revents(qp_sim *sim, qp_obj *obj, short events)
 {
-    (void)sim;
-    const qp_stream *s = &obj->stream;
+    const qp_stream *s = stream_of(sim, obj);
+    qp_tcp_conn *c = qp__tcp_conn_of(sim, obj);
+    bool rcv_shut = s->eof || (c != NULL && c->shut_rd);
     short revents = POLLOUT;
-    if (s->bytes_queued > 0 || s->eof)
+    if (c != NULL && !c->shut_wr && !s->closed && !qp__tcp_conn_writable(c)) {
+        revents = 0;
+        c->nospace = true;
+    }
+    if (s->bytes_queued > 0 || rcv_shut)
         revents |= POLLIN;
-    if (s->eof)
+    if (rcv_shut)
         revents |= POLLRDHUP;
     revents &= events;
-    if (s->closed)
+    if (s->closed || (c != NULL && c->shut_wr && rcv_shut))
         revents |= POLLHUP; /* reported whatever was asked */
     if (s->error != 0)
         revents |= POLLERR;
@@ -47,7 +63,8 @@ static int64_t stream_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, voi
     /* a connected stream socket reports no source address */
     if (src_addr != NULL && addrlen != NULL)
         *addrlen = 0;
-    qp_stream *s = &obj->stream;
+    qp_stream *s = stream_of(sim, obj);
+    const qp_tcp_conn *c = qp__tcp_conn_of(sim, obj);
     rec->call.io.unit = QP_UNIT_BYTES;
     rec->call.io.queued_before = s->bytes_queued;
     rec->call.io.queued_after = s->bytes_queued;
@@ -73,7 +90,7 @@ static int64_t stream_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, voi
         s->error = 0;
         return qp__sim_exit(sim, rec, -1, err);
     }
-    if (s->eof)
+    if (s->eof || (c != NULL && c->shut_rd))
         return qp__sim_exit(sim, rec, 0, 0);
     return qp__sim_exit(sim, rec, -1, EAGAIN);
 }
@@ -85,14 +102,30 @@ static int64_t stream_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const 
     (void)buf;
     (void)dest;
     (void)destlen;
-    qp_stream *s = &obj->stream;
+    qp_stream *s = stream_of(sim, obj);
+    qp_tcp_conn *c = qp__tcp_conn_of(sim, obj);
     if (s->error != 0) {
         int err = s->error;
         s->error = 0;
         return qp__sim_exit(sim, rec, -1, err);
     }
-    if (s->closed)
+    if (s->closed || (c != NULL && c->shut_wr))
         return qp__sim_exit(sim, rec, -1, EPIPE);
+    if (c != NULL && (!s->fin || c->peer_reading) && count > 0) {
+        /* tcp_sendmsg: what fits in the send buffer; none: EAGAIN (a
+           blocking socket too: the sim's limit, Linux would wait) */
+        uint64_t cap = (uint64_t)c->opts.sndbuf;
+        uint64_t room = cap > c->unread ? cap - c->unread : 0;
+        if (room == 0) {
+            c->nospace = true;
+            return qp__sim_exit(sim, rec, -1, EAGAIN);
+        }
+        uint64_t n = count < room ? count : room;
+        c->unread += n;
+        if (n < count)
+            c->nospace = true;
+        return qp__sim_exit(sim, rec, (int64_t)n, 0);
+    }
     if (s->fin && count > 0) {
         /* the peer is gone: its RST answers these bytes (a send of none
            sends nothing) */
@@ -100,21 +133,18 @@ static int64_t stream_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const 
         s->error = EPIPE;
         qp__sim_notify(sim, fd);
     }
-    /* the peer takes everything: no flow control on this socket */
+    /* a harness's stream: the peer takes everything, no flow control */
     return qp__sim_exit(sim, rec, (int64_t)count, 0);
 }
 
 static int stream_ioctl(qp_sim *sim, qp_obj *obj, unsigned long request, void *arg)
 {
-    (void)sim;
-    return qp__ioctl_fionread(request, arg, (int64_t)obj->stream.bytes_queued);
+    return qp__ioctl_fionread(request, arg, (int64_t)stream_of(sim, obj)->bytes_queued);
 }
 
-/* The peer's data, FIN and RST. */
-static void stream_world_event(qp_sim *sim, const qp_event *ev, qp_obj *obj, int fd, qp_rec *rec)
+/* The peer's data, FIN and RST; fd -1: a connection not accepted yet. */
+void qp__stream_peer_event(qp_sim *sim, qp_stream *s, const qp_event *ev, int fd)
 {
-    (void)rec;
-    qp_stream *s = &obj->stream;
     if (s->eof)
         return; /* the connection is over: nothing more comes */
     switch (ev->kind) {
@@ -122,19 +152,62 @@ static void stream_world_event(qp_sim *sim, const qp_event *ev, qp_obj *obj, int
         /* the peer's send of nothing transmits nothing: no arrival, no wakeup */
         if (ev->size > 0) {
             s->bytes_queued += ev->size;
-            qp__sim_notify_events(sim, fd, EPOLLIN); /* sk_data_ready's key */
+            if (fd >= 0)
+                qp__sim_notify_events(sim, fd, EPOLLIN); /* sk_data_ready's key */
         }
         break;
     case QP_EV_EOF:
         s->eof = s->fin = true;
-        qp__sim_notify(sim, fd);
+        if (fd >= 0)
+            qp__sim_notify(sim, fd);
         break;
     case QP_EV_RESET:
         s->eof = s->closed = true;
         s->error = ECONNRESET;
-        qp__sim_notify(sim, fd);
+        if (fd >= 0)
+            qp__sim_notify(sim, fd);
         break;
     }
+}
+
+static void stream_world_event(qp_sim *sim, const qp_event *ev, qp_obj *obj, int fd, qp_rec *rec)
+{
+    (void)rec;
+    qp_tcp_conn *c = qp__tcp_conn_of(sim, obj);
+    if (c != NULL)
+        qp__tcp_conn_peer_event(sim, c, ev, fd);
+    else if (ev->kind == QP_EV_DATA || ev->kind == QP_EV_EOF || ev->kind == QP_EV_RESET)
+        qp__stream_peer_event(sim, &obj->stream, ev, fd);
+}
+
+/* connect of a connected socket: EISCONN, but for the first after the
+ * world's listener answered the program's connect, which says it is done
+ * (0: __inet_stream_connect of SS_CONNECTING, now TCP_ESTABLISHED). */
+static int64_t stream_connect(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd,
+                              const struct sockaddr *addr, socklen_t addrlen)
+{
+    (void)fd;
+    (void)addr;
+    (void)addrlen;
+    qp_tcp_conn *c = qp__tcp_conn_of(sim, obj);
+    if (c != NULL && c->connect_done) {
+        c->connect_done = false;
+        return qp__sim_exit(sim, rec, 0, 0);
+    }
+    return qp__sim_exit(sim, rec, -1, EISCONN);
+}
+
+/* Our close ends a world's connection: its slot and its target are free. */
+static void stream_close(qp_sim *sim, qp_obj *obj, int fd)
+{
+    (void)fd;
+    qp_tcp_conn *c = qp__tcp_conn_of(sim, obj);
+    if (c == NULL)
+        return;
+    if (sim->targets[c->target] == c->fd)
+        sim->targets[c->target] = -1;
+    c->state = QP_CONN_FREE;
+    c->fd = -1;
 }
 
 const qp_kind qp__kind_stream = {
@@ -145,7 +218,10 @@ const qp_kind qp__kind_stream = {
     .recv = stream_receive,
     .send = stream_send,
     .ioctl = stream_ioctl,
-    .world_events = (1u << QP_EV_DATA) | (1u << QP_EV_EOF) | (1u << QP_EV_RESET),
+    .close = stream_close,
+    .connect = stream_connect,
+    .world_events = (1u << QP_EV_DATA) | (1u << QP_EV_EOF) | (1u << QP_EV_RESET) |
+                    QP_EV_TCP_PEER_KINDS,
     .world_event = stream_world_event,
 };
 

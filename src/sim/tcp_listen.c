@@ -45,8 +45,8 @@ static qp_tcp *tcp_of(qp_sim *sim, const qp_obj *obj)
 static short tcp_revents(qp_sim *sim, qp_obj *obj, short events)
 {
     const qp_tcp *t = tcp_of(sim, obj);
-    if (t->state == QP_TCP_LISTENING)
-        return 0; /* inet_csk_listen_poll: POLLIN once a connection is queued */
+    if (t->state == QP_TCP_LISTENING) /* inet_csk_listen_poll */
+        return qp__tcp_has_queued(sim, obj->index) ? (short)(POLLIN & events) : 0;
     if (t->state == QP_TCP_CONNECTING)
         return 0; /* SYN_SENT: nothing until it is answered */
     /* TCP_CLOSE: writable and hung up; a refused one is shut down both
@@ -128,17 +128,21 @@ static int64_t tcp_connect(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd,
     if (addrlen < sizeof(sa_family_t))
         return qp__sim_exit(sim, rec, -1, EINVAL);
     bool loopback;
+    uint16_t port;
     if (!t->v6) {
         if (addrlen < sizeof(struct sockaddr_in))
             return qp__sim_exit(sim, rec, -1, EINVAL);
         const struct sockaddr_in *in = (const struct sockaddr_in *)addr;
         uint32_t host_addr = ntohl(in->sin_addr.s_addr);
-        rec->call.connect.addr = QP_REC_INET(host_addr, ntohs(in->sin_port));
+        port = ntohs(in->sin_port);
+        rec->call.connect.addr = QP_REC_INET(host_addr, port);
         loopback = (host_addr >> 24) == 127;
     } else {
         if (addrlen < SIN6_LEN_RFC2133)
             return qp__sim_exit(sim, rec, -1, EINVAL);
-        loopback = memcmp(&((const struct sockaddr_in6 *)addr)->sin6_addr, in6_loopback, 16) == 0;
+        const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)addr;
+        port = ntohs(in6->sin6_port);
+        loopback = memcmp(&in6->sin6_addr, in6_loopback, 16) == 0;
     }
     switch (t->state) {
     case QP_TCP_LISTENING:
@@ -155,7 +159,9 @@ static int64_t tcp_connect(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd,
         return qp__sim_exit(sim, rec, -1, EAFNOSUPPORT);
     if (t->state == QP_TCP_FRESH)
         (void)tcp_bind_to(sim, t, false, t->v6 ? 1 : INADDR_LOOPBACK, 0);
-    if (loopback) {
+    if (loopback && qp__tcp_to_world_listener(sim, port))
+        qp__tcp_connect_world(sim, t, fd);
+    else if (loopback) {
         t->state = QP_TCP_REFUSED;
         t->error = ECONNREFUSED;
     } else
@@ -167,19 +173,27 @@ static int64_t tcp_connect(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd,
 static void tcp_close(qp_sim *sim, qp_obj *obj, int fd)
 {
     (void)fd;
-    tcp_of(sim, obj)->fd = -1;
+    qp_tcp *t = tcp_of(sim, obj);
+    if (t->state == QP_TCP_LISTENING)
+        qp__tcp_listener_closed(sim, obj->index);
+    t->fd = -1;
 }
 
 static int64_t tcp_accept(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, struct sockaddr *addr,
                           socklen_t *addrlen, int flags)
 {
     (void)fd;
-    (void)addr;
-    (void)addrlen;
-    (void)flags;
     if (tcp_of(sim, obj)->state != QP_TCP_LISTENING)
         return qp__sim_exit(sim, rec, -1, EINVAL);
-    return qp__sim_exit(sim, rec, -1, EAGAIN); /* nothing is queued */
+    return qp__tcp_accept(sim, rec, obj->index, addr, addrlen, flags);
+}
+
+static void tcp_world_event(qp_sim *sim, const qp_event *ev, qp_obj *obj, int fd, qp_rec *rec)
+{
+    (void)obj;
+    (void)fd;
+    (void)rec;
+    qp__tcp_world_event(sim, ev);
 }
 
 const qp_kind qp__kind_tcp = {
@@ -191,6 +205,12 @@ const qp_kind qp__kind_tcp = {
     .close = tcp_close,
     .accept = tcp_accept,
     .connect = tcp_connect,
+    /* the world's TCP: its peers, its listener, and connections not accepted yet (no fd) */
+    .world_events = (1u << QP_EV_CONNECT) | (1u << QP_EV_ANSWER) | (1u << QP_EV_DATA) |
+                    (1u << QP_EV_EOF) | (1u << QP_EV_RESET) | QP_EV_TCP_PEER_KINDS,
+    .world_events_anywhere = true,
+    .world_event = tcp_world_event,
+    .internal = qp__tcp_syn_again,
 };
 
 int qp__tcp_new(qp_sim *sim, int domain)
@@ -237,6 +257,11 @@ static uint16_t ephemeral_port(qp_sim *sim, const qp_tcp *self, bool any, bool v
             return port;
     }
     return 0;
+}
+
+uint16_t qp__tcp_ephemeral_port(qp_sim *sim)
+{
+    return ephemeral_port(sim, NULL, false, false, INADDR_LOOPBACK);
 }
 
 /* Binds t; 0 or an errno. */
@@ -367,6 +392,13 @@ int qp__sim_getsockname(qp_os *os, int fd, struct sockaddr *addr, socklen_t *add
     if (obj->type == QP_OBJ_UNIX) {
         name.sa.sa_family = AF_UNIX;
         len = sizeof(sa_family_t);
+    } else if (obj->type == QP_OBJ_STREAM && obj->conn != 0) {
+        const qp_tcp_conn *c = qp__tcp_conn_of(sim, obj);
+        socklen_t full = sizeof name;
+        (void)qp__tcp_put_name(c->v6, c->local_addr, c->local_port, &name.sa, &full);
+        len = full;
+        rec.call.bind.addr = c->v6 ? (int64_t)((1u << 16) | c->local_port)
+                                   : QP_REC_INET(c->local_addr, c->local_port);
     } else if (obj->type != QP_OBJ_TCP) {
         name.in.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
         rec.call.bind.addr = QP_REC_INET(INADDR_LOOPBACK, 0);

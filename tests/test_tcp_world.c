@@ -1,0 +1,288 @@
+/* TCP's world in the sim, called directly (no oracle): peers that connect
+ * to the program's listener (a burst beyond its backlog retried a second
+ * later), accept4 with EMFILE leaving the connection queued, a RST or data
+ * before accept, the world's listener answering a connect, and a send
+ * buffer that fills and drains. Each behaviour was seen on Linux's
+ * loopback first (src/sim/tcp_peer.c). */
+#include <errno.h>
+#include <netinet/in.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+
+#include "check.h"
+#include "helpers.h"
+#include "quietpoll/units.h"
+
+#define START_NS (1000 * QP_NS_PER_S)
+#define AT_MS(ms) (START_NS + (uint64_t)(ms) * QP_NS_PER_MS)
+#define P_IN_OUT_RDHUP (POLLIN | POLLOUT | POLLRDHUP)
+
+static qp_schedule sched;
+static qp_rec recs[QP_SIM_TRACE_CAP];
+static qp_trace trace;
+static qp_sim sim;
+static jmp_buf stopped;
+
+static qp_os *fresh(const qp_event *events, size_t count)
+{
+    sched = (qp_schedule){.start_ns = START_NS, .cost_ns = 10};
+    for (size_t i = 0; i < count; i++)
+        sched.events[i] = events[i];
+    sched.events_count = count;
+    trace = (qp_trace){recs, 0, QP_SIM_TRACE_CAP};
+    qp_sim_init(&sim, &sched, &trace, NULL, &stopped);
+    return &sim.os;
+}
+
+static short poll1(qp_os *os, int fd, short events, int timeout_ms)
+{
+    struct pollfd pfd = {.fd = fd, .events = events};
+    return os->poll(os, &pfd, 1, timeout_ms) == 1 ? pfd.revents : 0;
+}
+
+/* A listener on 127.0.0.1, port 0, with backlog; its port in *port. */
+static int listener(qp_os *os, int backlog, uint16_t *port)
+{
+    int fd = os->socket(os, AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    struct sockaddr_in addr = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    CHECK_EQ_I(os->bind(os, fd, (struct sockaddr *)&addr, sizeof addr), 0);
+    CHECK_EQ_I(os->listen(os, fd, backlog), 0);
+    socklen_t len = sizeof addr;
+    CHECK_EQ_I(os->getsockname(os, fd, (struct sockaddr *)&addr, &len), 0);
+    *port = ntohs(addr.sin_port);
+    return fd;
+}
+
+/* Lets the world's events of the next ms go by. */
+static void pass_ms(qp_os *os, int ms)
+{
+    struct pollfd none[1];
+    os->poll(os, none, 0, ms);
+}
+
+static int accept_nb(qp_os *os, int fd)
+{
+    return os->accept4(os, fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+}
+
+static void test_burst_beyond_backlog_retries(void)
+{
+    const qp_event events[] = {{.at_ns = AT_MS(1), .kind = QP_EV_CONNECT, .target = 0, .size = 4}};
+    qp_os *os = fresh(events, 1);
+    SIM_GUARD(stopped);
+    CHECK_EQ_I(qp_sim_add_tcp_peers(&sim, 8), 0);
+    uint16_t port;
+    int l = listener(os, 1, &port);
+    CHECK_EQ_I(poll1(os, l, POLLIN | POLLOUT, 0), 0);
+    CHECK_EQ_I(poll1(os, l, POLLIN | POLLOUT, 10), POLLIN);
+    /* backlog 1 holds 2 (sk_acceptq_is_full); the peer's address comes back */
+    struct sockaddr_in peer = {0};
+    socklen_t len = sizeof peer;
+    int a = os->accept4(os, l, (struct sockaddr *)&peer, &len, SOCK_NONBLOCK);
+    CHECK(a >= QP_SIM_FIRST_FD);
+    CHECK_EQ_U(len, sizeof peer);
+    CHECK_EQ_U(peer.sin_family, AF_INET);
+    CHECK_EQ_U(ntohl(peer.sin_addr.s_addr), INADDR_LOOPBACK);
+    CHECK(ntohs(peer.sin_port) != 0 && ntohs(peer.sin_port) != port);
+    struct sockaddr_in local = {0};
+    len = sizeof local;
+    CHECK_EQ_I(os->getsockname(os, a, (struct sockaddr *)&local, &len), 0);
+    CHECK_EQ_U(ntohs(local.sin_port), port);
+    CHECK(accept_nb(os, l) >= 0);
+    CHECK_EQ_I(accept_nb(os, l), -1);
+    CHECK_EQ_I(errno, EAGAIN);
+    CHECK_EQ_I(poll1(os, l, POLLIN, 0), 0);
+    /* the two dropped SYNs come again after 1 s, and both fit now */
+    CHECK_EQ_I(poll1(os, l, POLLIN, 900), 0);
+    CHECK_EQ_I(poll1(os, l, POLLIN, 200), POLLIN);
+    CHECK(accept_nb(os, l) >= 0);
+    CHECK(accept_nb(os, l) >= 0);
+    CHECK_EQ_I(accept_nb(os, l), -1);
+    CHECK_EQ_I(errno, EAGAIN);
+}
+
+static void test_emfile_leaves_it_queued(void)
+{
+    const qp_event events[] = {{.at_ns = AT_MS(1), .kind = QP_EV_CONNECT, .target = 0, .size = 1}};
+    qp_os *os = fresh(events, 1);
+    SIM_GUARD(stopped);
+    qp_sim_add_tcp_peers(&sim, 2);
+    uint16_t port;
+    int l = listener(os, 4, &port);
+    int spare = os->eventfd(os, 0, 0);
+    struct rlimit limit = {.rlim_cur = (rlim_t)spare + 1, .rlim_max = 1024};
+    CHECK_EQ_I(os->setrlimit(os, RLIMIT_NOFILE, &limit), 0);
+    CHECK_EQ_I(poll1(os, l, POLLIN, 10), POLLIN);
+    CHECK_EQ_I(accept_nb(os, l), -1);
+    CHECK_EQ_I(errno, EMFILE);
+    CHECK_EQ_I(poll1(os, l, POLLIN, 0), POLLIN); /* still queued: level-triggered, at once */
+    CHECK_EQ_I(os->close(os, spare), 0);
+    CHECK_EQ_I(accept_nb(os, l), spare);
+    CHECK_EQ_I(poll1(os, l, POLLIN, 0), 0);
+}
+
+static void test_before_accept_data_and_reset(void)
+{
+    const qp_event events[] = {
+        {.at_ns = AT_MS(1), .kind = QP_EV_CONNECT, .target = 0, .size = 2},
+        {.at_ns = AT_MS(2), .kind = QP_EV_DATA, .target = 1, .size = 100},
+        {.at_ns = AT_MS(2), .kind = QP_EV_EOF, .target = 1},
+        {.at_ns = AT_MS(3), .kind = QP_EV_RESET, .target = 2},
+    };
+    qp_os *os = fresh(events, 4);
+    SIM_GUARD(stopped);
+    qp_sim_add_tcp_peers(&sim, 2);
+    uint16_t port;
+    int l = listener(os, 4, &port);
+    CHECK_EQ_I(poll1(os, l, POLLIN, 10), POLLIN);
+    pass_ms(os, 5);
+    /* a FIN after data: the bytes, then 0 */
+    int a = accept_nb(os, l);
+    CHECK_EQ_I(poll1(os, a, P_IN_OUT_RDHUP, 0), POLLIN | POLLOUT | POLLRDHUP);
+    char buf[200];
+    CHECK_EQ_I(os->read(os, a, buf, sizeof buf), 100);
+    CHECK_EQ_I(os->read(os, a, buf, sizeof buf), 0);
+    /* a RST before accept: accepted all the same (no ECONNABORTED on Linux),
+       its error pending */
+    int b = accept_nb(os, l);
+    CHECK(b >= 0);
+    CHECK_EQ_I(poll1(os, b, P_IN_OUT_RDHUP, 0),
+               POLLIN | POLLOUT | POLLRDHUP | POLLERR | POLLHUP);
+    CHECK_EQ_I(os->read(os, b, buf, sizeof buf), -1);
+    CHECK_EQ_I(errno, ECONNRESET);
+}
+
+static void test_world_listener_answers(void)
+{
+    const qp_event events[] = {
+        {.at_ns = AT_MS(5), .kind = QP_EV_ANSWER, .target = 0, .size = 1},
+        {.at_ns = AT_MS(20), .kind = QP_EV_ANSWER, .target = 0, .size = 2},
+    };
+    qp_os *os = fresh(events, 2);
+    SIM_GUARD(stopped);
+    CHECK_EQ_I(qp_sim_add_tcp_listener_peer(&sim, 7), 0);
+    int fd = os->socket(os, AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons(7),
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    CHECK_EQ_I(os->connect(os, fd, (struct sockaddr *)&to, sizeof to), -1);
+    CHECK_EQ_I(errno, EINPROGRESS);
+    CHECK_EQ_I(os->connect(os, fd, (struct sockaddr *)&to, sizeof to), -1);
+    CHECK_EQ_I(errno, EALREADY);
+    CHECK_EQ_I(poll1(os, fd, POLLOUT, 0), 0);
+    CHECK_EQ_I(poll1(os, fd, POLLOUT, 10), POLLOUT);
+    int err = -1;
+    socklen_t len = sizeof err;
+    CHECK_EQ_I(os->getsockopt(os, fd, SOL_SOCKET, SO_ERROR, &err, &len), 0);
+    CHECK_EQ_I(err, 0);
+    CHECK_EQ_I(os->connect(os, fd, (struct sockaddr *)&to, sizeof to), 0);
+    CHECK_EQ_I(os->connect(os, fd, (struct sockaddr *)&to, sizeof to), -1);
+    CHECK_EQ_I(errno, EISCONN);
+    /* accepting now: a new connect is connected at once, though EINPROGRESS */
+    int fd2 = os->socket(os, AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    CHECK_EQ_I(os->connect(os, fd2, (struct sockaddr *)&to, sizeof to), -1);
+    CHECK_EQ_I(errno, EINPROGRESS);
+    CHECK_EQ_I(poll1(os, fd2, POLLOUT, 0), POLLOUT);
+    /* refusing: a RST */
+    CHECK_EQ_I(poll1(os, fd2, POLLIN, 30), 0);
+    int fd3 = os->socket(os, AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    CHECK_EQ_I(os->connect(os, fd3, (struct sockaddr *)&to, sizeof to), -1);
+    CHECK_EQ_I(errno, EINPROGRESS);
+    CHECK_EQ_I(poll1(os, fd3, POLLOUT, 0), POLLOUT | POLLERR | POLLHUP);
+    CHECK_EQ_I(os->getsockopt(os, fd3, SOL_SOCKET, SO_ERROR, &err, &len), 0);
+    CHECK_EQ_I(err, ECONNREFUSED);
+}
+
+static void test_send_buffer_fills_and_drains(void)
+{
+    const qp_event events[] = {
+        {.at_ns = AT_MS(5), .kind = QP_EV_DRAIN, .target = 0, .size = 4},
+        {.at_ns = AT_MS(10), .kind = QP_EV_DRAIN, .target = 0, .size = 8},
+    };
+    qp_os *os = fresh(events, 2);
+    SIM_GUARD(stopped);
+    int fd = qp_sim_add_tcp_connection(&sim);
+    int sndbuf = 0;
+    socklen_t len = sizeof sndbuf;
+    CHECK_EQ_I(os->getsockopt(os, fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, &len), 0);
+    static const char bytes[65536];
+    CHECK_EQ_I(os->send(os, fd, bytes, sizeof bytes, MSG_NOSIGNAL), sndbuf);
+    CHECK_EQ_I(os->send(os, fd, bytes, 1, MSG_NOSIGNAL), -1);
+    CHECK_EQ_I(errno, EAGAIN);
+    CHECK_EQ_I(os->send(os, fd, bytes, 0, MSG_NOSIGNAL), 0);
+    int ep = os->epoll_create1(os, 0);
+    struct epoll_event ev = {.events = EPOLLOUT | EPOLLET, .data.fd = fd};
+    CHECK_EQ_I(os->epoll_ctl(os, ep, EPOLL_CTL_ADD, fd, &ev), 0);
+    struct epoll_event out[2];
+    CHECK_EQ_I(os->epoll_wait(os, ep, out, 2, 0), 0);
+    /* 4 KiB read: free space under half what is queued, not writable yet */
+    CHECK_EQ_I(os->epoll_wait(os, ep, out, 2, 7), 0);
+    CHECK_EQ_I(poll1(os, fd, POLLOUT, 0), 0);
+    /* 8 KiB more: writable, and the edge comes */
+    CHECK_EQ_I(os->epoll_wait(os, ep, out, 2, 10), 1);
+    CHECK_EQ_U(out[0].events, EPOLLOUT);
+    CHECK_EQ_I(os->send(os, fd, bytes, sizeof bytes, MSG_NOSIGNAL), 12 * 1024);
+}
+
+static void test_peer_half_close_still_reads(void)
+{
+    const qp_event events[] = {
+        {.at_ns = AT_MS(1), .kind = QP_EV_HALF_CLOSE, .target = 0},
+        {.at_ns = AT_MS(5), .kind = QP_EV_DRAIN, .target = 0, .size = 1},
+        {.at_ns = AT_MS(9), .kind = QP_EV_EOF, .target = 0},
+    };
+    qp_os *os = fresh(events, 3);
+    SIM_GUARD(stopped);
+    int fd = qp_sim_add_tcp_connection(&sim);
+    CHECK_EQ_I(poll1(os, fd, POLLIN, 3), POLLIN);
+    CHECK_EQ_I(poll1(os, fd, P_IN_OUT_RDHUP, 0), POLLIN | POLLOUT | POLLRDHUP);
+    char buf[16];
+    CHECK_EQ_I(os->read(os, fd, buf, sizeof buf), 0);
+    static const char bytes[4096];
+    CHECK_EQ_I(os->send(os, fd, bytes, sizeof bytes, MSG_NOSIGNAL), (int)sizeof bytes);
+    CHECK_EQ_I(poll1(os, fd, POLLERR, 10), 0);
+    /* closed for good: the next bytes meet its RST */
+    CHECK_EQ_I(os->send(os, fd, bytes, 10, MSG_NOSIGNAL), 10);
+    CHECK_EQ_I(os->send(os, fd, bytes, 10, MSG_NOSIGNAL), -1);
+    CHECK_EQ_I(errno, EPIPE);
+}
+
+static void test_listener_close_drops_the_queue(void)
+{
+    const qp_event events[] = {
+        {.at_ns = AT_MS(1), .kind = QP_EV_CONNECT, .target = 0, .size = 3},
+        {.at_ns = AT_MS(2000), .kind = QP_EV_CONNECT, .target = 0, .size = 1},
+    };
+    qp_os *os = fresh(events, 2);
+    SIM_GUARD(stopped);
+    qp_sim_add_tcp_peers(&sim, 3);
+    uint16_t port;
+    int l = listener(os, 0, &port);
+    CHECK_EQ_I(poll1(os, l, POLLIN, 10), POLLIN);
+    CHECK_EQ_I(os->close(os, l), 0);
+    uint16_t port2;
+    l = listener(os, 8, &port2);
+    CHECK(port2 != port);
+    /* the queued one was reset; the two SYNs sent again at 1 s go to the
+       old port, where nothing listens now: refused */
+    CHECK_EQ_I(poll1(os, l, POLLIN, 1500), 0);
+    /* a new peer connects to the listener there is */
+    CHECK_EQ_I(poll1(os, l, POLLIN, 1000), POLLIN);
+    CHECK(accept_nb(os, l) >= 0);
+    CHECK_EQ_I(accept_nb(os, l), -1);
+}
+
+int main(void)
+{
+    static const test_case tests[] = {
+        TEST(test_burst_beyond_backlog_retries),
+        TEST(test_emfile_leaves_it_queued),
+        TEST(test_before_accept_data_and_reset),
+        TEST(test_world_listener_answers),
+        TEST(test_send_buffer_fills_and_drains),
+        TEST(test_peer_half_close_still_reads),
+        TEST(test_listener_close_drops_the_queue),
+    };
+    return check_run(tests, sizeof tests / sizeof tests[0]);
+}
