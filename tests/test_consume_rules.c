@@ -20,9 +20,19 @@
  * careless copy leaves EPOLLOUT registered with nothing to send: the
  * socket stays writable, and each wait returns at once with it, although
  * each asked for all the time left (10 ms, 1 s, or no limit): not a zero
- * timeout, so only the readiness rule sees it. */
+ * timeout, so only the readiness rule sees it.
+ *
+ * The accept rule: an accept that failed with EMFILE consumes nothing (the
+ * connection stays queued, the listener readable). The reference is a
+ * level-triggered acceptor at its fd limit that, on EMFILE, takes the
+ * listener out of its epoll set; its careless copy logs the error and
+ * waits again, and the same readiness comes back at once, forever. A rule
+ * that took the failed accept for consumption saw nothing but the budget
+ * spent. */
 #include <errno.h>
+#include <netinet/in.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 
@@ -173,6 +183,76 @@ static const qp_machine replier = {
     .run = run_replier,
 };
 
+enum acceptor { ACCEPTOR_REF, EMFILE_WAITS_AGAIN };
+
+static const qp_variant acceptor_variants[] = {
+    [ACCEPTOR_REF] = {"ref", "pass", "a test's own",
+                      "on EMFILE takes the listener out of the epoll set"},
+    [EMFILE_WAITS_AGAIN] = {"emfile-waits-again", "spin", "a test's own",
+                            "on EMFILE waits again with the listener in the set"},
+};
+
+/* Accepts until EAGAIN, holding what it accepts; on EMFILE the reference
+ * stops watching the listener. */
+static void accept_ready(qp_os *os, enum acceptor v, int epfd, int listener)
+{
+    for (;;) {
+        int fd = os->accept4(os, listener, NULL, NULL, SOCK_NONBLOCK);
+        if (fd >= 0)
+            continue; /* held: the limit comes nearer */
+        if (errno == EMFILE && v == ACCEPTOR_REF)
+            os->epoll_ctl(os, epfd, EPOLL_CTL_DEL, listener, NULL);
+        return; /* EAGAIN; or EMFILE, "accept: Too many open files" */
+    }
+}
+
+static void run_acceptor(qp_os *os, const qp_machine_ctx *ctx)
+{
+    int listener = os->socket(os, AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    struct sockaddr_in addr = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    if (listener < 0 || os->bind(os, listener, (struct sockaddr *)&addr, sizeof addr) != 0 ||
+        os->listen(os, listener, 8) != 0)
+        return;
+    int epfd = os->epoll_create1(os, 0);
+    struct epoll_event ev = {.events = EPOLLIN, .data.fd = listener};
+    if (epfd < 0 || os->epoll_ctl(os, epfd, EPOLL_CTL_ADD, listener, &ev) != 0)
+        return;
+    struct rlimit limit = {.rlim_cur = (rlim_t)epfd + 2, .rlim_max = 1024}; /* room for one */
+    os->setrlimit(os, RLIMIT_NOFILE, &limit);
+    for (size_t i = 0; i < ctx->sched->ops_count; i++) {
+        const qp_op *op = &ctx->sched->ops[i];
+        os->op_begin(os, &(qp_op_mark){QP_OP_SERVE, listener, op->timeout_ns});
+        uint64_t start_ns = qp_os_now_ns(os);
+        for (;;) {
+            uint64_t elapsed_ns = qp_os_now_ns(os) - start_ns;
+            if (elapsed_ns >= op->timeout_ns)
+                break;
+            struct epoll_event got;
+            int n = os->epoll_wait(os, epfd, &got, 1,
+                                   qp_ns_to_poll_ms_ceil(op->timeout_ns - elapsed_ns));
+            if (n > 0)
+                accept_ready(os, (enum acceptor)ctx->variant, epfd, listener);
+        }
+        os->op_end(os, QP_OP_DONE);
+    }
+}
+
+static void setup_peers(qp_sim *sim, qp_world *world)
+{
+    world->fds[world->fds_count++] = qp_sim_add_tcp_peers(sim, 4);
+}
+
+static const qp_machine acceptor = {
+    .name = "acceptor",
+    .summary = "a level-triggered acceptor at its fd limit",
+    .variants = acceptor_variants,
+    .variants_count = sizeof acceptor_variants / sizeof acceptor_variants[0],
+    .shape = {.op_noun = "serving window", .targets_count = 5,
+              .event_kinds_mask = 1u << QP_EV_CONNECT},
+    .setup = setup_peers,
+    .run = run_acceptor,
+};
+
 static qp_run *run;
 
 static const char *verdict(void)
@@ -209,12 +289,36 @@ static void test_readiness_reported_again_is_a_spin_whatever_the_timeout(void)
     }
 }
 
+/* Two peers connect with room for one: the second accept fails with
+ * EMFILE; the careless copy waits again and spins, the reference stops
+ * watching and sleeps to its deadline. */
+static void test_accept_that_failed_consumes_nothing(void)
+{
+    qp_schedule sched = {.start_ns = T0, .cost_ns = 1000, .slack_ns = 20000, .ops_count = 1,
+                         .ops = {{10 * MS, 1}}, .events_count = 1,
+                         .events = {{T0 + 2 * MS, QP_EV_CONNECT, 0, 2}}};
+    run_schedule(run, &acceptor, EMFILE_WAITS_AGAIN, &sched);
+    CHECK_STR(verdict(), "spin");
+    bool emfile = false;
+    for (size_t i = 0; i < run->trace.count; i++)
+        emfile |= run->trace.recs[i].type == QP_REC_SYSCALL &&
+                  run->trace.recs[i].call.sys == QP_SYS_accept4 &&
+                  run->trace.recs[i].call.err == EMFILE;
+    CHECK(emfile);
+    const qp_rec *at = &run->trace.recs[run->oracle.violation.rec_index];
+    CHECK(at->type == QP_REC_SYSCALL && at->call.sys == QP_SYS_epoll_wait);
+    CHECK(at->call.wait.timeout_ms != QP_POLL_NONBLOCKING_MS);
+    run_schedule(run, &acceptor, ACCEPTOR_REF, &sched);
+    CHECK_STR(verdict(), "pass");
+}
+
 int main(void)
 {
     run = qp_run_new();
     static const test_case tests[] = {
         TEST(test_send_that_returned_eagain_consumes_nothing),
         TEST(test_readiness_reported_again_is_a_spin_whatever_the_timeout),
+        TEST(test_accept_that_failed_consumes_nothing),
     };
     int rc = check_run(tests, sizeof tests / sizeof tests[0]);
     qp_run_free(run);

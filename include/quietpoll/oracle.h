@@ -318,6 +318,9 @@ typedef struct qp_stranded_watch {
     bool pending;
     uint64_t arrived_ns;
     size_t event_index;
+    /* the peer of the fd has sent its FIN or RST: the sim takes no more of
+       its data (until the fd is closed, and made again for another file) */
+    bool peer_done[QP_SIM_FDS_MAX];
 } qp_stranded_watch;
 
 /* What eof.c keeps: the fds whose EOF a receive of task 0 has returned. */

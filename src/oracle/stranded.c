@@ -14,12 +14,28 @@
 #include "quietpoll/os.h"
 #include "quietpoll/units.h"
 
-/* Bytes, or datagrams, came (a datagram event's size is no count). */
-static bool is_arrival(const qp_rec_event *ev)
+/* Bytes, or datagrams, came (a datagram event's size is no count). A
+ * stream's data after its peer's FIN or RST is none: the connection is
+ * over in that direction, and the sim takes no more (stream.c). */
+static bool is_arrival(const qp_stranded_watch *s, const qp_rec_event *ev)
 {
     if (ev->kind == QP_EV_DATA)
-        return ev->size > 0;
+        return ev->size > 0 && !(ev->fd >= 0 && ev->fd < QP_SIM_FDS_MAX && s->peer_done[ev->fd]);
     return (ev->kind == QP_EV_DGRAM || ev->kind == QP_EV_REPLY) && ev->arrived > 0;
+}
+
+static void note_peer(qp_stranded_watch *s, const qp_rec *rec)
+{
+    if (rec->type == QP_REC_EVENT) {
+        const qp_rec_event *ev = &rec->event;
+        if (ev->fd >= 0 && ev->fd < QP_SIM_FDS_MAX &&
+            (ev->kind == QP_EV_EOF || ev->kind == QP_EV_RESET || ev->kind == QP_EV_HALF_CLOSE))
+            s->peer_done[ev->fd] = true;
+        return;
+    }
+    if (rec->type == QP_REC_SYSCALL && rec->call.sys == QP_SYS_close && rec->call.ret == 0 &&
+        rec->call.fd.fd >= 0 && rec->call.fd.fd < QP_SIM_FDS_MAX)
+        s->peer_done[rec->call.fd.fd] = false;
 }
 
 static bool on_record(qp_oracle *oracle, const qp_trace *trace, size_t index)
@@ -29,13 +45,16 @@ static bool on_record(qp_oracle *oracle, const qp_trace *trace, size_t index)
     const qp_op_stats *op = oracle->op_open[0] ? &oracle->op[0] : NULL;
     if (rec->type == QP_REC_EVENT) {
         const qp_rec_event *ev = &rec->event;
-        if (op != NULL && is_arrival(ev) && !ev->delivered && ev->fd == op->fd && !s->pending) {
+        bool arrival = is_arrival(s, ev);
+        note_peer(s, rec);
+        if (op != NULL && arrival && !ev->delivered && ev->fd == op->fd && !s->pending) {
             s->pending = true;
             s->arrived_ns = rec->t_enter_ns;
             s->event_index = index;
         }
         return false;
     }
+    note_peer(s, rec);
     if (rec->type != QP_REC_SYSCALL || rec->task != 0 || qp_sys_is_vdso(rec->call.sys))
         return false;
     bool pending = s->pending;
