@@ -141,6 +141,13 @@ typedef struct qp_op_stats {
     uint32_t resends_count;  /* its waits that timed out, after which it sent on its fd
                                 before waiting again: its own retransmission timer ran out */
     uint32_t eagain_sends_count; /* sends of its fd that returned EAGAIN (QP_OP_TIMED_WRITE) */
+    uint32_t late_waits_count;   /* waits begun at or after its deadline, which was not its
+                                    begin (QP_OP_CONNECT, QP_OP_SERVE, QP_OP_TIMED_WRITE) */
+    uint32_t eagain_reads_count; /* receives of its fd that returned EAGAIN */
+    uint32_t eagain_accepts_count; /* accepts of its fd (a listener) that returned EAGAIN */
+    uint32_t fd_reports_count;   /* waits that reported its fd, spurious wakeups too */
+    bool last_send_eagain;       /* its last send of fd returned EAGAIN */
+    bool send_blocked;           /* a send of fd returned EAGAIN, or took less than offered */
     bool last_wait_timed_out; /* the last wait returned 0, and no send of fd followed */
     bool ready_at_begin;
     /* what the world gave the operation (result.c, timeouts.c) */
@@ -321,6 +328,10 @@ typedef struct qp_stranded_watch {
     /* the peer of the fd has sent its FIN or RST: the sim takes no more of
        its data (until the fd is closed, and made again for another file) */
     bool peer_done[QP_SIM_FDS_MAX];
+    /* task 0 accepted the fd and has not closed it: a serving window's
+       input is on its listener and on every connection it holds */
+    bool accepted[QP_SIM_FDS_MAX];
+    int arrived_fd;
 } qp_stranded_watch;
 
 /* What eof.c keeps: the fds whose EOF a receive of task 0 has returned. */

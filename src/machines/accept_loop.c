@@ -24,13 +24,15 @@
  *           EMFILE or ENFILE -> SHED
  *   SHED    (ref) the connection stays queued and the listener readable:
  *           close the reserve, accept4 and close what comes until EAGAIN
- *           (each connection refused by closing it), open the reserve
- *           again; if the reserve cannot be had (the limit is still
- *           reached), the listener leaves the epoll set (EPOLL_CTL_DEL)
- *           until a connection closes and frees an fd (PAUSED)
+ *           (each connection refused by closing it: the one fd the
+ *           reserve freed is taken and given back each time), open the
+ *           reserve again
+ *
+ * The limit leaves room for CONNS_MAX connections at most, so a
+ * connection accepted always finds a slot.
  *
  * The variants differ from ref only in SHED:
- *   ref            sheds: the queue is drained or the listener paused
+ *   ref            sheds: the queue is drained and refused
  *   emfile-return  logs EMFILE and returns to the wait: the listener is
  *                  still readable, the level-triggered wait returns at once
  *                  with the same readiness, forever (Redis #246, libevent
@@ -40,6 +42,7 @@
  *                  accept fails, until the run's budget is spent
  *                  (libmill #182)
  */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -54,8 +57,7 @@ enum variant { REF, EMFILE_RETURN, EMFILE_RETRY };
 
 static const qp_variant variants[] = {
     [REF] = {"ref", "pass", "libuv uv__emfile_trick (docs/CATALOG.md)",
-             "on EMFILE closes its reserve fd, accepts and closes until EAGAIN, reopens it; "
-             "pauses the listener when it cannot"},
+             "on EMFILE closes its reserve fd, accepts and closes until EAGAIN, reopens it"},
     [EMFILE_RETURN] = {"emfile-return", "spin",
                        "Redis #246, libevent #71, Bun PR 32705, joyent/libuv #690 (docs/CATALOG.md)",
                        "logs EMFILE and returns to the level-triggered wait"},
@@ -64,7 +66,7 @@ static const qp_variant variants[] = {
 };
 
 #define BACKLOG 4
-#define CONNS_MAX 8 /* connections held open at once; more are refused */
+#define CONNS_MAX 8 /* connections held open at once: the fd limit allows no more */
 #define READ_BYTES 4096
 #define EVENTS_MAX 8
 
@@ -72,7 +74,6 @@ typedef struct server {
     qp_os *os;
     enum variant variant;
     int listener, epfd, reserve;
-    bool paused; /* the listener is out of the epoll set until an fd frees */
     int conns[CONNS_MAX];
 } server;
 
@@ -86,37 +87,28 @@ static bool watch(server *s, int op, int fd)
 
 static void take(server *s, int fd)
 {
-    for (unsigned i = 0; i < CONNS_MAX; i++)
-        if (s->conns[i] < 0) {
-            s->conns[i] = fd;
-            watch(s, EPOLL_CTL_ADD, fd);
-            return;
-        }
-    s->os->close(s->os, fd); /* more than the program serves at once */
+    unsigned i = 0;
+    while (i < CONNS_MAX && s->conns[i] >= 0)
+        i++;
+    assert(i < CONNS_MAX && "the fd limit leaves room for CONNS_MAX connections");
+    s->conns[i] = fd;
+    watch(s, EPOLL_CTL_ADD, fd);
 }
 
 /* The reference's answer to EMFILE and ENFILE: the connection is still
- * queued; refuse it (and those behind it) with the reserve fd's room, or
- * stop watching the listener until an fd frees. */
+ * queued; refuse it, and those behind it, with the reserve fd's room. */
 static void shed(server *s)
 {
-    if (s->reserve >= 0) {
-        s->os->close(s->os, s->reserve);
-        s->reserve = -1;
-        for (;;) {
-            int fd = s->os->accept4(s->os, s->listener, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-            if (fd < 0 && (errno == EINTR || errno == ECONNABORTED))
-                continue;
-            if (fd < 0)
-                break;
-            s->os->close(s->os, fd);
-        }
-        s->reserve = s->os->open(s->os, "/dev/null", O_RDONLY | O_CLOEXEC, 0);
+    s->os->close(s->os, s->reserve);
+    for (;;) {
+        int fd = s->os->accept4(s->os, s->listener, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0 && (errno == EINTR || errno == ECONNABORTED))
+            continue;
+        if (fd < 0)
+            break;
+        s->os->close(s->os, fd);
     }
-    if (s->reserve < 0 && !s->paused) {
-        watch(s, EPOLL_CTL_DEL, s->listener);
-        s->paused = true;
-    }
+    s->reserve = s->os->open(s->os, "/dev/null", O_RDONLY | O_CLOEXEC, 0);
 }
 
 static void accept_all(server *s)
@@ -140,8 +132,7 @@ static void accept_all(server *s)
     }
 }
 
-/* A connection's readiness: one read; EOF or an error closes it, and the fd
- * it frees lets a paused listener back in. */
+/* A connection's readiness: one read; EOF or an error closes it. */
 static void serve(server *s, unsigned i)
 {
     char buf[READ_BYTES];
@@ -150,10 +141,6 @@ static void serve(server *s, unsigned i)
         return;
     s->os->close(s->os, s->conns[i]);
     s->conns[i] = -1;
-    if (s->paused) {
-        s->reserve = s->os->open(s->os, "/dev/null", O_RDONLY | O_CLOEXEC, 0);
-        s->paused = !watch(s, EPOLL_CTL_ADD, s->listener);
-    }
 }
 
 static void dispatch(server *s, int fd)

@@ -55,8 +55,11 @@ static const qp_variant variants[] = {
                               "sends again at once after EAGAIN, never waiting for EPOLLOUT"},
 };
 
-#define CHUNK_BYTES 1024
+/* what one send offers: not a divisor of the buffer's size, so that sends
+   are taken in part when the buffer is nearly full */
+#define CHUNK_BYTES 1000
 #define MESSAGE_KIB_MAX 64 /* an op's size: its message in KiB */
+#define KIB 1024
 #define EVENTS_MAX 4
 
 typedef struct writer {
@@ -120,13 +123,13 @@ static bool send_some(writer *w, size_t *left, bool *writable)
 static unsigned write_message(writer *w, const qp_op *op)
 {
     uint64_t start_ns = qp_os_now_ns(w->os);
-    size_t left = (size_t)op->size * CHUNK_BYTES;
+    size_t left = (size_t)op->size * KIB;
     bool writable = true; /* until a send finds the buffer full */
     for (;;) {
-        if (left > 0 && writable && !send_some(w, &left, &writable)) {
-            set_entry(w, false);
+        /* the entry is set before each wait: what an error or an EOF leaves
+           in it is set right at the next message's first wait */
+        if (left > 0 && writable && !send_some(w, &left, &writable))
             return QP_OP_ERROR;
-        }
         /* EPOLLOUT while something is left; the careless copy keeps it */
         set_entry(w, left > 0 || (w->variant == EPOLLOUT_LEFT && w->entry & EPOLLOUT));
         int timeout_ms = QP_POLL_INFINITE_MS;
@@ -145,10 +148,8 @@ static unsigned write_message(writer *w, const qp_op *op)
             if (!(got & (EPOLLIN | EPOLLERR | EPOLLHUP)) || !w->reading)
                 continue;
             unsigned end = read_peer(w);
-            if (end != 0) {
-                set_entry(w, false);
+            if (end != 0)
                 return end;
-            }
         }
     }
 }
@@ -181,7 +182,6 @@ static void run(qp_os *os, const qp_machine_ctx *ctx)
     w->epfd = os->epoll_create1(os, EPOLL_CLOEXEC);
     if (w->epfd < 0)
         return;
-    set_entry(w, false);
     for (size_t i = 0; i < ctx->sched->ops_count; i++) {
         const qp_op *op = &ctx->sched->ops[i];
         os->op_begin(os, &(qp_op_mark){QP_OP_TIMED_WRITE, w->fd, op->timeout_ns});

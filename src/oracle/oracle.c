@@ -179,10 +179,14 @@ static void op_count(qp_op_stats *op, const qp_rec *rec)
         op->world_error = true;
     if (qp_sys_is_wait(call->sys)) {
         op->waits_count++;
+        if (rec->t_enter_ns >= op->deadline_ns && op->deadline_ns > op->begin_ns &&
+            op->deadline_ns != QP_NS_INFINITE)
+            op->late_waits_count++;
         bool spurious = call->wake == QP_WAKE_SPURIOUS;
         op->reported_ready |= call->ret > 0 && !spurious;
         op->fd_reported_unread = !spurious && qp_wait_reported_fd(rec, op->fd) != 0;
         op->fd_reported |= op->fd_reported_unread;
+        op->fd_reports_count += qp_wait_reported_fd(rec, op->fd) != 0;
         /* zero-timeout waits that time out after one that ran out a timeout
            > 0 finish the same limit of its own (the last fraction of a ms
            its rounding left): they keep it ran out */
@@ -192,6 +196,11 @@ static void op_count(qp_op_stats *op, const qp_rec *rec)
             op->last_wait_ran_out = true;
         op->last_wait_timed_out = call->ret == 0;
         return;
+    }
+    if (qp_sys_is_send(call->sys) && call->io.fd == op->fd) {
+        op->last_send_eagain = call->ret < 0 && call->err == EAGAIN;
+        op->send_blocked |= op->last_send_eagain ||
+                            (call->ret >= 0 && (uint64_t)call->ret < call->io.count);
     }
     if (qp_sys_is_send(call->sys) && call->io.fd == op->fd && call->ret < 0 &&
         call->err == EAGAIN) {
@@ -204,9 +213,13 @@ static void op_count(qp_op_stats *op, const qp_rec *rec)
         return;
     }
     connect_count(op, call);
+    if (call->sys == QP_SYS_accept4 && call->accept.fd == op->fd && call->ret < 0 &&
+        call->err == EAGAIN)
+        op->eagain_accepts_count++;
     if (!qp_sys_is_receive(call->sys) || call->io.fd != op->fd)
         return;
     op->fd_reported_unread = false;
+    op->eagain_reads_count += call->ret < 0 && call->err == EAGAIN;
     bool datagrams = call->io.unit == QP_UNIT_DATAGRAMS;
     if (call->ret > 0 || (call->ret == 0 && datagrams))
         op->received_data = true;

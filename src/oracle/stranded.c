@@ -9,6 +9,10 @@
  * deliver (its record says so) at an instant inside the wait's
  * [t_enter, t_exit); the wait returned 0. An arrival at the very instant the
  * wait times out is not counted: the timeout may come first.
+ *
+ * A serving window (QP_OP_SERVE) waits for its listener and for every
+ * connection task 0 accepted from it and has not closed: input on any of
+ * them ends its wait.
  */
 #include "oracle_internal.h"
 #include "quietpoll/os.h"
@@ -33,9 +37,24 @@ static void note_peer(qp_stranded_watch *s, const qp_rec *rec)
             s->peer_done[ev->fd] = true;
         return;
     }
-    if (rec->type == QP_REC_SYSCALL && rec->call.sys == QP_SYS_close && rec->call.ret == 0 &&
-        rec->call.fd.fd >= 0 && rec->call.fd.fd < QP_SIM_FDS_MAX)
-        s->peer_done[rec->call.fd.fd] = false;
+    if (rec->type != QP_REC_SYSCALL || rec->task != 0)
+        return;
+    const qp_rec_call *call = &rec->call;
+    if (call->sys == QP_SYS_close && call->ret == 0 && call->fd.fd >= 0 &&
+        call->fd.fd < QP_SIM_FDS_MAX) {
+        s->peer_done[call->fd.fd] = false;
+        s->accepted[call->fd.fd] = false;
+    }
+    if (call->sys == QP_SYS_accept4 && call->ret >= 0 && call->ret < QP_SIM_FDS_MAX)
+        s->accepted[call->ret] = true;
+}
+
+/* Is fd one the open operation waits for input on? */
+static bool op_input_fd(const qp_stranded_watch *s, const qp_op_stats *op, int fd)
+{
+    if (fd == op->fd)
+        return true;
+    return op->kind == QP_OP_SERVE && fd >= 0 && fd < QP_SIM_FDS_MAX && s->accepted[fd];
 }
 
 static bool on_record(qp_oracle *oracle, const qp_trace *trace, size_t index)
@@ -47,10 +66,12 @@ static bool on_record(qp_oracle *oracle, const qp_trace *trace, size_t index)
         const qp_rec_event *ev = &rec->event;
         bool arrival = is_arrival(s, ev);
         note_peer(s, rec);
-        if (op != NULL && arrival && !ev->delivered && ev->fd == op->fd && !s->pending) {
+        if (op != NULL && arrival && !ev->delivered && op_input_fd(s, op, ev->fd) &&
+            !s->pending) {
             s->pending = true;
             s->arrived_ns = rec->t_enter_ns;
             s->event_index = index;
+            s->arrived_fd = ev->fd;
         }
         return false;
     }
@@ -67,8 +88,9 @@ static bool on_record(qp_oracle *oracle, const qp_trace *trace, size_t index)
     return qp__fire(oracle, QP_PROP_LOST_WAKEUP, index,
                     "input for the %s on fd %d arrived at %s (record %zu), during this wait, "
                     "which slept on %s more to its timeout: it was not watching fd %d",
-                    qp_op_kind_name(op->kind), op->fd, qp_fmt_clock(at, s->arrived_ns),
-                    s->event_index, qp_fmt_ms(left, rec->t_exit_ns - s->arrived_ns), op->fd);
+                    qp_op_kind_name(op->kind), s->arrived_fd, qp_fmt_clock(at, s->arrived_ns),
+                    s->event_index, qp_fmt_ms(left, rec->t_exit_ns - s->arrived_ns),
+                    s->arrived_fd);
 }
 
 const qp__monitor qp__monitor_stranded = {"stranded", on_record, NULL};
