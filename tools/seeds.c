@@ -365,6 +365,12 @@ static const seed flow_writer_seeds[] = {
       .ops = {{5 * MS, 20}, {5 * MS, 4}}, .ops_count = 2,
       .events = {ON(1 * MS, QP_EV_HALF_CLOSE, 0, 0), ON(2 * MS, QP_EV_DRAIN, 0, 64)},
       .events_count = 2}},
+    /* a spurious report of the socket readable while the buffer is full */
+    {"corpus/fuzz_flow_writer/spurious-while-full", &qp_machine_flow_writer,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {{10 * MS, 24}}, .ops_count = 1,
+      .events = {ON(1 * MS, QP_EV_SPURIOUS, 0, 0), ON(2 * MS, QP_EV_DRAIN, 0, 16)},
+      .events_count = 2}},
     /* a reset while the buffer is full */
     {"corpus/fuzz_flow_writer/reset-while-full", &qp_machine_flow_writer,
      {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
