@@ -39,16 +39,16 @@ static void test_every_scenario_keeps_its_bounds(void)
 static void test_every_row_is_called_by_a_scenario(void)
 {
     bool called[QP_SYS_COUNT] = {false};
-    for (size_t i = 0; i < qp_cf_scenarios_count; i++)
-        for (size_t k = 0; k < qp_cf_scenarios[i].steps_count; k++) {
-            unsigned sys = qp_cf_step_sys(&qp_cf_scenarios[i].steps[k]);
+    for (size_t i = 0; i < qp_cf_suite_count(); i++)
+        for (size_t k = 0; k < qp_cf_suite_at(i)->steps_count; k++) {
+            unsigned sys = qp_cf_step_sys(&qp_cf_suite_at(i)->steps[k]);
             if (sys < QP_SYS_COUNT)
                 called[sys] = true;
         }
     unsigned missing = 0;
     for (unsigned sys = 0; sys < QP_SYS_COUNT; sys++)
         if (!called[sys]) {
-            fprintf(stderr, "no conformance scenario calls %s (src/conform/scenarios.c)\n",
+            fprintf(stderr, "no conformance scenario calls %s (src/conform/scenarios*.c)\n",
                     qp_sys_table[sys].name);
             missing++;
         }
@@ -69,8 +69,24 @@ static const qp_cf_scenario connects_away = CF_SCENARIO(
 static const qp_cf_scenario binds_away = CF_SCENARIO(
     "test/bind-away", "", CF_OBJS(O_TCP4), CALL(bind, A_SLOT(0), A_INET_AT(0x0a000001), A_INET_LEN));
 
+/* and the peers W_CONNECT makes connect only to a listener bound there */
+static const qp_cf_scenario peers_of_unbound = CF_SCENARIO(
+    "test/peers-unbound", "", CF_OBJS(O_TCP4), W_CONNECT(0, 1));
+static const qp_cf_scenario peers_of_a_pipe = CF_SCENARIO(
+    "test/peers-pipe", "", CF_OBJS(O_PIPE), W_CONNECT(0, 1));
+static const qp_cf_scenario peers_of_bound = CF_SCENARIO(
+    "test/peers-bound", "", CF_OBJS(O_TCP6), CALL(bind, A_SLOT(0), A_INET6(0), A_INET6_LEN),
+    CALL(listen, A_SLOT(0), A_INT(1)), W_CONNECT(0, 3), W_PEER_RESET(0));
+static const qp_cf_scenario too_many_peers = CF_SCENARIO(
+    "test/peers-many", "", CF_OBJS(O_TCP4), CALL(bind, A_SLOT(0), A_INET(0), A_INET_LEN),
+    W_CONNECT(0, 5), W_CONNECT(0, QP_CF_PEERS_MAX - 4));
+
 static void test_tcp_scenarios_stay_on_the_loopback(void)
 {
+    CHECK(qp_cf_check(&peers_of_unbound) != NULL);
+    CHECK(qp_cf_check(&peers_of_a_pipe) != NULL);
+    CHECK(qp_cf_check(&peers_of_bound) == NULL);
+    CHECK(qp_cf_check(&too_many_peers) != NULL);
     CHECK(qp_cf_check(&listens_unbound) != NULL);
     CHECK(qp_cf_check(&listens_bound) == NULL);
     CHECK(qp_cf_check(&connects_away) != NULL);

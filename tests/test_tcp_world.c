@@ -5,6 +5,9 @@
  * buffer that fills and drains. Each behaviour was seen on Linux's
  * loopback first (src/sim/tcp_peer.c). */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <netinet/in.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
@@ -101,6 +104,14 @@ static void test_burst_beyond_backlog_retries(void)
     CHECK(accept_nb(os, l) >= 0);
     CHECK_EQ_I(accept_nb(os, l), -1);
     CHECK_EQ_I(errno, EAGAIN);
+    /* the trace says what the world did */
+    char *text = NULL;
+    size_t text_len = 0;
+    FILE *out = open_memstream(&text, &text_len);
+    qp_trace_print(out, &trace, NULL);
+    fclose(out);
+    CHECK(strstr(text, "world: 4 peers connect to the listener") != NULL);
+    free(text);
 }
 
 static void test_emfile_leaves_it_queued(void)
@@ -138,8 +149,13 @@ static void test_before_accept_data_and_reset(void)
     int l = listener(os, 4, &port);
     CHECK_EQ_I(poll1(os, l, POLLIN, 10), POLLIN);
     pass_ms(os, 5);
-    /* a FIN after data: the bytes, then 0 */
+    /* a FIN after data: the bytes, then 0; the accept's record tells the
+       oracle what came while it was queued (the events then named no fd) */
     int a = accept_nb(os, l);
+    const qp_rec *last = &trace.recs[trace.count - 1];
+    CHECK(qp_rec_is_call(last, QP_SYS_accept4));
+    CHECK_EQ_U(last->call.accept.queued, 100);
+    CHECK(last->call.accept.eof);
     CHECK_EQ_I(poll1(os, a, P_IN_OUT_RDHUP, 0), POLLIN | POLLOUT | POLLRDHUP);
     char buf[200];
     CHECK_EQ_I(os->read(os, a, buf, sizeof buf), 100);
@@ -273,6 +289,145 @@ static void test_listener_close_drops_the_queue(void)
     CHECK_EQ_I(accept_nb(os, l), -1);
 }
 
+/* As this host's loopback answered (src/sim/tcp_calls.c). */
+static void test_shutdown_and_getpeername(void)
+{
+    const qp_event events[] = {
+        {.at_ns = AT_MS(1), .kind = QP_EV_DATA, .target = 0, .size = 3},
+        {.at_ns = AT_MS(3), .kind = QP_EV_DATA, .target = 0, .size = 3},
+        {.at_ns = AT_MS(5), .kind = QP_EV_EOF, .target = 0},
+    };
+    qp_os *os = fresh(events, 3);
+    SIM_GUARD(stopped);
+    int fd = qp_sim_add_tcp_connection(&sim);
+    struct sockaddr_in peer = {0};
+    socklen_t len = sizeof peer;
+    CHECK_EQ_I(os->getpeername(os, fd, (struct sockaddr *)&peer, &len), 0);
+    CHECK_EQ_U(ntohl(peer.sin_addr.s_addr), INADDR_LOOPBACK);
+    CHECK(peer.sin_port != 0);
+    CHECK_EQ_I(os->shutdown(os, fd, 3), -1);
+    CHECK_EQ_I(errno, EINVAL);
+    pass_ms(os, 2);
+    CHECK_EQ_I(os->shutdown(os, fd, SHUT_RD), 0);
+    CHECK_EQ_I(poll1(os, fd, P_IN_OUT_RDHUP, 0), POLLIN | POLLOUT | POLLRDHUP);
+    char buf[16];
+    CHECK_EQ_I(os->read(os, fd, buf, sizeof buf), 3);
+    CHECK_EQ_I(os->read(os, fd, buf, sizeof buf), 0);
+    pass_ms(os, 2); /* what comes after SHUT_RD is still read */
+    CHECK_EQ_I(os->read(os, fd, buf, sizeof buf), 3);
+    CHECK_EQ_I(os->send(os, fd, buf, 1, MSG_NOSIGNAL), 1);
+    CHECK_EQ_I(os->shutdown(os, fd, SHUT_WR), 0);
+    CHECK_EQ_I(poll1(os, fd, P_IN_OUT_RDHUP, 0), POLLIN | POLLOUT | POLLRDHUP | POLLHUP);
+    CHECK_EQ_I(os->send(os, fd, buf, 1, MSG_NOSIGNAL), -1);
+    CHECK_EQ_I(errno, EPIPE);
+    CHECK_EQ_I(os->getpeername(os, fd, (struct sockaddr *)&peer, &len), 0);
+    pass_ms(os, 2); /* the peer's FIN after ours: TCP_CLOSE */
+    CHECK_EQ_I(os->getpeername(os, fd, (struct sockaddr *)&peer, &len), -1);
+    CHECK_EQ_I(errno, ENOTCONN);
+    CHECK_EQ_I(os->shutdown(os, fd, SHUT_RDWR), -1);
+    CHECK_EQ_I(errno, ENOTCONN);
+    /* a socket never connected: ENOTCONN, yet SHUT_RD shows */
+    int t = os->socket(os, AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    CHECK_EQ_I(poll1(os, t, P_IN_OUT_RDHUP, 0), POLLOUT | POLLHUP);
+    CHECK_EQ_I(os->shutdown(os, t, SHUT_RD), -1);
+    CHECK_EQ_I(errno, ENOTCONN);
+    CHECK_EQ_I(poll1(os, t, P_IN_OUT_RDHUP, 0), POLLIN | POLLOUT | POLLRDHUP | POLLHUP);
+    CHECK_EQ_I(os->getpeername(os, t, (struct sockaddr *)&peer, &len), -1);
+    CHECK_EQ_I(errno, ENOTCONN);
+}
+
+static void test_listener_shut_for_reading_stops(void)
+{
+    const qp_event events[] = {{.at_ns = AT_MS(1), .kind = QP_EV_CONNECT, .target = 0, .size = 1}};
+    qp_os *os = fresh(events, 1);
+    SIM_GUARD(stopped);
+    qp_sim_add_tcp_peers(&sim, 2);
+    uint16_t port;
+    int l = listener(os, 4, &port);
+    CHECK_EQ_I(poll1(os, l, POLLIN, 10), POLLIN);
+    CHECK_EQ_I(os->shutdown(os, l, SHUT_WR), 0);
+    CHECK_EQ_I(poll1(os, l, POLLIN, 0), POLLIN);
+    CHECK_EQ_I(os->shutdown(os, l, SHUT_RD), 0);
+    CHECK_EQ_I(poll1(os, l, P_IN_OUT_RDHUP, 0), POLLOUT | POLLHUP);
+    CHECK_EQ_I(accept_nb(os, l), -1);
+    CHECK_EQ_I(errno, EINVAL);
+    CHECK_EQ_I(os->listen(os, l, 4), 0);
+    CHECK_EQ_I(accept_nb(os, l), -1); /* the queued one was reset */
+    CHECK_EQ_I(errno, EAGAIN);
+}
+
+/* Both ends ours: the bytes one sends are the other's to read, and the
+ * reader's read makes room in the sender's buffer. */
+static void test_own_connection_carries_bytes_and_flow(void)
+{
+    qp_os *os = fresh(NULL, 0);
+    SIM_GUARD(stopped);
+    uint16_t port;
+    int l = listener(os, 4, &port);
+    int c = os->socket(os, AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons(port),
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    CHECK_EQ_I(os->connect(os, c, (struct sockaddr *)&to, sizeof to), -1);
+    CHECK_EQ_I(errno, EINPROGRESS);
+    struct sockaddr_in peer = {0};
+    socklen_t len = sizeof peer;
+    int a = os->accept4(os, l, (struct sockaddr *)&peer, &len, SOCK_NONBLOCK);
+    CHECK(a >= 0);
+    struct sockaddr_in local = {0};
+    len = sizeof local;
+    CHECK_EQ_I(os->getsockname(os, c, (struct sockaddr *)&local, &len), 0);
+    CHECK_EQ_U(peer.sin_port, local.sin_port); /* the accepted end's peer is the client */
+    static char bytes[65536];
+    int sndbuf = 0;
+    len = sizeof sndbuf;
+    CHECK_EQ_I(os->getsockopt(os, c, SOL_SOCKET, SO_SNDBUF, &sndbuf, &len), 0);
+    CHECK_EQ_I(os->send(os, c, bytes, sizeof bytes, MSG_NOSIGNAL), sndbuf);
+    CHECK_EQ_I(poll1(os, c, POLLOUT, 0), 0);
+    int queued = 0;
+    CHECK_EQ_I(os->ioctl(os, a, FIONREAD, &queued), 0);
+    CHECK_EQ_I(queued, sndbuf);
+    int ep = os->epoll_create1(os, 0);
+    struct epoll_event ev = {.events = EPOLLOUT | EPOLLET, .data.fd = c};
+    CHECK_EQ_I(os->epoll_ctl(os, ep, EPOLL_CTL_ADD, c, &ev), 0);
+    struct epoll_event out[1];
+    CHECK_EQ_I(os->epoll_wait(os, ep, out, 1, 0), 0);
+    CHECK_EQ_I(os->read(os, a, bytes, (size_t)sndbuf), sndbuf);
+    CHECK_EQ_I(os->epoll_wait(os, ep, out, 1, 0), 1);
+    /* a half-close: the other reads 0 after what is queued, and still sends */
+    CHECK_EQ_I(os->send(os, c, bytes, 7, MSG_NOSIGNAL), 7);
+    CHECK_EQ_I(os->shutdown(os, c, SHUT_WR), 0);
+    CHECK_EQ_I(os->read(os, a, bytes, 100), 7);
+    CHECK_EQ_I(os->read(os, a, bytes, 100), 0);
+    CHECK_EQ_I(os->send(os, a, bytes, 3, MSG_NOSIGNAL), 3);
+    CHECK_EQ_I(os->read(os, c, bytes, 100), 3);
+}
+
+/* A SYN the full queue of our own listener dropped is sent again 1 s after
+ * its connect, not after another socket's that was closed in between. */
+static void test_own_syn_sent_again_on_its_own_clock(void)
+{
+    qp_os *os = fresh(NULL, 0);
+    SIM_GUARD(stopped);
+    uint16_t port;
+    int l = listener(os, 0, &port);
+    struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons(port),
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    int c1 = os->socket(os, AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    CHECK_EQ_I(os->connect(os, c1, (struct sockaddr *)&to, sizeof to), -1);
+    int c2 = os->socket(os, AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    CHECK_EQ_I(os->connect(os, c2, (struct sockaddr *)&to, sizeof to), -1);
+    CHECK_EQ_I(poll1(os, c2, POLLOUT, 0), 0); /* dropped */
+    CHECK_EQ_I(os->close(os, c2), 0);
+    pass_ms(os, 600);
+    int c3 = os->socket(os, AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    CHECK_EQ_I(c3, c2); /* the same fd, the same socket slot */
+    CHECK_EQ_I(os->connect(os, c3, (struct sockaddr *)&to, sizeof to), -1);
+    CHECK_EQ_I(errno, EINPROGRESS);
+    CHECK(accept_nb(os, l) >= 0);
+    CHECK_EQ_I(poll1(os, c3, POLLOUT, 500), 0); /* c2's second SYN was never sent */
+    CHECK_EQ_I(poll1(os, c3, POLLOUT, 600), POLLOUT);
+}
+
 int main(void)
 {
     static const test_case tests[] = {
@@ -283,6 +438,10 @@ int main(void)
         TEST(test_send_buffer_fills_and_drains),
         TEST(test_peer_half_close_still_reads),
         TEST(test_listener_close_drops_the_queue),
+        TEST(test_shutdown_and_getpeername),
+        TEST(test_listener_shut_for_reading_stops),
+        TEST(test_own_connection_carries_bytes_and_flow),
+        TEST(test_own_syn_sent_again_on_its_own_clock),
     };
     return check_run(tests, sizeof tests / sizeof tests[0]);
 }

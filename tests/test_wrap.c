@@ -21,7 +21,7 @@
 int tiny_open(void);
 int tiny_wait_and_drain(int fd, int timeout_ms);
 long tiny_now_s(void);
-int tiny_shutdown(int fd);
+int tiny_signalfd(void);
 
 #define T0 (5000 * QP_NS_PER_S)
 
@@ -88,8 +88,8 @@ static void binder_run(qp_os *os, const qp_machine_ctx *ctx)
     qp_wrap_enter(os);
     int fd = tiny_open();
     tiny_wait_and_drain(fd, 1);
-    tiny_shutdown(fd);
-    CHECK(!"shutdown() returned into the library");
+    tiny_signalfd();
+    CHECK(!"signalfd() returned into the library");
 }
 
 static void binder_teardown(const qp_machine_ctx *ctx)
@@ -113,13 +113,13 @@ static void test_an_unmodelled_call_is_named_in_the_trace(void)
     CHECK_STR(qp_property_name((unsigned)run->oracle.violation.property), "unmodelled");
     CHECK(run->unmodelled);
     if (run->trace.count < 2) {
-        CHECK(!"the trace holds the calls up to shutdown()");
+        CHECK(!"the trace holds the calls up to signalfd()");
         qp_run_free(run);
         return;
     }
     const qp_rec *last = &run->trace.recs[run->trace.count - 1];
     CHECK_EQ_U(last->type, QP_REC_UNMODELLED);
-    CHECK_STR(last->unmodelled.call, "shutdown()");
+    CHECK_STR(last->unmodelled.call, "signalfd()");
     CHECK_EQ_U(run->oracle.violation.rec_index, run->trace.count - 1);
     CHECK(qp_rec_is_call(&run->trace.recs[run->trace.count - 2], QP_SYS_poll));
     char *text = NULL;
@@ -127,7 +127,7 @@ static void test_an_unmodelled_call_is_named_in_the_trace(void)
     FILE *out = open_memstream(&text, &len);
     qp_run_print_trace(out, run);
     fclose(out);
-    CHECK(strstr(text, "unmodelled call: shutdown(), which the simulator does not model") != NULL);
+    CHECK(strstr(text, "unmodelled call: signalfd(), which the simulator does not model") != NULL);
     free(text);
     /* a gap, not a finding: noted once in the database's gaps.tsv (quietpoll list --gaps) */
     char db[] = "/tmp/qp-gaps-XXXXXX";
@@ -144,7 +144,7 @@ static void test_an_unmodelled_call_is_named_in_the_trace(void)
     if (gaps != NULL)
         fclose(gaps);
     CHECK_EQ_I(lines, 1);
-    CHECK_STR(line, "binder\tref\tshutdown()\n");
+    CHECK_STR(line, "binder\tref\tsignalfd()\n");
     remove(path);
     rmdir(db);
     /* in process too, and the same */

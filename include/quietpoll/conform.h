@@ -33,6 +33,7 @@
 #define QP_CF_DURING_TIMEOUT_MS 2000 /* a wait that a world action should end */
 #define QP_CF_NO_SLOT 0xff /* a pollfd of fd -1 */
 #define QP_CF_ATTEMPTS_MAX 3
+#define QP_CF_PEERS_MAX 8 /* peers a scenario's W_CONNECT actions make, all told */
 #define QP_CF_IOCTL_UNKNOWN _IO('Q', 0x7f) /* an ioctl request no fd knows */
 #define QP_CF_IOV_MAX 3 /* iovecs of a readv, writev, recvmsg or sendmsg */
 #define QP_CF_IOV_NEGATIVE 0xfe /* iov_count: iovcnt -1 */
@@ -162,6 +163,9 @@ enum qp_cf_op {
     QP_CF_W_READ,      /* another thread reads up to size bytes */
     QP_CF_W_CLOSE,     /* another thread closes the slot */
     QP_CF_W_SIGNAL,    /* a signal reaches the scenario's thread */
+    QP_CF_W_CONNECT,   /* size peers connect to the listener of slot (bound to the loopback),
+                          at once, without waiting for their handshakes (a burst) */
+    QP_CF_W_PEER_RESET, /* the newest of those peers resets its connection (SO_LINGER 0) */
     QP_CF_OP_COUNT
 };
 

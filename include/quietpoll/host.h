@@ -54,6 +54,16 @@ void qp_host_peer_eof(qp_host_peer *p);                   /* drain, close: a FIN
 void qp_host_peer_reset(qp_host_peer *p);                 /* SO_LINGER 0, close: a RST */
 void qp_host_peer_icmp(qp_host_peer *p);                  /* a port unreachable for ours */
 
+/* Peers of a listener bound on the loopback: count sockets that connect to
+ * its address at once (a burst), each fd put in fds (up to max); returns
+ * how many were made. It waits (bounded) until the listener holds one:
+ * on the loopback the handshakes run within the connects, and a SYN the
+ * full accept queue drops is sent again by the kernel later. A listener off
+ * the loopback gets none. */
+unsigned qp_host_tcp_peers_connect(int listener, unsigned count, int *fds, unsigned max);
+/* A peer's RST: SO_LINGER 0, then close (once its handshake is done). */
+void qp_host_tcp_peer_reset(int fd);
+
 /* Another thread's action while the calling thread blocks in its next
  * call: the thread waits until /proc shows the caller asleep in a syscall
  * (or the call has returned), runs fn(arg), then interrupts the call with a

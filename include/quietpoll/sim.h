@@ -50,7 +50,8 @@
 /* events the sim schedules itself: a resume per task, the next read of each
  * repeated read (one chain per schedule event) */
 #define QP_SIM_INTERNAL_MAX                                                                         \
-    (QP_EVENTS_MAX + QP_SIM_TASKS_MAX + QP_SIM_TIMERFDS_MAX + QP_SIM_TCP_CONNS_MAX)
+    (QP_EVENTS_MAX + QP_SIM_TASKS_MAX + QP_SIM_TIMERFDS_MAX + QP_SIM_TCP_CONNS_MAX +          \
+     QP_SIM_TCPS_MAX)
 #define QP_NO_TASK 0xff
 /* CLOCK_REALTIME - CLOCK_MONOTONIC: 0, so that the wall clock a library
  * reads (time(), gettimeofday()) is the virtual time, a time of day on day
@@ -82,6 +83,8 @@ typedef struct qp_stream {
     bool closed; /* a RST ended the connection: POLLHUP; sends fail with EPIPE */
     int16_t error; /* the RST's pending error (ECONNRESET, or EPIPE for a RST that answered
                       a send after the FIN): POLLERR; the next read or send takes it */
+    bool shut_rd, shut_wr; /* our shutdown(SHUT_RD, SHUT_WR): reads end in 0 once nothing
+                              is queued; sends are EPIPE */
 } qp_stream;
 
 /* The options a TCP socket keeps (setsockopt, read back by getsockopt). */
@@ -123,7 +126,9 @@ typedef struct qp_tcp_conn {
     bool nospace;      /* a send found the buffer full (SOCK_NOSPACE): the peer's read
                           that makes room wakes the writers (sk_stream_write_space) */
     bool peer_reading; /* the peer half-closed: it still reads, so sends are no RST */
-    bool shut_rd, shut_wr; /* our shutdown(SHUT_RD, SHUT_WR) */
+    bool both_ours;    /* the program connected to its own listener: the other end is
+                          tcp_conns[pair - 1] (0: gone), and no target of the world's */
+    uint8_t pair;
     int fd;            /* OPEN: our end's fd */
     uint32_t seq;      /* QUEUED: arrival order */
     uint32_t local_addr, peer_addr; /* AF_INET: host order; AF_INET6: ::1 */
@@ -154,6 +159,14 @@ typedef struct qp_tcp {
     int32_t backlog; /* listen's, capped at somaxconn */
     int16_t error;   /* pending (SO_ERROR): ECONNREFUSED after a refused connect */
     bool world;      /* CONNECTING: to the world's listener, which may answer yet */
+    uint8_t syns;    /* CONNECTING to a listener of the program's: SYNs sent */
+    uint32_t to_addr; /* connect's address (host order; AF_INET6: ::1) and port */
+    uint16_t to_port;
+    bool port_auto;  /* the port was the kernel's choice (bind of port 0, autobind) */
+    bool port_freed; /* such a port given back on closing (tcp_set_state TCP_CLOSE:
+                        inet_put_port); getsockname still says it, listen takes another */
+    bool shut_rd;    /* shutdown(SHUT_RD) of a closed socket: ENOTCONN, yet it reads as
+                        shut down (POLLIN | POLLRDHUP: inet_shutdown sets sk_shutdown) */
     qp_sockopts opts;
 } qp_tcp;
 
@@ -210,7 +223,9 @@ enum qp_internal_kind {
     QP_IEV_READ,
     QP_IEV_DGRAM,
     QP_IEV_TIMERFD,
-    QP_IEV_SYN /* a peer's dropped SYN is sent again (event_index: its tcp_conns[]) */
+    QP_IEV_SYN,    /* a peer's dropped SYN is sent again (event_index: its tcp_conns[]) */
+    QP_IEV_OWN_SYN /* the program's dropped SYN to its own listener is sent again
+                      (event_index: the socket's tcps[], size: its fd) */
 };
 
 typedef struct qp_internal_event {

@@ -69,7 +69,8 @@ enum qp_sys_args {
     QP_ARGS_LISTEN,       /* listen */
     QP_ARGS_SOCKNAME,     /* bind's record: getsockname, its address when it succeeded */
     QP_ARGS_SOCKOPT,      /* sockopt: setsockopt, getsockopt */
-    QP_ARGS_RLIMIT        /* rlimit: getrlimit, setrlimit (printed as prlimit64) */
+    QP_ARGS_RLIMIT,       /* rlimit: getrlimit, setrlimit (printed as prlimit64) */
+    QP_ARGS_SHUTDOWN      /* shutdown */
 };
 
 /* The trace's syscall ids: QP_SYS_read, QP_SYS_epoll_wait, ... */

@@ -166,6 +166,11 @@ typedef struct qp_rec_call {
         } socketpair;
         struct {
             int32_t fd, flags;
+            /* a connection returned: the bytes its peer had sent and the FIN or RST
+               that had come (eof) while it was queued, for the oracle (the world's
+               events on it then name no fd) */
+            uint64_t queued;
+            bool eof;
         } accept;
         struct {
             int32_t fd;
@@ -175,6 +180,9 @@ typedef struct qp_rec_call {
         struct {
             int32_t fd, backlog;
         } listen;
+        struct {
+            int32_t fd, how;
+        } shutdown;
         struct {
             int32_t resource;
             bool has_value;         /* set: a limit given; get: one read */
@@ -275,6 +283,7 @@ enum qp_sim_limit {
     QP_LIMIT_UNIX_PAIRS,    /* QP_SIM_UNIX_PAIRS_MAX */
     QP_LIMIT_TCPS,          /* QP_SIM_TCPS_MAX */
     QP_LIMIT_TCP_CONNS,     /* QP_SIM_TCP_CONNS_MAX */
+    QP_LIMIT_SHUTDOWN,      /* shutdown of a connected UDP socket or a socketpair end */
     QP_LIMIT_COUNT
 };
 

@@ -30,6 +30,8 @@ typedef struct host_backend {
     int8_t slot_peer[QP_CF_SLOTS_MAX]; /* peers[] index, or -1 */
     qp_host_peer peers[QP_CF_OBJS_MAX];
     unsigned peers_count;
+    int tcp_peers[QP_CF_PEERS_MAX]; /* W_CONNECT's, -1 once reset */
+    unsigned tcp_peers_count;
     qp_host_during *during;
     const qp_cf_step *during_step;
     uint64_t late_action_ns; /* qp_cf_lag_ns_max of the scenario */
@@ -59,6 +61,7 @@ static bool host_open(qp_cf_backend *b, const qp_cf_scenario *sc, int *fds, char
     qp_host_signals_hold();
     hb->slots_count = 0;
     hb->peers_count = 0;
+    hb->tcp_peers_count = 0;
     hb->late_action_ns = qp_cf_lag_ns_max(sc);
     hb->sc = sc;
     for (unsigned i = 0; i < sc->objs_count; i++) {
@@ -176,6 +179,18 @@ static void perform(host_backend *hb, const qp_cf_step *st)
         break;
     case QP_CF_W_SIGNAL:
         qp_host_signal_thread();
+        break;
+    case QP_CF_W_CONNECT:
+        if (open_fd(fd))
+            hb->tcp_peers_count += qp_host_tcp_peers_connect(
+                fd, st->size, hb->tcp_peers + hb->tcp_peers_count,
+                QP_CF_PEERS_MAX - hb->tcp_peers_count);
+        break;
+    case QP_CF_W_PEER_RESET:
+        if (hb->tcp_peers_count > 0 && hb->tcp_peers[hb->tcp_peers_count - 1] >= 0) {
+            qp_host_tcp_peer_reset(hb->tcp_peers[hb->tcp_peers_count - 1]);
+            hb->tcp_peers[hb->tcp_peers_count - 1] = -1;
+        }
         break;
     case QP_CF_W_WRITE:
         if (!open_fd(fd))
@@ -305,7 +320,10 @@ static void host_close_all(qp_cf_backend *b)
             close(hb->fds[i]);
     for (unsigned i = 0; i < hb->peers_count; i++)
         qp_host_peer_close(&hb->peers[i]);
-    hb->slots_count = hb->peers_count = 0;
+    for (unsigned i = 0; i < hb->tcp_peers_count; i++)
+        if (hb->tcp_peers[i] >= 0)
+            close(hb->tcp_peers[i]);
+    hb->slots_count = hb->peers_count = hb->tcp_peers_count = 0;
     qp_host_signals_release();
 }
 

@@ -32,6 +32,8 @@ typedef struct sim_backend {
     uint8_t slot_target[QP_CF_SLOTS_MAX];
     const qp_cf_step *thread_actions[QP_EVENTS_MAX];
     unsigned thread_actions_count;
+    uint8_t peers_target;  /* the world's TCP peers (qp_sim_add_tcp_peers) */
+    unsigned peers_made;   /* W_CONNECT's, all told */
     uint32_t hz; /* the host's: the schedule's HZ is a parameter of the model */
     uint64_t slack_ns; /* the host's timer slack, the schedule's slack_ns */
 } sim_backend;
@@ -140,6 +142,9 @@ static bool sim_open(qp_cf_backend *b, const qp_cf_scenario *sc, int *fds, char 
             slot++;
         }
     }
+    /* the peers W_CONNECT sends, after the objects' targets */
+    sb->peers_target = (uint8_t)qp_sim_add_tcp_peers(&sb->sim, QP_CF_PEERS_MAX);
+    sb->peers_made = 0;
     sb->steps_from = sb->trace.count;
     return true;
 }
@@ -191,6 +196,16 @@ static void sim_act(qp_cf_backend *b, const qp_cf_step *st, int fd)
     case QP_CF_W_SIGNAL:
         ev.kind = QP_EV_SIGNAL;
         ev.target = 0;
+        break;
+    case QP_CF_W_CONNECT:
+        ev.kind = QP_EV_CONNECT;
+        ev.target = sb->peers_target;
+        sb->peers_made += st->size;
+        break;
+    case QP_CF_W_PEER_RESET:
+        /* the newest peer's connection: its target (none was over yet) */
+        ev.kind = QP_EV_RESET;
+        ev.target = (uint8_t)(sb->peers_target + sb->peers_made);
         break;
     case QP_CF_W_WRITE:
     case QP_CF_W_READ:

@@ -218,7 +218,7 @@ const char *qp_cf_check(const qp_cf_scenario *sc)
         return "too many slots";
     if (sc->steps_count > QP_CF_STEPS_MAX)
         return "too many steps";
-    unsigned actions = 0;
+    unsigned actions = 0, peers = 0;
     bool blocking[QP_CF_SLOTS_MAX] = {false};
     bool bound[QP_CF_SLOTS_MAX] = {false};
     uint8_t slot_kinds[QP_CF_SLOTS_MAX] = {0};
@@ -238,6 +238,19 @@ const char *qp_cf_check(const qp_cf_scenario *sc)
                 why = check_loopback(st, slot_kinds, bound);
             if (why != NULL)
                 return why;
+        }
+        if (st->op == QP_CF_W_CONNECT || st->op == QP_CF_W_PEER_RESET) {
+            /* the host's peers connect to a listener it bound on the loopback */
+            bool tcp = slot_kinds[st->slot] == QP_CF_TCP4 || slot_kinds[st->slot] == QP_CF_TCP6;
+            if (!tcp || !bound[st->slot])
+                return "peers of a slot that is no TCP socket bound on the loopback";
+            peers += st->op == QP_CF_W_CONNECT ? st->size : 0;
+            if (st->op == QP_CF_W_CONNECT && (st->size == 0 || peers > QP_CF_PEERS_MAX))
+                return "no peers, or more than QP_CF_PEERS_MAX";
+            if (st->op == QP_CF_W_PEER_RESET && peers == 0)
+                return "a peer's reset before any peer connected";
+            if (st->during)
+                return "peers connect between calls, not while one blocks";
         }
         if (st->op == QP_CF_EPOLL_CTL && st->slot2 >= slots)
             return "epoll_ctl of a slot that does not exist";

@@ -283,6 +283,7 @@ static const char *const action_names[QP_CF_OP_COUNT] = {
     [QP_CF_W_ICMP] = "an ICMP port unreachable arrives", [QP_CF_W_WRITE] = "another thread writes",
     [QP_CF_W_READ] = "another thread reads", [QP_CF_W_CLOSE] = "another thread closes",
     [QP_CF_W_SIGNAL] = "a signal arrives",
+    [QP_CF_W_CONNECT] = "peers connect", [QP_CF_W_PEER_RESET] = "the newest peer resets (RST)",
 };
 
 unsigned qp_cf_step_sys(const qp_cf_step *st)
@@ -378,6 +379,8 @@ void qp_cf_format_step(char *buf, size_t size, const qp_cf_scenario *sc, size_t 
         if (st->op == QP_CF_W_DATA || st->op == QP_CF_W_DGRAM || st->op == QP_CF_W_READ ||
             (st->op == QP_CF_W_WRITE && st->value == 0))
             put(buf, size, &len, " %u bytes", st->size);
+        if (st->op == QP_CF_W_CONNECT)
+            put(buf, size, &len, ": %u", st->size);
         if (st->op == QP_CF_W_WRITE && st->value != 0)
             put(buf, size, &len, " %llu", (unsigned long long)st->value);
         if (st->op != QP_CF_W_SIGNAL)

@@ -153,6 +153,8 @@
 #define W_READ(s, n, ...) {.op = QP_CF_W_READ, .slot = (s), .size = (n), __VA_ARGS__}
 #define W_CLOSE(s, ...) {.op = QP_CF_W_CLOSE, .slot = (s), __VA_ARGS__}
 #define W_SIGNAL(...) {.op = QP_CF_W_SIGNAL, __VA_ARGS__}
+#define W_CONNECT(s, n, ...) {.op = QP_CF_W_CONNECT, .slot = (s), .size = (n), __VA_ARGS__}
+#define W_PEER_RESET(s, ...) {.op = QP_CF_W_PEER_RESET, .slot = (s), __VA_ARGS__}
 
 #define T_WOKEN -1 /* a wait the action must end: a lost wakeup blocks it for good */
 #define P_ALL (POLLIN | POLLOUT | POLLRDHUP)

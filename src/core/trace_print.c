@@ -430,10 +430,27 @@ static void put_event(line *l, const qp_rec *rec)
             : ev->error_state == QP_DGRAM_ERROR_PERSISTENT ? "ECONNREFUSED, persistent"
                                                            : "ECONNREFUSED, once");
         break;
+    case QP_EV_CONNECT:
+        put(l, "%" PRIu64 " peer%s connect%s to the listener", ev->size, ev->size == 1 ? "" : "s",
+            ev->size == 1 ? "s" : "");
+        break;
+    case QP_EV_ANSWER:
+        put(l, "the world's listener %s", ev->size == 1   ? "accepts connections"
+                                          : ev->size == 2 ? "refuses connections (RST)"
+                                                          : "answers no SYN (its queue is full)");
+        break;
+    case QP_EV_DRAIN:
+        put(l, "the peer of fd %" PRId32 " reads %" PRIu64 " KiB", ev->fd, ev->size);
+        break;
+    case QP_EV_HALF_CLOSE:
+        put(l, "the peer of fd %" PRId32 " shuts down its side (FIN), still reading", ev->fd);
+        break;
     default:
         put(l, "event %u", ev->kind);
         break;
     }
+    if (ev->fd < 0 && (ev->kind == QP_EV_DRAIN || ev->kind == QP_EV_HALF_CLOSE))
+        put(l, " (a connection not accepted yet, or none)");
     put(l, ev->delivered ? " (wakes the blocked wait)" : "");
 }
 
@@ -517,6 +534,7 @@ static const char *const limit_names[QP_LIMIT_COUNT] = {
     [QP_LIMIT_UNIX_PAIRS] = "socketpairs (QP_SIM_UNIX_PAIRS_MAX)",
     [QP_LIMIT_TCPS] = "TCP sockets not connected (QP_SIM_TCPS_MAX)",
     [QP_LIMIT_TCP_CONNS] = "the world's TCP connections (QP_SIM_TCP_CONNS_MAX)",
+    [QP_LIMIT_SHUTDOWN] = "shutdown of a connected UDP socket or a socketpair end (not modelled)",
 };
 
 void qp_trace_format_rec(char *buf, size_t buf_size, const qp_rec *rec)

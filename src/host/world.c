@@ -196,6 +196,45 @@ void qp_host_peer_reset(qp_host_peer *p)
     settle_events(p->fd, POLLHUP);
 }
 
+unsigned qp_host_tcp_peers_connect(int listener, unsigned count, int *fds, unsigned max)
+{
+    union {
+        struct sockaddr sa;
+        struct sockaddr_in in;
+        struct sockaddr_in6 in6;
+    } addr;
+    socklen_t len = sizeof addr;
+    if (getsockname(listener, &addr.sa, &len) != 0)
+        return 0;
+    bool loopback = addr.sa.sa_family == AF_INET
+                        ? (ntohl(addr.in.sin_addr.s_addr) >> 24) == 127
+                        : addr.sa.sa_family == AF_INET6 && IN6_IS_ADDR_LOOPBACK(&addr.in6.sin6_addr);
+    if (!loopback)
+        return 0;
+    unsigned made = 0;
+    for (; made < count && made < max; made++) {
+        int fd = qp_host_aux_fd(socket(addr.sa.sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+        if (fd < 0)
+            break;
+        fds[made] = fd;
+        (void)connect(fd, &addr.sa, len);
+    }
+    struct pollfd pfd = {.fd = listener, .events = POLLIN};
+    (void)poll(&pfd, 1, SETTLE_MS);
+    return made;
+}
+
+void qp_host_tcp_peer_reset(int fd)
+{
+    struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+    (void)poll(&pfd, 1, SETTLE_MS);
+    struct linger hard = {.l_onoff = 1, .l_linger = 0};
+    (void)setsockopt(fd, SOL_SOCKET, SO_LINGER, &hard, sizeof hard);
+    close(fd);
+    struct timespec ms = {0, 1000000};
+    nanosleep(&ms, NULL); /* the RST runs within close on the loopback; a ms to be sure */
+}
+
 /* A loopback UDP port nobody listens on. */
 static bool closed_port(struct sockaddr_in *out)
 {

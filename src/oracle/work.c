@@ -224,6 +224,12 @@ static bool on_record(qp_oracle *oracle, const qp_trace *trace, size_t index)
         uint64_t *unread = &w->unread_bytes[call->io.fd];
         *unread = (uint64_t)call->ret >= *unread ? 0 : *unread - (uint64_t)call->ret;
     }
+    if (call->sys == QP_SYS_accept4 && call->ret >= 0 && fd_ok((int)call->ret)) {
+        /* what the peer sent and ended while its connection was queued, when
+           the world's events named no fd yet */
+        w->unread_bytes[call->ret] += call->accept.queued;
+        w->closed_fds[call->ret] = call->accept.eof;
+    }
     if (qp_sys_is_wait(call->sys) && w->asked.wait_calls != 0 && call->sys < 64 &&
         !(w->asked.wait_calls >> call->sys & 1u))
         return qp__fire(oracle, QP_PROP_WORK_UNDONE, index,

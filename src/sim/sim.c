@@ -203,6 +203,17 @@ void qp__sim_schedule(qp_sim *sim, const qp_internal_event *iev)
     sim->internal_count++;
 }
 
+void qp__sim_unschedule(qp_sim *sim, uint8_t owner, uint8_t kind, uint8_t event_index)
+{
+    for (unsigned i = 0; i < sim->internal_count;) {
+        const qp_internal_event *e = &sim->internal[i];
+        if (e->owner == owner && e->kind == kind && e->event_index == event_index)
+            sim->internal[i] = sim->internal[--sim->internal_count];
+        else
+            i++;
+    }
+}
+
 /* The earliest internal event (ties: the first scheduled), or -1. */
 static int next_internal(const qp_sim *sim)
 {

@@ -58,6 +58,10 @@ void qp__sim_limit(qp_sim *sim, unsigned limit, uint32_t max);
  * of a reader's repeated reads). */
 void qp__sim_schedule(qp_sim *sim, const qp_internal_event *iev);
 
+/* Drops the sim's own events of owner and kind for event_index that are
+ * still to come (a SYN that will not be sent again). */
+void qp__sim_unschedule(qp_sim *sim, uint8_t owner, uint8_t kind, uint8_t event_index);
+
 /* Runs the following calls as world task `task` at at_ns (on its own clock). */
 void qp__sim_world_begin(qp_sim *sim, uint8_t task, uint64_t at_ns, uint8_t *saved_task);
 void qp__sim_world_end(qp_sim *sim, uint8_t saved_task);
@@ -218,14 +222,38 @@ int64_t qp__tcp_accept(qp_sim *sim, qp_rec *rec, unsigned listener, struct socka
 bool qp__tcp_to_world_listener(const qp_sim *sim, uint16_t port);
 void qp__tcp_connect_world(qp_sim *sim, qp_tcp *t, int fd);
 void qp__tcp_syn_again(qp_sim *sim, const qp_internal_event *iev);
+/* A dropped SYN (the syns-th) sent again after QP_TCP_SYN_RTO_NS, doubled
+ * per SYN: an event of kind for index (and size) of the sim's own. */
+void qp__tcp_syn_later(qp_sim *sim, uint8_t kind, unsigned index, uint8_t syns, uint32_t size);
 void qp__tcp_listener_closed(qp_sim *sim, unsigned listener);
 void qp__tcp_world_event(qp_sim *sim, const qp_event *ev);
 void qp__tcp_conn_peer_event(qp_sim *sim, qp_tcp_conn *c, const qp_event *ev, int fd);
 bool qp__tcp_conn_writable(const qp_tcp_conn *c);
 int qp__tcp_put_name(bool v6, uint32_t addr, uint16_t port, struct sockaddr *out,
                      socklen_t *outlen);
+/* The connections' table (tcp_peer.c): a free slot (NULL: the sim's
+ * limit, traced), our end given an fd, what a listener has queued, the
+ * peer's read of bytes sent (fd: the writer's, -1 none). */
+qp_tcp_conn *qp__tcp_conn_new(qp_sim *sim, uint8_t target);
+void qp__tcp_conn_open(qp_sim *sim, qp_tcp_conn *c, int fd);
+unsigned qp__tcp_queued_on(const qp_sim *sim, unsigned listener);
+void qp__tcp_conn_drained(qp_sim *sim, qp_tcp_conn *c, uint64_t bytes, int fd);
+/* Connections whose both ends are the program's (tcp_pair.c): the
+ * listener of the sim a connect of t to addr:port reaches (-1: none), the
+ * connect to it, and what one end does that the other sees: bytes sent,
+ * bytes read, its FIN (shutdown), its close, its reset by the listener. */
+int qp__tcp_pair_listener(const qp_sim *sim, const qp_tcp *t, uint32_t addr, uint16_t port);
+void qp__tcp_pair_connect(qp_sim *sim, qp_tcp *t, int fd, unsigned listener);
+void qp__tcp_pair_syn_again(qp_sim *sim, const qp_internal_event *iev);
+void qp__tcp_pair_sent(qp_sim *sim, qp_tcp_conn *c, uint64_t bytes);
+void qp__tcp_pair_read(qp_sim *sim, qp_tcp_conn *c, uint64_t bytes);
+void qp__tcp_pair_fin(qp_sim *sim, qp_tcp_conn *c);
+void qp__tcp_pair_closed(qp_sim *sim, qp_tcp_conn *c);
+void qp__tcp_pair_dropped(qp_sim *sim, qp_tcp_conn *c);
 /* The next ephemeral port (tcp_listen.c), for a peer's end. */
 uint16_t qp__tcp_ephemeral_port(qp_sim *sim);
+/* A stream socket's state: its connection's, or its own (stream.c). */
+qp_stream *qp__stream_of(qp_sim *sim, qp_obj *obj);
 /* The peer's data, FIN and RST on stream s (stream.c); fd -1: none yet. */
 void qp__stream_peer_event(qp_sim *sim, qp_stream *s, const qp_event *ev, int fd);
 /* A TCP socket's options before any setsockopt (sockopt.c). */

@@ -166,6 +166,12 @@ static bool get_opt(qp_sim *sim, qp_obj *obj, int level, int name, int *val,
         if (obj->type == QP_OBJ_TCP) {
             *val = sim->tcps[obj->index].error;
             sim->tcps[obj->index].error = 0;
+        } else if (obj->type == QP_OBJ_STREAM && obj->conn != 0) {
+            /* a world connection's RST: its error (sock_error); a harness's
+               stream keeps reading 0 here, as it always has */
+            qp_stream *s = qp__stream_of(sim, obj);
+            *val = s->error;
+            s->error = 0;
         }
         return true;
     }

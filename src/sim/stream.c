@@ -23,7 +23,7 @@
  * shut down for sending too (never 0 in the sim: the peer takes
  * everything); POLLIN and POLLRDHUP once the FIN or RST came; POLLHUP once
  * a RST closed it; POLLERR while its error is pending. */
-static qp_stream *stream_of(qp_sim *sim, qp_obj *obj)
+qp_stream *qp__stream_of(qp_sim *sim, qp_obj *obj)
 {
     qp_tcp_conn *c = qp__tcp_conn_of(sim, obj);
     return c != NULL ? &c->stream : &obj->stream;
@@ -36,11 +36,11 @@ static qp_stream *stream_of(qp_sim *sim, qp_obj *obj)
  * ways are shut (sk_shutdown == SHUTDOWN_MASK). */
 static short stream_revents(qp_sim *sim, qp_obj *obj, short events)
 {
-    const qp_stream *s = stream_of(sim, obj);
+    const qp_stream *s = qp__stream_of(sim, obj);
     qp_tcp_conn *c = qp__tcp_conn_of(sim, obj);
-    bool rcv_shut = s->eof || (c != NULL && c->shut_rd);
+    bool rcv_shut = s->eof || s->shut_rd;
     short revents = POLLOUT;
-    if (c != NULL && !c->shut_wr && !s->closed && !qp__tcp_conn_writable(c)) {
+    if (c != NULL && !s->shut_wr && !s->closed && !qp__tcp_conn_writable(c)) {
         revents = 0;
         c->nospace = true;
     }
@@ -49,7 +49,7 @@ static short stream_revents(qp_sim *sim, qp_obj *obj, short events)
     if (rcv_shut)
         revents |= POLLRDHUP;
     revents &= events;
-    if (s->closed || (c != NULL && c->shut_wr && rcv_shut))
+    if (s->closed || (s->shut_wr && rcv_shut))
         revents |= POLLHUP; /* reported whatever was asked */
     if (s->error != 0)
         revents |= POLLERR;
@@ -63,8 +63,7 @@ static int64_t stream_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, voi
     /* a connected stream socket reports no source address */
     if (src_addr != NULL && addrlen != NULL)
         *addrlen = 0;
-    qp_stream *s = stream_of(sim, obj);
-    const qp_tcp_conn *c = qp__tcp_conn_of(sim, obj);
+    qp_stream *s = qp__stream_of(sim, obj);
     rec->call.io.unit = QP_UNIT_BYTES;
     rec->call.io.queued_before = s->bytes_queued;
     rec->call.io.queued_after = s->bytes_queued;
@@ -78,8 +77,12 @@ static int64_t stream_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, voi
     if (s->bytes_queued > 0) {
         size_t n = count < s->bytes_queued ? count : (size_t)s->bytes_queued;
         memset(buf, 0, n);
-        if (!(rec->call.io.flags & MSG_PEEK)) /* tcp_recvmsg: MSG_PEEK leaves them */
+        if (!(rec->call.io.flags & MSG_PEEK)) { /* tcp_recvmsg: MSG_PEEK leaves them */
             s->bytes_queued -= n;
+            qp_tcp_conn *c = qp__tcp_conn_of(sim, obj);
+            if (c != NULL)
+                qp__tcp_pair_read(sim, c, n);
+        }
         rec->call.io.queued_after = s->bytes_queued;
         return qp__sim_exit(sim, rec, (int64_t)n, 0);
     }
@@ -90,7 +93,7 @@ static int64_t stream_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, voi
         s->error = 0;
         return qp__sim_exit(sim, rec, -1, err);
     }
-    if (s->eof || (c != NULL && c->shut_rd))
+    if (s->eof || s->shut_rd)
         return qp__sim_exit(sim, rec, 0, 0);
     return qp__sim_exit(sim, rec, -1, EAGAIN);
 }
@@ -102,14 +105,14 @@ static int64_t stream_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const 
     (void)buf;
     (void)dest;
     (void)destlen;
-    qp_stream *s = stream_of(sim, obj);
+    qp_stream *s = qp__stream_of(sim, obj);
     qp_tcp_conn *c = qp__tcp_conn_of(sim, obj);
     if (s->error != 0) {
         int err = s->error;
         s->error = 0;
         return qp__sim_exit(sim, rec, -1, err);
     }
-    if (s->closed || (c != NULL && c->shut_wr))
+    if (s->closed || s->shut_wr)
         return qp__sim_exit(sim, rec, -1, EPIPE);
     if (c != NULL && (!s->fin || c->peer_reading) && count > 0) {
         /* tcp_sendmsg: what fits in the send buffer; none: EAGAIN (a
@@ -124,6 +127,7 @@ static int64_t stream_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const 
         c->unread += n;
         if (n < count)
             c->nospace = true;
+        qp__tcp_pair_sent(sim, c, n);
         return qp__sim_exit(sim, rec, (int64_t)n, 0);
     }
     if (s->fin && count > 0) {
@@ -139,7 +143,7 @@ static int64_t stream_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const 
 
 static int stream_ioctl(qp_sim *sim, qp_obj *obj, unsigned long request, void *arg)
 {
-    return qp__ioctl_fionread(request, arg, (int64_t)stream_of(sim, obj)->bytes_queued);
+    return qp__ioctl_fionread(request, arg, (int64_t)qp__stream_of(sim, obj)->bytes_queued);
 }
 
 /* The peer's data, FIN and RST; fd -1: a connection not accepted yet. */
@@ -204,8 +208,9 @@ static void stream_close(qp_sim *sim, qp_obj *obj, int fd)
     qp_tcp_conn *c = qp__tcp_conn_of(sim, obj);
     if (c == NULL)
         return;
-    if (sim->targets[c->target] == c->fd)
+    if (!c->both_ours && sim->targets[c->target] == c->fd)
         sim->targets[c->target] = -1;
+    qp__tcp_pair_closed(sim, c);
     c->state = QP_CONN_FREE;
     c->fd = -1;
 }

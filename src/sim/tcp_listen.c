@@ -16,13 +16,13 @@
  * - listen: a fresh socket is bound to an ephemeral port first
  *   (inet_autobind); a listener takes the new backlog; the backlog is
  *   capped at somaxconn (4096), a negative one is somaxconn too.
- * - accept4: a socket that is not listening is EINVAL; a listener with no
- *   connection queued is EAGAIN (the world connects to no listener yet, so
- *   the queue stays empty; a blocking listener fails the same way, the
- *   sim's limit: Linux would block).
+ * - accept4: a socket that is not listening is EINVAL; a listener takes
+ *   what its queue holds (the world's peers, the program's own connects:
+ *   tcp_peer.c), and with nothing queued is EAGAIN (a blocking listener
+ *   fails the same way, the sim's limit: Linux would block).
  * - poll: a socket not listening is POLLOUT and POLLHUP (tcp_poll of
  *   TCP_CLOSE: writable, and hung up, whatever was asked for POLLHUP); a
- *   listener reports nothing while its queue is empty. */
+ *   listener is POLLIN while its queue holds a connection. */
 #include <errno.h>
 #include <netinet/in.h>
 #include <string.h>
@@ -52,7 +52,7 @@ static short tcp_revents(qp_sim *sim, qp_obj *obj, short events)
     /* TCP_CLOSE: writable and hung up; a refused one is shut down both
        ways too (tcp_done): readable, POLLRDHUP */
     short revents = POLLOUT;
-    if (t->state == QP_TCP_REFUSED)
+    if (t->state == QP_TCP_REFUSED || t->shut_rd)
         revents |= POLLIN | POLLRDHUP;
     revents = (short)((revents & events) | POLLHUP);
     if (t->error != 0)
@@ -111,14 +111,17 @@ static int64_t tcp_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const voi
 }
 
 /* connect of a socket not connected: an IPv4 or IPv6 address of the
- * socket's family. No listener of the sim answers yet: a loopback address
+ * socket's family. A loopback address where a listener of the program's
+ * listens is a connection of its own (tcp_pair.c); the world's listener's
+ * port is answered as it answers (tcp_peer.c); any other loopback address
  * refuses at once (the RST comes back within the call: EINPROGRESS, then
- * ECONNREFUSED pending for SO_ERROR, POLLOUT | POLLERR | POLLHUP); any other
- * is never answered (EINPROGRESS, then nothing; a second connect is
- * EALREADY). A listener is EISCONN (__inet_stream_connect: not TCP_CLOSE);
- * a refused socket's connect takes its pending error, then ECONNABORTED.
- * A blocking socket fails as a non-blocking one does (the sim's limit:
- * Linux would wait for the answer). */
+ * ECONNREFUSED pending for SO_ERROR, POLLOUT | POLLERR | POLLHUP); an
+ * address off the loopback is never answered (EINPROGRESS, then nothing; a
+ * second connect is EALREADY). A listener is EISCONN
+ * (__inet_stream_connect: not TCP_CLOSE); a refused socket's connect takes
+ * its pending error, then ECONNABORTED. A blocking socket fails as a
+ * non-blocking one does (the sim's limit: Linux would wait for the
+ * answer). */
 static int64_t tcp_connect(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd,
                            const struct sockaddr *addr, socklen_t addrlen)
 {
@@ -129,12 +132,14 @@ static int64_t tcp_connect(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd,
         return qp__sim_exit(sim, rec, -1, EINVAL);
     bool loopback;
     uint16_t port;
+    uint32_t to_addr = 1; /* AF_INET6: ::1 */
     if (!t->v6) {
         if (addrlen < sizeof(struct sockaddr_in))
             return qp__sim_exit(sim, rec, -1, EINVAL);
         const struct sockaddr_in *in = (const struct sockaddr_in *)addr;
         uint32_t host_addr = ntohl(in->sin_addr.s_addr);
         port = ntohs(in->sin_port);
+        to_addr = host_addr;
         rec->call.connect.addr = QP_REC_INET(host_addr, port);
         loopback = (host_addr >> 24) == 127;
     } else {
@@ -159,7 +164,13 @@ static int64_t tcp_connect(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd,
         return qp__sim_exit(sim, rec, -1, EAFNOSUPPORT);
     if (t->state == QP_TCP_FRESH)
         (void)tcp_bind_to(sim, t, false, t->v6 ? 1 : INADDR_LOOPBACK, 0);
-    if (loopback && qp__tcp_to_world_listener(sim, port))
+    int own = loopback ? qp__tcp_pair_listener(sim, t, to_addr, port) : -1;
+    t->to_addr = to_addr;
+    t->to_port = port;
+    t->syns = 0;
+    if (own >= 0)
+        qp__tcp_pair_connect(sim, t, fd, (unsigned)own);
+    else if (loopback && qp__tcp_to_world_listener(sim, port))
         qp__tcp_connect_world(sim, t, fd);
     else if (loopback) {
         t->state = QP_TCP_REFUSED;
@@ -176,6 +187,8 @@ static void tcp_close(qp_sim *sim, qp_obj *obj, int fd)
     qp_tcp *t = tcp_of(sim, obj);
     if (t->state == QP_TCP_LISTENING)
         qp__tcp_listener_closed(sim, obj->index);
+    if (t->state == QP_TCP_CONNECTING) /* a SYN to be sent again to our own listener */
+        qp__sim_unschedule(sim, QP_OBJ_TCP, QP_IEV_OWN_SYN, obj->index);
     t->fd = -1;
 }
 
@@ -239,7 +252,7 @@ static bool port_taken(const qp_sim *sim, const qp_tcp *self, bool any, bool v6,
 {
     for (unsigned i = 0; i < sim->tcps_count; i++) {
         const qp_tcp *t = &sim->tcps[i];
-        if (t == self || t->fd < 0 || t->port != port)
+        if (t == self || t->fd < 0 || t->port != port || t->port_freed)
             continue;
         if (any || t->any || (t->v6 == v6 && t->addr == addr))
             return true;
@@ -267,6 +280,8 @@ uint16_t qp__tcp_ephemeral_port(qp_sim *sim)
 /* Binds t; 0 or an errno. */
 static int tcp_bind_to(qp_sim *sim, qp_tcp *t, bool any, uint32_t addr, uint16_t port)
 {
+    t->port_auto = port == 0;
+    t->port_freed = false;
     if (port == 0)
         port = ephemeral_port(sim, t, any, t->v6, addr);
     if (port == 0 || port_taken(sim, t, any, t->v6, addr, port))
@@ -346,9 +361,12 @@ int qp__sim_listen(qp_os *os, int fd, int backlog)
     if (obj->type != QP_OBJ_TCP) /* connected already */
         return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
     qp_tcp *t = tcp_of(sim, obj);
-    if (t->state == QP_TCP_FRESH) {
-        /* inet_autobind: the wildcard address, an ephemeral port */
-        int err = tcp_bind_to(sim, t, true, 0, 0);
+    if (t->state == QP_TCP_FRESH || t->port_freed) {
+        /* inet_autobind: the wildcard address, an ephemeral port (a port
+           given back: another, on the address it has: inet_csk_listen_start
+           with inet_num 0) */
+        int err = t->state == QP_TCP_FRESH ? tcp_bind_to(sim, t, true, 0, 0)
+                                           : tcp_bind_to(sim, t, t->any, t->addr, 0);
         if (err != 0)
             return (int)qp__sim_exit(sim, &rec, -1, EAGAIN);
     }

@@ -37,7 +37,7 @@ qp_tcp_conn *qp__tcp_conn_of(qp_sim *sim, const qp_obj *obj)
 }
 
 /* A free connection slot, or NULL (the trace says the sim's limit). */
-static qp_tcp_conn *conn_new(qp_sim *sim, uint8_t target)
+qp_tcp_conn *qp__tcp_conn_new(qp_sim *sim, uint8_t target)
 {
     unsigned index = 0;
     while (index < sim->tcp_conns_count && sim->tcp_conns[index].state != QP_CONN_FREE)
@@ -65,13 +65,14 @@ static unsigned conn_index(const qp_sim *sim, const qp_tcp_conn *c)
 static qp_tcp_conn *conn_at_target(qp_sim *sim, unsigned target)
 {
     for (unsigned i = 0; i < sim->tcp_conns_count; i++)
-        if (sim->tcp_conns[i].state != QP_CONN_FREE && sim->tcp_conns[i].target == target)
+        if (sim->tcp_conns[i].state != QP_CONN_FREE && !sim->tcp_conns[i].both_ours &&
+            sim->tcp_conns[i].target == target)
             return &sim->tcp_conns[i];
     return NULL;
 }
 
 /* The connections queued on listener tcps[index]. */
-static unsigned queued_on(const qp_sim *sim, unsigned listener)
+unsigned qp__tcp_queued_on(const qp_sim *sim, unsigned listener)
 {
     unsigned count = 0;
     for (unsigned i = 0; i < sim->tcp_conns_count; i++)
@@ -82,7 +83,7 @@ static unsigned queued_on(const qp_sim *sim, unsigned listener)
 
 bool qp__tcp_has_queued(const qp_sim *sim, unsigned listener)
 {
-    return queued_on(sim, listener) > 0;
+    return qp__tcp_queued_on(sim, listener) > 0;
 }
 
 /* The program's listener the peers connect to: the first that listens
@@ -110,18 +111,13 @@ static void peer_syn(qp_sim *sim, qp_tcp_conn *c)
     qp_tcp *l = &sim->tcps[listener];
     c->listener = (uint8_t)listener;
     c->local_port = l->port;
-    if (queued_on(sim, (unsigned)listener) > (unsigned)l->backlog) {
+    if (qp__tcp_queued_on(sim, (unsigned)listener) > (unsigned)l->backlog) {
         if (c->syns > QP_TCP_SYN_RETRIES) {
             c->state = QP_CONN_FREE; /* ETIMEDOUT, for the peer */
             return;
         }
         c->state = QP_CONN_SYN_SENT;
-        qp__sim_schedule(sim, &(qp_internal_event){
-                                  .at_ns = sim->now_ns + (QP_TCP_SYN_RTO_NS << (c->syns - 1)),
-                                  .owner = QP_OBJ_TCP,
-                                  .kind = QP_IEV_SYN,
-                                  .event_index = (uint8_t)conn_index(sim, c),
-                              });
+        qp__tcp_syn_later(sim, QP_IEV_SYN, conn_index(sim, c), c->syns, 0);
         return;
     }
     c->state = QP_CONN_QUEUED;
@@ -145,7 +141,7 @@ static void peers_connect(qp_sim *sim, uint32_t count)
                 target = sim->tcp_peers_target + 1u + k;
         if (target == 0)
             return;
-        qp_tcp_conn *c = conn_new(sim, (uint8_t)target);
+        qp_tcp_conn *c = qp__tcp_conn_new(sim, (uint8_t)target);
         if (c == NULL)
             return;
         c->accepted = true;
@@ -153,8 +149,23 @@ static void peers_connect(qp_sim *sim, uint32_t count)
     }
 }
 
+void qp__tcp_syn_later(qp_sim *sim, uint8_t kind, unsigned index, uint8_t syns, uint32_t size)
+{
+    qp__sim_schedule(sim, &(qp_internal_event){
+                              .at_ns = sim->now_ns + (QP_TCP_SYN_RTO_NS << (syns - 1)),
+                              .owner = QP_OBJ_TCP,
+                              .kind = kind,
+                              .event_index = (uint8_t)index,
+                              .size = size,
+                          });
+}
+
 void qp__tcp_syn_again(qp_sim *sim, const qp_internal_event *iev)
 {
+    if (iev->kind == QP_IEV_OWN_SYN) {
+        qp__tcp_pair_syn_again(sim, iev);
+        return;
+    }
     qp_tcp_conn *c = &sim->tcp_conns[iev->event_index];
     if (c->state == QP_CONN_SYN_SENT)
         peer_syn(sim, c);
@@ -164,8 +175,12 @@ void qp__tcp_listener_closed(qp_sim *sim, unsigned listener)
 {
     for (unsigned i = 0; i < sim->tcp_conns_count; i++) {
         qp_tcp_conn *c = &sim->tcp_conns[i];
-        if ((c->state == QP_CONN_QUEUED || c->state == QP_CONN_SYN_SENT) && c->listener == listener)
+        if ((c->state == QP_CONN_QUEUED || c->state == QP_CONN_SYN_SENT) && c->listener == listener) {
+            if (c->state == QP_CONN_SYN_SENT) /* its next SYN is refused: no need to send it */
+                qp__sim_unschedule(sim, QP_OBJ_TCP, QP_IEV_SYN, (uint8_t)i);
+            qp__tcp_pair_dropped(sim, c); /* the program's own connect: reset */
             c->state = QP_CONN_FREE; /* reset (inet_csk_listen_stop); a retry is refused */
+        }
     }
 }
 
@@ -203,13 +218,14 @@ int qp__tcp_put_name(bool v6, uint32_t addr, uint16_t port, struct sockaddr *out
 }
 
 /* Our end of c gets fd: the stream is the program's now. */
-static void conn_open(qp_sim *sim, qp_tcp_conn *c, int fd)
+void qp__tcp_conn_open(qp_sim *sim, qp_tcp_conn *c, int fd)
 {
     c->state = QP_CONN_OPEN;
     c->fd = fd;
     sim->objs[fd].type = QP_OBJ_STREAM;
     sim->objs[fd].conn = (uint8_t)(1 + conn_index(sim, c));
-    sim->targets[c->target] = fd;
+    if (!c->both_ours)
+        sim->targets[c->target] = fd;
 }
 
 int64_t qp__tcp_accept(qp_sim *sim, qp_rec *rec, unsigned listener, struct sockaddr *addr,
@@ -224,21 +240,27 @@ int64_t qp__tcp_accept(qp_sim *sim, qp_rec *rec, unsigned listener, struct socka
     }
     if (first == NULL)
         return qp__sim_exit(sim, rec, -1, EAGAIN); /* a blocking listener too: the sim's limit */
-    if (addr != NULL && addrlen == NULL)
-        return qp__sim_exit(sim, rec, -1, EFAULT);
     int fd = qp__sim_alloc_fd(sim, QP_OBJ_STREAM);
     if (fd < 0)
         return qp__sim_exit(sim, rec, -1, EMFILE); /* still queued */
     if (addr != NULL) {
-        int err = qp__tcp_put_name(first->v6, first->peer_addr, first->peer_port, addr, addrlen);
+        /* do_accept: the address is put once the connection is taken; a bad
+           length loses it (the new file is released) */
+        int err = addrlen == NULL ? EFAULT
+                                  : qp__tcp_put_name(first->v6, first->peer_addr,
+                                                     first->peer_port, addr, addrlen);
         if (err != 0) {
             sim->objs[fd].type = QP_OBJ_NONE;
+            qp__tcp_pair_closed(sim, first);
+            first->state = QP_CONN_FREE;
             return qp__sim_exit(sim, rec, -1, err);
         }
     }
     sim->objs[fd].blocking = !(flags & SOCK_NONBLOCK);
     first->opts = sim->tcps[listener].opts; /* a child inherits its listener's options */
-    conn_open(sim, first, fd);
+    rec->call.accept.queued = first->stream.bytes_queued;
+    rec->call.accept.eof = first->stream.eof;
+    qp__tcp_conn_open(sim, first, fd);
     return qp__sim_exit(sim, rec, fd, 0);
 }
 
@@ -260,7 +282,7 @@ static void answer(qp_sim *sim, qp_tcp *t, int fd, unsigned how)
         t->error = ECONNREFUSED;
         return;
     }
-    qp_tcp_conn *c = conn_new(sim, sim->tcp_listener_target);
+    qp_tcp_conn *c = qp__tcp_conn_new(sim, sim->tcp_listener_target);
     if (c == NULL) {
         t->state = QP_TCP_CONNECTING;
         return;
@@ -273,7 +295,7 @@ static void answer(qp_sim *sim, qp_tcp *t, int fd, unsigned how)
     c->opts = t->opts;
     c->connect_done = true;
     t->fd = -1; /* the socket is a connected stream now: the tcps[] slot is free */
-    conn_open(sim, c, fd);
+    qp__tcp_conn_open(sim, c, fd);
     sim->tcp_listener_conn = (int8_t)conn_index(sim, c);
 }
 
@@ -322,7 +344,7 @@ void qp__tcp_world_event(qp_sim *sim, const qp_event *ev)
 
 /* The peer's read of what was sent: room in the send buffer, and once it
  * is writable again (sk_stream_write_space), a wakeup of the writers. */
-static void peer_drains(qp_sim *sim, qp_tcp_conn *c, uint64_t bytes, int fd)
+void qp__tcp_conn_drained(qp_sim *sim, qp_tcp_conn *c, uint64_t bytes, int fd)
 {
     uint64_t n = bytes < c->unread ? bytes : c->unread;
     c->unread -= n;
@@ -338,7 +360,7 @@ void qp__tcp_conn_peer_event(qp_sim *sim, qp_tcp_conn *c, const qp_event *ev, in
     switch (ev->kind) {
     case QP_EV_DRAIN:
         if (!s->closed)
-            peer_drains(sim, c, (uint64_t)ev->size * KIB, fd);
+            qp__tcp_conn_drained(sim, c, (uint64_t)ev->size * KIB, fd);
         return;
     case QP_EV_HALF_CLOSE:
         if (s->eof)
@@ -351,7 +373,7 @@ void qp__tcp_conn_peer_event(qp_sim *sim, qp_tcp_conn *c, const qp_event *ev, in
     case QP_EV_EOF:
         /* the peer reads what it got, then closes */
         if (!s->closed)
-            peer_drains(sim, c, c->unread, fd);
+            qp__tcp_conn_drained(sim, c, c->unread, fd);
         c->peer_reading = false;
         if (s->eof && s->fin && !s->closed) {
             if (fd >= 0)
@@ -411,11 +433,11 @@ int qp_sim_add_tcp_connection(qp_sim *sim)
     assert(sim->targets_count < QP_SIM_FDS_MAX);
     int fd = qp__sim_alloc_fd(sim, QP_OBJ_STREAM);
     assert(fd >= 0 && "out of sim fds");
-    qp_tcp_conn *c = conn_new(sim, (uint8_t)sim->targets_count++);
+    qp_tcp_conn *c = qp__tcp_conn_new(sim, (uint8_t)sim->targets_count++);
     assert(c != NULL);
     c->local_addr = c->peer_addr = INADDR_LOOPBACK;
     c->local_port = qp__tcp_ephemeral_port(sim);
     c->peer_port = qp__tcp_ephemeral_port(sim);
-    conn_open(sim, c, fd);
+    qp__tcp_conn_open(sim, c, fd);
     return fd;
 }

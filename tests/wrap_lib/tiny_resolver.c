@@ -2,6 +2,8 @@
  * quietpoll header. test_wrap links it with the --wrap flags. */
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -9,7 +11,7 @@
 int tiny_open(void);
 int tiny_wait_and_drain(int fd, int timeout_ms);
 long tiny_now_s(void);
-int tiny_shutdown(int fd);
+int tiny_signalfd(void);
 
 int tiny_open(void)
 {
@@ -29,10 +31,12 @@ int tiny_wait_and_drain(int fd, int timeout_ms)
     return errno == EAGAIN ? taken : -1;
 }
 
-/* shutdown(): a call the simulator does not model (a QP_UNMODELLED row). */
-int tiny_shutdown(int fd)
+/* signalfd(): a call the simulator does not model (a QP_UNMODELLED row). */
+int tiny_signalfd(void)
 {
-    return shutdown(fd, SHUT_RDWR);
+    sigset_t mask;
+    sigemptyset(&mask);
+    return signalfd(-1, &mask, SFD_NONBLOCK);
 }
 
 long tiny_now_s(void)
