@@ -279,6 +279,105 @@ static const seed dgram_seeds[] = {
       .ops = {{2500 * US, POLL_Q}}, .ops_count = 1}},
 };
 
+/* accept_loop: target 0 the peers (QP_EV_CONNECT: how many connect), 1 +
+   i the i-th connection; the first window's size sets the fd limit: the
+   fds held + 1 + size % 8 */
+static const seed accept_loop_seeds[] = {
+    /* one peer connects, sends, closes */
+    {"corpus/fuzz_accept_loop/one-peer", &qp_machine_accept_loop,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {{10 * MS, 4}}, .ops_count = 1,
+      .events = {ON(1 * MS, QP_EV_CONNECT, 0, 1), ON(2 * MS, QP_EV_DATA, 1, 100),
+                 ON(3 * MS, QP_EV_EOF, 1, 0)},
+      .events_count = 3}},
+    /* a burst of six with room for two: the limit reached, shed, then a
+       close frees an fd and a seventh peer comes */
+    {"corpus/fuzz_accept_loop/burst-at-the-limit", &qp_machine_accept_loop,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {{20 * MS, 1}}, .ops_count = 1,
+      .events = {ON(1 * MS, QP_EV_CONNECT, 0, 6), ON(5 * MS, QP_EV_EOF, 1, 0),
+                 ON(8 * MS, QP_EV_CONNECT, 0, 1)},
+      .events_count = 3}},
+    /* twelve at once beyond a backlog of four: the queue holds five, the
+       others send their SYN again a second later */
+    {"corpus/fuzz_accept_loop/burst-beyond-backlog", &qp_machine_accept_loop,
+     {.start_ns = START_NS, .cost_ns = 1 * US, .slack_ns = 50 * US,
+      .ops = {{1500 * MS, 7}}, .ops_count = 1,
+      .events = {ON(1 * MS, QP_EV_CONNECT, 0, 12)}, .events_count = 1}},
+    /* a peer resets before it is accepted; another half-closes */
+    {"corpus/fuzz_accept_loop/reset-and-half-close", &qp_machine_accept_loop,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {{5 * MS, 5}, {5 * MS, 8}}, .ops_count = 2,
+      .events = {ON(1 * MS, QP_EV_CONNECT, 0, 2), ON(1 * MS, QP_EV_RESET, 1, 0),
+                 ON(2 * MS, QP_EV_HALF_CLOSE, 2, 0)},
+      .events_count = 3}},
+};
+
+/* connect_deadline: target 0 the world's listener (QP_EV_ANSWER: 0 never,
+   1 accepts, 2 refuses) */
+static const seed connect_deadline_seeds[] = {
+    {"corpus/fuzz_connect_deadline/accepted", &qp_machine_connect_deadline,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {{10 * MS, 1}}, .ops_count = 1,
+      .events = {ON(2 * MS, QP_EV_ANSWER, 0, 1)}, .events_count = 1}},
+    {"corpus/fuzz_connect_deadline/refused", &qp_machine_connect_deadline,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {{10 * MS, 1}}, .ops_count = 1,
+      .events = {ON(1 * MS, QP_EV_ANSWER, 0, 2)}, .events_count = 1}},
+    /* seed 000's 2 ms, on the connect path: never answered */
+    {"corpus/fuzz_connect_deadline/seed000-2ms-never", &qp_machine_connect_deadline,
+     {.start_ns = START_NS, .cost_ns = 17 * US, .slack_ns = 50 * US,
+      .ops = {{2 * MS, 1}}, .ops_count = 1}},
+    {"corpus/fuzz_connect_deadline/signal-then-accepted", &qp_machine_connect_deadline,
+     {.start_ns = START_NS, .cost_ns = 3 * US, .slack_ns = 50 * US,
+      .ops = {{10 * MS, 1}, {5 * MS, 1}}, .ops_count = 2,
+      .events = {ON(1 * MS, QP_EV_SIGNAL, 0, 0), ON(3 * MS, QP_EV_ANSWER, 0, 1)},
+      .events_count = 2}},
+};
+
+/* flow_writer: one connection (target 0); an op's size is its message in
+   KiB, QP_EV_DRAIN the peer reading some KiB of what was sent (SO_SNDBUF
+   holds 16 KiB) */
+static const seed flow_writer_seeds[] = {
+    {"corpus/fuzz_flow_writer/fits-at-once", &qp_machine_flow_writer,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {{10 * MS, 4}}, .ops_count = 1}},
+    /* 32 KiB through 16: two drains */
+    {"corpus/fuzz_flow_writer/fills-then-drains", &qp_machine_flow_writer,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {{20 * MS, 32}}, .ops_count = 1,
+      .events = {ON(2 * MS, QP_EV_DRAIN, 0, 16), ON(4 * MS, QP_EV_DRAIN, 0, 16)},
+      .events_count = 2}},
+    /* a reader too slow for the deadline */
+    {"corpus/fuzz_flow_writer/slow-reader-timeout", &qp_machine_flow_writer,
+     {.start_ns = START_NS, .cost_ns = 1 * US, .slack_ns = 20 * US,
+      .ops = {{5 * MS, 64}}, .ops_count = 1,
+      .events = {ON(1 * MS, QP_EV_DRAIN, 0, 8)}, .events_count = 1}},
+    /* the peer answers, then closes */
+    {"corpus/fuzz_flow_writer/reply-then-eof", &qp_machine_flow_writer,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {{5 * MS, 2}, {5 * MS, 2}}, .ops_count = 2,
+      .events = {ON(1 * MS, QP_EV_DATA, 0, 10), ON(3 * MS, QP_EV_EOF, 0, 0)},
+      .events_count = 2}},
+    /* the peer half-closes and still reads */
+    {"corpus/fuzz_flow_writer/half-close", &qp_machine_flow_writer,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {{5 * MS, 20}, {5 * MS, 4}}, .ops_count = 2,
+      .events = {ON(1 * MS, QP_EV_HALF_CLOSE, 0, 0), ON(2 * MS, QP_EV_DRAIN, 0, 64)},
+      .events_count = 2}},
+    /* a spurious report of the socket readable while the buffer is full */
+    {"corpus/fuzz_flow_writer/spurious-while-full", &qp_machine_flow_writer,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {{10 * MS, 24}}, .ops_count = 1,
+      .events = {ON(1 * MS, QP_EV_SPURIOUS, 0, 0), ON(2 * MS, QP_EV_DRAIN, 0, 16)},
+      .events_count = 2}},
+    /* a reset while the buffer is full */
+    {"corpus/fuzz_flow_writer/reset-while-full", &qp_machine_flow_writer,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {{10 * MS, 24}, {10 * MS, 1}}, .ops_count = 2,
+      .events = {ON(2 * MS, QP_EV_RESET, 0, 0)}, .events_count = 1}},
+};
+
 /* udns and cares: replies of a kind (enum qp_dns_reply: 0 an answer, 1
    nxdomain, 2 servfail, 3 nodata, 4 truncated, 5 formerr, 6 wrong id, 7 wrong
    name, 8 duplicate, 9 short, 10 bad name, 11 other server), n every period */
@@ -490,7 +589,10 @@ static const struct {
 #ifdef QP_HAVE_CARES
     {cares_seeds, sizeof cares_seeds / sizeof cares_seeds[0]},
 #endif
+    {accept_loop_seeds, sizeof accept_loop_seeds / sizeof accept_loop_seeds[0]},
+    {connect_deadline_seeds, sizeof connect_deadline_seeds / sizeof connect_deadline_seeds[0]},
     {dgram_seeds, sizeof dgram_seeds / sizeof dgram_seeds[0]},
+    {flow_writer_seeds, sizeof flow_writer_seeds / sizeof flow_writer_seeds[0]},
 #ifdef QP_HAVE_UDNS
     {udns_seeds, sizeof udns_seeds / sizeof udns_seeds[0]},
 #endif

@@ -114,6 +114,9 @@ extern const qp_machine qp_machine_selector;
 extern const qp_machine qp_machine_pipe;
 extern const qp_machine qp_machine_timer_loop;
 extern const qp_machine qp_machine_dgram;
+extern const qp_machine qp_machine_accept_loop;
+extern const qp_machine qp_machine_connect_deadline;
+extern const qp_machine qp_machine_flow_writer;
 
 /* A machine this build does not have, and why (its library was not found). */
 typedef struct qp_machine_absent {

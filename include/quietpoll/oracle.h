@@ -117,6 +117,17 @@ bool qp_property_set_parse(const char *list, uint32_t *set, size_t *bad_len);
 
 /* What the oracle saw of one operation, kept so tests can hold the bound
  * against what the reference actually spent. */
+/* What an operation's calls said of a connect of its fd (result.c holds
+ * QP_OP_CONNECTED to it). Only a connect() that returned 0 (or EISCONN), or
+ * SO_ERROR read as 0 once a wait has reported the socket, says the connect
+ * is done: a connect in progress reads SO_ERROR 0 too. */
+enum qp_connect_seen {
+    QP_CONNECT_UNSEEN,    /* neither: SO_ERROR never read */
+    QP_CONNECT_IN_PROGRESS, /* SO_ERROR read 0 before any wait reported the socket */
+    QP_CONNECT_FAILED,    /* SO_ERROR read an error (so_error) */
+    QP_CONNECT_DONE,      /* connected */
+};
+
 typedef struct qp_op_stats {
     unsigned kind;
     uint8_t task;
@@ -129,16 +140,28 @@ typedef struct qp_op_stats {
     uint32_t reports_count;  /* waits of this op that reported its fd (QP_OP_RESOLVE) */
     uint32_t resends_count;  /* its waits that timed out, after which it sent on its fd
                                 before waiting again: its own retransmission timer ran out */
+    uint32_t eagain_sends_count; /* sends of its fd that returned EAGAIN (QP_OP_TIMED_WRITE) */
+    uint32_t late_waits_count;   /* waits begun at or after its deadline, which was not its
+                                    begin (QP_OP_CONNECT, QP_OP_SERVE, QP_OP_TIMED_WRITE) */
+    uint32_t eagain_reads_count; /* receives of its fd that returned EAGAIN */
+    uint32_t eagain_accepts_count; /* accepts of its fd (a listener) that returned EAGAIN */
+    uint32_t fd_reports_count;   /* waits that reported its fd, spurious wakeups too */
+    bool last_send_eagain;       /* its last send of fd returned EAGAIN */
+    bool send_blocked;           /* a send of fd returned EAGAIN, or took less than offered */
     bool last_wait_timed_out; /* the last wait returned 0, and no send of fd followed */
     bool ready_at_begin;
     /* what the world gave the operation (result.c, timeouts.c) */
     bool received_data;    /* a receive of fd returned bytes, or a datagram */
     bool received_bytes;   /* ... bytes of a byte stream (a datagram may be no answer) */
     bool received_eof;     /* a receive of fd (a byte stream) returned 0: the peer closed */
-    bool world_error;      /* a call failed with an error other than EAGAIN and EINTR */
+    bool world_error;      /* a call failed with an error other than EAGAIN and EINTR (and a
+                              connect in progress), or SO_ERROR read an error */
     bool reported_ready;   /* a wait reported an fd ready, not after a spurious wakeup */
     bool fd_reported_unread; /* the last wait reported fd ready, and no receive of fd followed */
     bool last_wait_ran_out;  /* the last wait timed out after a timeout > 0 */
+    bool fd_reported;        /* a wait reported fd ready, not after a spurious wakeup */
+    uint8_t connect_seen;    /* what its calls said of a connect of fd (enum qp_connect_seen) */
+    int32_t so_error;        /* the last SO_ERROR of fd read, when connect_seen says one was */
     uint64_t begin_ns;
     uint64_t deadline_ns;
 } qp_op_stats;
@@ -302,6 +325,13 @@ typedef struct qp_stranded_watch {
     bool pending;
     uint64_t arrived_ns;
     size_t event_index;
+    /* the peer of the fd has sent its FIN or RST: the sim takes no more of
+       its data (until the fd is closed, and made again for another file) */
+    bool peer_done[QP_SIM_FDS_MAX];
+    /* task 0 accepted the fd and has not closed it: a serving window's
+       input is on its listener and on every connection it holds */
+    bool accepted[QP_SIM_FDS_MAX];
+    int arrived_fd;
 } qp_stranded_watch;
 
 /* What eof.c keeps: the fds whose EOF a receive of task 0 has returned. */

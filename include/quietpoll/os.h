@@ -35,6 +35,10 @@ enum qp_op_kind {
     QP_OP_WAKEUP,     /* one wakeup() call by another thread; fd is the wakeup fd */
     QP_OP_RESOLVE,    /* a resolver waits for the replies to its queries on datagram
                          socket fd, until they are answered or timeout_ns passes */
+    QP_OP_CONNECT,    /* a non-blocking connect of TCP socket fd, until it is connected,
+                         fails or timeout_ns passes */
+    QP_OP_SERVE,      /* a server serves listener fd and its connections for timeout_ns */
+    QP_OP_TIMED_WRITE, /* send a message on fd, all of it or until timeout_ns passes */
     QP_OP_KIND_COUNT
 };
 
@@ -47,6 +51,7 @@ enum qp_op_result {
     QP_OP_EVENTS,     /* a select returned events */
     QP_OP_WOKEN,      /* a select returned for a wakeup */
     QP_OP_DONE,       /* an operation with no result of its own finished */
+    QP_OP_CONNECTED,  /* a connect completed: the socket is connected */
     QP_OP_RESULT_COUNT
 };
 

@@ -25,6 +25,12 @@ const char *qp_op_kind_name(unsigned kind)
         return "wakeup";
     case QP_OP_RESOLVE:
         return "resolve";
+    case QP_OP_CONNECT:
+        return "connect";
+    case QP_OP_SERVE:
+        return "serving window";
+    case QP_OP_TIMED_WRITE:
+        return "timed write";
     }
     return "?";
 }
@@ -35,6 +41,7 @@ const char *qp_op_result_name(unsigned result)
         [QP_OP_DATA] = "data",       [QP_OP_EOF] = "eof",         [QP_OP_ERROR] = "error",
         [QP_OP_WOULDBLOCK] = "would block", [QP_OP_TIMEOUT] = "timeout",
         [QP_OP_EVENTS] = "events",   [QP_OP_WOKEN] = "woken up",  [QP_OP_DONE] = "done",
+        [QP_OP_CONNECTED] = "connected",
     };
     return result < QP_OP_RESULT_COUNT ? names[result] : "?";
 }

@@ -24,20 +24,25 @@
  *           EMFILE or ENFILE -> SHED
  *   SHED    (ref) the connection stays queued and the listener readable:
  *           close the reserve, accept4 and close what comes until EAGAIN
- *           (each connection refused by closing it), open the reserve
- *           again; if the reserve cannot be had (the limit is still
- *           reached), the listener leaves the epoll set (EPOLL_CTL_DEL)
- *           until a connection closes and frees an fd (PAUSED)
+ *           (each connection refused by closing it: the one fd the
+ *           reserve freed is taken and given back each time), open the
+ *           reserve again
+ *
+ * The limit leaves room for CONNS_MAX connections at most, so a
+ * connection accepted always finds a slot.
  *
  * The variants differ from ref only in SHED:
- *   ref            sheds: the queue is drained or the listener paused
+ *   ref            sheds: the queue is drained and refused
  *   emfile-return  logs EMFILE and returns to the wait: the listener is
  *                  still readable, the level-triggered wait returns at once
- *                  with the same readiness, forever (joyent/libuv #690,
- *                  Redis #246, libmill #182, Bun PR 32705; docs/CATALOG.md)
- *
- * This file is kept out of the build until the simulator has listening
- * and connecting sockets (src/machines/meson.build's tcp_machines). */
+ *                  with the same readiness, forever (Redis #246, libevent
+ *                  #71, Bun PR 32705, joyent/libuv #690; docs/CATALOG.md)
+ *   emfile-retry   calls accept again at once on EMFILE, never returning
+ *                  to the wait: the connection stays queued and every
+ *                  accept fails, until the run's budget is spent
+ *                  (libmill #182)
+ */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -48,19 +53,20 @@
 #include "quietpoll/machine.h"
 #include "quietpoll/units.h"
 
-enum variant { REF, EMFILE_RETURN };
+enum variant { REF, EMFILE_RETURN, EMFILE_RETRY };
 
 static const qp_variant variants[] = {
     [REF] = {"ref", "pass", "libuv uv__emfile_trick (docs/CATALOG.md)",
-             "on EMFILE closes its reserve fd, accepts and closes until EAGAIN, reopens it; "
-             "pauses the listener when it cannot"},
+             "on EMFILE closes its reserve fd, accepts and closes until EAGAIN, reopens it"},
     [EMFILE_RETURN] = {"emfile-return", "spin",
-                       "joyent/libuv #690, Redis #246, libmill #182, Bun PR 32705 (docs/CATALOG.md)",
+                       "Redis #246, libevent #71, Bun PR 32705, joyent/libuv #690 (docs/CATALOG.md)",
                        "logs EMFILE and returns to the level-triggered wait"},
+    [EMFILE_RETRY] = {"emfile-retry", "syscall-bound", "libmill #182 (docs/CATALOG.md)",
+                      "calls accept again at once on EMFILE, never waiting"},
 };
 
 #define BACKLOG 4
-#define CONNS_MAX 8 /* connections held open at once; more are refused */
+#define CONNS_MAX 8 /* connections held open at once: the fd limit allows no more */
 #define READ_BYTES 4096
 #define EVENTS_MAX 8
 
@@ -68,7 +74,6 @@ typedef struct server {
     qp_os *os;
     enum variant variant;
     int listener, epfd, reserve;
-    bool paused; /* the listener is out of the epoll set until an fd frees */
     int conns[CONNS_MAX];
 } server;
 
@@ -82,37 +87,28 @@ static bool watch(server *s, int op, int fd)
 
 static void take(server *s, int fd)
 {
-    for (unsigned i = 0; i < CONNS_MAX; i++)
-        if (s->conns[i] < 0) {
-            s->conns[i] = fd;
-            watch(s, EPOLL_CTL_ADD, fd);
-            return;
-        }
-    s->os->close(s->os, fd); /* more than the program serves at once */
+    unsigned i = 0;
+    while (i < CONNS_MAX && s->conns[i] >= 0)
+        i++;
+    assert(i < CONNS_MAX && "the fd limit leaves room for CONNS_MAX connections");
+    s->conns[i] = fd;
+    watch(s, EPOLL_CTL_ADD, fd);
 }
 
 /* The reference's answer to EMFILE and ENFILE: the connection is still
- * queued; refuse it (and those behind it) with the reserve fd's room, or
- * stop watching the listener until an fd frees. */
+ * queued; refuse it, and those behind it, with the reserve fd's room. */
 static void shed(server *s)
 {
-    if (s->reserve >= 0) {
-        s->os->close(s->os, s->reserve);
-        s->reserve = -1;
-        for (;;) {
-            int fd = s->os->accept4(s->os, s->listener, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-            if (fd < 0 && (errno == EINTR || errno == ECONNABORTED))
-                continue;
-            if (fd < 0)
-                break;
-            s->os->close(s->os, fd);
-        }
-        s->reserve = s->os->open(s->os, "/dev/null", O_RDONLY | O_CLOEXEC);
+    s->os->close(s->os, s->reserve);
+    for (;;) {
+        int fd = s->os->accept4(s->os, s->listener, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0 && (errno == EINTR || errno == ECONNABORTED))
+            continue;
+        if (fd < 0)
+            break;
+        s->os->close(s->os, fd);
     }
-    if (s->reserve < 0 && !s->paused) {
-        watch(s, EPOLL_CTL_DEL, s->listener);
-        s->paused = true;
-    }
+    s->reserve = s->os->open(s->os, "/dev/null", O_RDONLY | O_CLOEXEC, 0);
 }
 
 static void accept_all(server *s)
@@ -128,14 +124,15 @@ static void accept_all(server *s)
         if (errno == EMFILE || errno == ENFILE) {
             if (s->variant == EMFILE_RETURN)
                 return; /* "accept: Too many open files", and back to the wait */
+            if (s->variant == EMFILE_RETRY)
+                continue; /* "a descriptor will free up" */
             shed(s);
         }
         return; /* EAGAIN, or shed */
     }
 }
 
-/* A connection's readiness: one read; EOF or an error closes it, and the fd
- * it frees lets a paused listener back in. */
+/* A connection's readiness: one read; EOF or an error closes it. */
 static void serve(server *s, unsigned i)
 {
     char buf[READ_BYTES];
@@ -144,10 +141,6 @@ static void serve(server *s, unsigned i)
         return;
     s->os->close(s->os, s->conns[i]);
     s->conns[i] = -1;
-    if (s->paused) {
-        s->reserve = s->os->open(s->os, "/dev/null", O_RDONLY | O_CLOEXEC);
-        s->paused = !watch(s, EPOLL_CTL_ADD, s->listener);
-    }
 }
 
 static void dispatch(server *s, int fd)
@@ -161,15 +154,18 @@ static void dispatch(server *s, int fd)
             serve(s, i);
 }
 
+/* A serving window has no result of its own: it ends at its deadline,
+ * having waited at least once (a non-blocking window looks once). */
 static unsigned serve_window(server *s, const qp_op *op)
 {
     uint64_t start_ns = qp_os_now_ns(s->os);
-    for (;;) {
+    for (bool first = true;; first = false) {
         int timeout_ms = QP_POLL_INFINITE_MS;
         if (op->timeout_ns != QP_NS_INFINITE) {
             uint64_t elapsed_ns = qp_os_now_ns(s->os) - start_ns;
-            if (elapsed_ns >= op->timeout_ns)
-                return QP_OP_TIMEOUT;
+            if (elapsed_ns >= op->timeout_ns && !first)
+                return QP_OP_DONE;
+            elapsed_ns = elapsed_ns < op->timeout_ns ? elapsed_ns : op->timeout_ns;
             timeout_ms = qp_ns_to_poll_ms_ceil(op->timeout_ns - elapsed_ns);
         }
         struct epoll_event events[EVENTS_MAX];
@@ -191,6 +187,20 @@ static bool listen_on_loopback(server *s)
            s->os->listen(s->os, s->listener, BACKLOG) == 0;
 }
 
+/* Each op is one serving window, its waits epoll_wait. */
+static void asked(const qp_schedule *sched, size_t variant, qp_work_asked *out)
+{
+    (void)variant;
+    qp_asks_each_op_marked(sched, QP_SYS_epoll_wait, out);
+}
+
+static void describe_op(FILE *out, const qp_schedule *s, size_t index)
+{
+    if (index == 0)
+        fprintf(out, "the fd limit %u above the fds held, ", 1 + s->ops[0].size % CONNS_MAX);
+    qp_describe_timeout(out, s->ops[index].timeout_ns);
+}
+
 static void setup(qp_sim *sim, qp_world *world)
 {
     /* the peers: connections to the port the program's listener binds,
@@ -209,7 +219,7 @@ static void run(qp_os *os, const qp_machine_ctx *ctx)
     if (!listen_on_loopback(s))
         return;
     if (s->variant == REF)
-        s->reserve = os->open(os, "/dev/null", O_RDONLY | O_CLOEXEC);
+        s->reserve = os->open(os, "/dev/null", O_RDONLY | O_CLOEXEC, 0);
     s->epfd = os->epoll_create1(os, EPOLL_CLOEXEC);
     if (s->epfd < 0 || !watch(s, EPOLL_CTL_ADD, s->listener))
         return;
@@ -234,9 +244,12 @@ const qp_machine qp_machine_accept_loop = {
         {
             .op_noun = "serving window",
             .op_sized = true,
+            .op_size_max = CONNS_MAX,
             .targets_count = 1 + CONNS_MAX,
-            .event_kinds_mask = QP_EV_STREAM_KINDS | (1u << QP_EV_CONNECT),
+            .event_kinds_mask = QP_EV_STREAM_KINDS | (1u << QP_EV_CONNECT) | (1u << QP_EV_HALF_CLOSE),
+            .describe_op = describe_op,
         },
     .setup = setup,
+    .asked = asked,
     .run = run,
 };

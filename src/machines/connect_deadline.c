@@ -5,9 +5,9 @@
  *
  * World: the loopback listener the program connects to accepts the
  * connection, refuses it (an RST: ECONNREFUSED), or never answers (its
- * backlog full, SYNs dropped), at the schedule's instant (QP_EV_CONNECT's
- * size: 1 accepted, 2 refused, 0 or none: never); signals interrupt the
- * wait.
+ * backlog full, SYNs dropped), at the schedule's instant (QP_EV_ANSWER's
+ * size: 1 accepts, 2 refuses, 0 or none: never; it answers the connect in
+ * progress and those after it); signals interrupt the wait.
  *
  * Per operation (timeout T):
  *   BEGIN    fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -27,9 +27,7 @@
  *   no-so-error   takes POLLOUT for connected and never reads SO_ERROR: a
  *                 refused connect (POLLOUT | POLLERR | POLLHUP) is reported
  *                 connected (wrong-result)
- *
- * This file is kept out of the build until the simulator has listening
- * and connecting sockets. */
+ */
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -94,6 +92,13 @@ static unsigned timed_connect(qp_os *os, enum variant v, int fd, const qp_op *op
     }
 }
 
+/* Each op is one connect, its waits poll. */
+static void asked(const qp_schedule *sched, size_t variant, qp_work_asked *out)
+{
+    (void)variant;
+    qp_asks_each_op_marked(sched, QP_SYS_poll, out);
+}
+
 static void setup(qp_sim *sim, qp_world *world)
 {
     world->fds[world->fds_count++] = qp_sim_add_tcp_listener_peer(sim, PEER_PORT);
@@ -122,8 +127,9 @@ const qp_machine qp_machine_connect_deadline = {
         {
             .op_noun = "connect",
             .targets_count = 1,
-            .event_kinds_mask = (1u << QP_EV_CONNECT) | (1u << QP_EV_SIGNAL),
+            .event_kinds_mask = (1u << QP_EV_ANSWER) | (1u << QP_EV_SIGNAL),
         },
     .setup = setup,
+    .asked = asked,
     .run = run,
 };

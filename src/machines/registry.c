@@ -11,7 +11,8 @@
 
 static const qp_machine *const models[] = {
     &qp_machine_timed_read, &qp_machine_selector, &qp_machine_pipe,
-    &qp_machine_timer_loop, &qp_machine_dgram,
+    &qp_machine_timer_loop, &qp_machine_dgram, &qp_machine_accept_loop,
+    &qp_machine_connect_deadline, &qp_machine_flow_writer,
 };
 static const qp_registry models_only = {models, sizeof models / sizeof models[0], NULL, 0};
 static const qp_registry *registry = &models_only;

@@ -40,6 +40,15 @@
  *   The handling of what a wait reports (a read per ready fd, the drain of
  *   the wakeup fd) is bounded per coalesced wakeup in wakeup.c.
  *
+ * Connect (QP_OP_CONNECT): a non-blocking connect waits for its socket to
+ *   become writable (connected or refused) or for its deadline, and each
+ *   wait covers all the time left, so as for a select
+ *
+ *       waits <= 1 + signals + spurious
+ *
+ *   and none of them begins once its (blocking) deadline has passed: a
+ *   connect with no time left ends, it does not look again.
+ *
  * Wakeup (QP_OP_WAKEUP): one wakeup() call writes at most once.
  *
  *       calls <= 1
@@ -60,7 +69,33 @@
  *   against it: it returned before the time the resolver needed). The receives
  *   of each report are bounded per readiness event, against the datagrams
  *   it had, in dgram.c: k + e + t + s (k datagrams, an error, one EAGAIN
- *   under EPOLLET, a spurious wakeup). */
+ *   under EPOLLET, a spurious wakeup).
+ *
+ * Timed write (QP_OP_TIMED_WRITE, a message sent on a socket whose peer
+ *   reads when it will): a send that moves bytes is work, however many the
+ *   message takes. A send that returns EAGAIN found the send buffer full;
+ *   nothing but the peer's read makes room, and a wait for EPOLLOUT is how
+ *   the writer learns of it, so each EAGAIN after the first needs a wait
+ *   before it (one that reported the socket, a signal, a spurious wakeup,
+ *   a timeout: whatever ended it, the writer looked once more):
+ *
+ *       sends that returned EAGAIN <= 1 + waits
+ *
+ *   A writer that sends again at once after EAGAIN goes over at its second
+ *   one. It reads its peer only when a wait reported the socket readable:
+ *
+ *       reads that returned EAGAIN <= spurious
+ *
+ * Serving window (QP_OP_SERVE, a server's listener fd and its connections
+ *   until the deadline): each report of the listener starts a drain of its
+ *   accept queue, which ends at the first accept that finds it empty:
+ *
+ *       accepts of the listener that returned EAGAIN <= waits that reported it
+ *
+ *   (a spurious report counts: its drain finds the queue empty at once).
+ *
+ * A connect, a serving window and a timed write begin no wait once their
+ * deadline (a blocking one) has passed: with no time left they end. */
 #include "oracle_internal.h"
 #include "quietpoll/os.h"
 #include "quietpoll/units.h"
@@ -73,12 +108,15 @@ uint32_t qp_op_bound(const qp_op_stats *op, uint64_t cost_ns)
             return 1;
         return 1 + 2 * (1 + op->signals_count + op->spurious_count);
     case QP_OP_SELECT:
+    case QP_OP_CONNECT:
         return 1 + op->signals_count + op->spurious_count;
     case QP_OP_WAKEUP:
         return 1;
     case QP_OP_RESOLVE:
         return 1 + op->reports_count + op->signals_count + op->spurious_count +
                op->resends_count;
+    case QP_OP_TIMED_WRITE:
+        return 1 + op->waits_count;
     }
     return UINT32_MAX;
 }
@@ -104,15 +142,57 @@ static bool check(qp_oracle *oracle, const qp_op_stats *op, size_t rec_index)
                         op->waits_count, op->bound, op->reports_count, op->signals_count,
                         op->spurious_count, op->resends_count);
     }
-    if (op->kind == QP_OP_SELECT) {
+    if (op->kind == QP_OP_SERVE && op->eagain_accepts_count > op->fd_reports_count) {
+        qp__magnitude(oracle, "%u accepts that found nothing, wasted in one serving window "
+                              "(bounded per operation)",
+                      op->eagain_accepts_count - op->fd_reports_count);
+        return qp__fire(oracle, QP_PROP_SYSCALL_BOUND, rec_index,
+                        "the serving window's accepts of listener %d returned EAGAIN %u times, "
+                        "and its waits reported the listener %u times: one accept that finds "
+                        "the queue empty ends each report's drain, and no more",
+                        op->fd, op->eagain_accepts_count, op->fd_reports_count);
+    }
+    if (op->kind == QP_OP_TIMED_WRITE && op->eagain_reads_count > op->spurious_count) {
+        qp__magnitude(oracle, "%u reads that found nothing, wasted in one timed write (bounded "
+                              "per operation)",
+                      op->eagain_reads_count - op->spurious_count);
+        return qp__fire(oracle, QP_PROP_SYSCALL_BOUND, rec_index,
+                        "the timed write's reads of its socket returned EAGAIN %u times, with %u "
+                        "spurious wakeups: it read when no wait had reported the socket "
+                        "readable",
+                        op->eagain_reads_count, op->spurious_count);
+    }
+    if (op->kind == QP_OP_TIMED_WRITE) {
+        if (op->eagain_sends_count <= op->bound)
+            return false;
+        over_bound_magnitude(oracle, op, op->eagain_sends_count, "sends that returned EAGAIN");
+        return qp__fire(oracle, QP_PROP_SYSCALL_BOUND, rec_index,
+                        "the timed write's sends returned EAGAIN %u times; its bound is %u = 1 + "
+                        "%u waits: it sent again on a full send buffer without waiting for "
+                        "EPOLLOUT",
+                        op->eagain_sends_count, op->bound, op->waits_count);
+    }
+    bool no_late_waits = op->kind == QP_OP_CONNECT || op->kind == QP_OP_SERVE ||
+                         op->kind == QP_OP_TIMED_WRITE;
+    if (no_late_waits && op->late_waits_count > 0) {
+        qp__magnitude(oracle, "%u waits with no time left, wasted in one %s (bounded per "
+                              "operation)",
+                      op->late_waits_count, qp_op_kind_name(op->kind));
+        return qp__fire(oracle, QP_PROP_SYSCALL_BOUND, rec_index,
+                        "the %s made %u waits after its deadline had passed: with no time "
+                        "left it should end, not wait again",
+                        qp_op_kind_name(op->kind), op->late_waits_count);
+    }
+    if (op->kind == QP_OP_SELECT || op->kind == QP_OP_CONNECT) {
         if (op->waits_count <= op->bound)
             return false;
         over_bound_magnitude(oracle, op, op->waits_count, "waits");
         return qp__fire(oracle, QP_PROP_SYSCALL_BOUND, rec_index,
-                        "the select made %u waits; its bound is %u = 1 + %u signals + %u "
+                        "the %s made %u waits; its bound is %u = 1 + %u signals + %u "
                         "spurious wakeups: a wait returned with nothing to report before the "
-                        "select's deadline",
-                        op->waits_count, op->bound, op->signals_count, op->spurious_count);
+                        "%s's deadline",
+                        qp_op_kind_name(op->kind), op->waits_count, op->bound, op->signals_count,
+                        op->spurious_count, qp_op_kind_name(op->kind));
     }
     if (op->calls_count <= op->bound)
         return false;

@@ -8,9 +8,23 @@
  * fd ready is a spin, until the fd is closed or something is made of it
  * anew (a close, or a new fd of that number from a call that makes one).
  * The loop must close it, deregister it, or stop asking for input.
+ * A report for output is none of this: a writer that read its peer's EOF
+ * and waits for room to send (POLLOUT; POLLERR and POLLHUP come with it
+ * once its send met the peer's RST, and the send after it takes the error)
+ * waits for the other direction of the connection.
  */
+#include <poll.h>
+
 #include "oracle_internal.h"
 #include "quietpoll/os.h"
+
+/* The reported revents say the fd is readable or hung up, not writable. */
+static bool reported_input(int revents)
+{
+    if (revents & (POLLIN | POLLRDNORM | POLLRDHUP | POLLPRI))
+        return true;
+    return (revents & (POLLHUP | POLLERR)) && !(revents & POLLOUT);
+}
 
 static void forget(qp_eof_watch *e, int64_t fd)
 {
@@ -63,7 +77,7 @@ static bool on_record(qp_oracle *oracle, const qp_trace *trace, size_t index)
     if (!qp_sys_is_wait(call->sys) || call->ret <= 0 || call->wake == QP_WAKE_SPURIOUS)
         return false;
     for (int fd = 0; fd < QP_SIM_FDS_MAX; fd++)
-        if (e->read_eof[fd] && qp_wait_reported_fd(rec, fd) != 0)
+        if (e->read_eof[fd] && reported_input(qp_wait_reported_fd(rec, fd)))
             return qp__fire(oracle, QP_PROP_SPIN, index,
                             "the wait reports fd %d, whose EOF a receive already returned: the "
                             "loop is woken by an EOF it has read, and will be at every wait "

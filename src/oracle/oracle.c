@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "oracle_internal.h"
 #include "quietpoll/limits.h"
@@ -142,17 +143,50 @@ static void op_begin(qp_oracle *oracle, const qp_rec *rec)
 
 /* What a syscall of an open operation tells of it: its count, and what the
  * world gave it (result.c and timeouts.c judge the result by these). */
+/* A connect of the operation's fd, and SO_ERROR read of it: what they say
+ * of the connect (enum qp_connect_seen). */
+static void connect_count(qp_op_stats *op, const qp_rec_call *call)
+{
+    if (call->sys == QP_SYS_connect && call->connect.fd == op->fd) {
+        if (call->ret == 0 || call->err == EISCONN)
+            op->connect_seen = QP_CONNECT_DONE;
+        return;
+    }
+    if (call->sys != QP_SYS_getsockopt || call->sockopt.fd != op->fd || call->ret != 0 ||
+        call->sockopt.level != SOL_SOCKET || call->sockopt.name != SO_ERROR)
+        return;
+    op->so_error = call->sockopt.value;
+    op->world_error |= call->sockopt.value != 0; /* the connect's own failure */
+    op->connect_seen = call->sockopt.value != 0 ? QP_CONNECT_FAILED
+                       : op->fd_reported        ? QP_CONNECT_DONE
+                                                : QP_CONNECT_IN_PROGRESS;
+}
+
+/* A connect still in progress (EINPROGRESS, EALREADY) is no answer from the
+ * world, as EAGAIN is none. */
+static bool world_error(const qp_rec_call *call)
+{
+    if (call->ret >= 0 || call->err == EAGAIN || call->err == EINTR)
+        return false;
+    return call->sys != QP_SYS_connect || (call->err != EINPROGRESS && call->err != EALREADY);
+}
+
 static void op_count(qp_op_stats *op, const qp_rec *rec)
 {
     const qp_rec_call *call = &rec->call;
     op->calls_count++;
-    if (call->ret < 0 && call->err != EAGAIN && call->err != EINTR)
+    if (world_error(call))
         op->world_error = true;
     if (qp_sys_is_wait(call->sys)) {
         op->waits_count++;
+        if (rec->t_enter_ns >= op->deadline_ns && op->deadline_ns > op->begin_ns &&
+            op->deadline_ns != QP_NS_INFINITE)
+            op->late_waits_count++;
         bool spurious = call->wake == QP_WAKE_SPURIOUS;
         op->reported_ready |= call->ret > 0 && !spurious;
         op->fd_reported_unread = !spurious && qp_wait_reported_fd(rec, op->fd) != 0;
+        op->fd_reported |= op->fd_reported_unread;
+        op->fd_reports_count += qp_wait_reported_fd(rec, op->fd) != 0;
         /* zero-timeout waits that time out after one that ran out a timeout
            > 0 finish the same limit of its own (the last fraction of a ms
            its rounding left): they keep it ran out */
@@ -163,14 +197,29 @@ static void op_count(qp_op_stats *op, const qp_rec *rec)
         op->last_wait_timed_out = call->ret == 0;
         return;
     }
+    if (qp_sys_is_send(call->sys) && call->io.fd == op->fd) {
+        op->last_send_eagain = call->ret < 0 && call->err == EAGAIN;
+        op->send_blocked |= op->last_send_eagain ||
+                            (call->ret >= 0 && (uint64_t)call->ret < call->io.count);
+    }
+    if (qp_sys_is_send(call->sys) && call->io.fd == op->fd && call->ret < 0 &&
+        call->err == EAGAIN) {
+        op->eagain_sends_count++;
+        return;
+    }
     if (qp_sys_is_send(call->sys) && call->io.fd == op->fd && call->ret >= 0) {
         op->resends_count += op->last_wait_timed_out;
         op->last_wait_timed_out = false;
         return;
     }
+    connect_count(op, call);
+    if (call->sys == QP_SYS_accept4 && call->accept.fd == op->fd && call->ret < 0 &&
+        call->err == EAGAIN)
+        op->eagain_accepts_count++;
     if (!qp_sys_is_receive(call->sys) || call->io.fd != op->fd)
         return;
     op->fd_reported_unread = false;
+    op->eagain_reads_count += call->ret < 0 && call->err == EAGAIN;
     bool datagrams = call->io.unit == QP_UNIT_DATAGRAMS;
     if (call->ret > 0 || (call->ret == 0 && datagrams))
         op->received_data = true;

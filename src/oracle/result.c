@@ -9,13 +9,55 @@
  *            when a receive of its fd returned bytes of a stream or EOF (a
  *            datagram may be no answer to what a resolver waits for), or when its last
  *            wait reported its fd ready and it never looked: data that
- *            arrived in time, reported as none;
- *   events, woken up  need a wait that reported an fd ready.
- * Results that claim nothing (error, would block, done) are timeouts.c's
+ *            arrived in time, reported as none; a timed write's timeout
+ *            says that its message was not all sent: it needs a send of
+ *            its fd that found the buffer full (EAGAIN, or less taken than
+ *            offered), and no receive contradicts it;
+ *   done     of a timed write (its message sent) is wrong when its last
+ *            send of its fd returned EAGAIN;
+ *   events, woken up  need a wait that reported an fd ready;
+ *   connected  needs a connect() of its fd that returned 0 (or EISCONN), or
+ *            SO_ERROR of its fd read as 0 after a wait reported the socket
+ *            (oracle.c, enum qp_connect_seen): POLLOUT alone is no answer,
+ *            a refused connect reports POLLOUT | POLLERR | POLLHUP, and a
+ *            connect still in progress reads SO_ERROR 0 too. A connect
+ *            reported done before SO_ERROR said so is a wrong result;
+ *   error    of a connect is wrong once those calls said it was connected;
+ *            of a connect or a timed write, it needs an error from the
+ *            world: a call that failed with one (EAGAIN, EINTR and a
+ *            connect in progress are none), or SO_ERROR read one.
+ * Other results that claim nothing (error, would block, done) are timeouts.c's
  * to judge. A machine that misreports cannot be a reference, whatever it
  * spends. */
+#include <string.h>
+
 #include "oracle_internal.h"
 #include "quietpoll/os.h"
+
+static bool connected(qp_oracle *oracle, const qp_op_stats *op, size_t index)
+{
+    const char *kind = qp_op_kind_name(op->kind);
+    switch (op->connect_seen) {
+    case QP_CONNECT_DONE:
+        return false;
+    case QP_CONNECT_FAILED:
+        return qp__fire(oracle, QP_PROP_WRONG_RESULT, index,
+                        "the %s reported connected, but SO_ERROR of fd %d said %s: the connect "
+                        "failed",
+                        kind, op->fd,
+                        strerrorname_np(op->so_error) ? strerrorname_np(op->so_error) : "an error");
+    case QP_CONNECT_IN_PROGRESS:
+        return qp__fire(oracle, QP_PROP_WRONG_RESULT, index,
+                        "the %s reported connected after reading SO_ERROR of fd %d as 0 before "
+                        "any wait reported the socket: the connect was still in progress",
+                        kind, op->fd);
+    }
+    return qp__fire(oracle, QP_PROP_WRONG_RESULT, index,
+                    "the %s reported connected, but connect() of fd %d never returned 0 and its "
+                    "SO_ERROR was never read%s: a refused connect is writable too (POLLOUT | "
+                    "POLLERR | POLLHUP)",
+                    kind, op->fd, op->fd_reported ? " after a wait reported the socket" : "");
+}
 
 static bool check(qp_oracle *oracle, const qp_op_stats *op, unsigned result, size_t index)
 {
@@ -36,6 +78,14 @@ static bool check(qp_oracle *oracle, const qp_op_stats *op, unsigned result, siz
                         "not closed as far as this operation saw",
                         kind, op->fd);
     case QP_OP_TIMEOUT:
+        if (op->kind == QP_OP_TIMED_WRITE && !op->send_blocked)
+            return qp__fire(oracle, QP_PROP_WRONG_RESULT, index,
+                            "the timed write reported a timeout, but no send of fd %d found the "
+                            "buffer full (EAGAIN, or less taken than offered): nothing held its "
+                            "message back",
+                            op->fd);
+        if (op->kind == QP_OP_TIMED_WRITE)
+            return false; /* what a writer's peer sent is no part of its result */
         if (op->received_bytes || op->received_eof)
             return qp__fire(oracle, QP_PROP_WRONG_RESULT, index,
                             "the %s reported a timeout after a receive of fd %d returned %s", kind,
@@ -47,6 +97,28 @@ static bool check(qp_oracle *oracle, const qp_op_stats *op, unsigned result, siz
                             "nothing",
                             kind, op->fd);
         return false;
+    case QP_OP_CONNECTED:
+        return connected(oracle, op, index);
+    case QP_OP_ERROR:
+        if (op->kind == QP_OP_CONNECT && op->connect_seen == QP_CONNECT_DONE)
+            return qp__fire(oracle, QP_PROP_WRONG_RESULT, index,
+                            "the %s reported an error, but its calls said fd %d was connected "
+                            "(connect() returned 0, or SO_ERROR read 0 after a wait reported it)",
+                            kind, op->fd);
+        if ((op->kind == QP_OP_CONNECT || op->kind == QP_OP_TIMED_WRITE) && !op->world_error)
+            return qp__fire(oracle, QP_PROP_WRONG_RESULT, index,
+                            "the %s reported an error, but none of its calls failed with one "
+                            "(EAGAIN, EINTR and a connect in progress are none) and no SO_ERROR "
+                            "said one",
+                            kind);
+        return false;
+    case QP_OP_DONE:
+        if (op->kind != QP_OP_TIMED_WRITE || !op->last_send_eagain)
+            return false;
+        return qp__fire(oracle, QP_PROP_WRONG_RESULT, index,
+                        "the timed write reported its message sent, but its last send of fd %d "
+                        "returned EAGAIN: what it offered was not sent",
+                        op->fd);
     case QP_OP_EVENTS:
     case QP_OP_WOKEN:
         if (op->reported_ready)

@@ -124,7 +124,8 @@ static bool readiness_waited_again(qp_oracle *oracle, const qp_rec *rec, size_t 
  *     queued (net/ipv4/inet_connection_sock.c inet_csk_accept dequeues it
  *     only once the new file is made), the listener stays readable, and a
  *     level-triggered loop that logs the error and waits again wakes at once,
- *     forever (joyent/libuv #690, Redis #246, libmill #182);
+ *     forever (joyent/libuv #690, Redis #246, Bun PR 32705: accept_loop's
+ *     emfile-return; tests/test_consume_rules.c holds the rule);
  *   close, an epoll_ctl of the fd, timerfd_settime (do_timerfd_settime: the
  *     expiries counted are reset), and an epoll_wait on an epoll fd (it
  *     collects what made that fd readable). */
