@@ -316,6 +316,10 @@ struct qp_cf_backend {
     uint64_t (*now_ns)(qp_cf_backend *b);
     jmp_buf *stop_jmp; /* the sim stops a run here (a call blocked forever) */
     bool inconclusive; /* the host's action missed the wait it was for: run again */
+    /* the last attempt of a run that is inconclusive stops there too, as the
+       others do (fuzz_conform: an inconclusive run's results are never
+       compared or shown); else it runs to the end, for the suite to show */
+    bool give_up_inconclusive;
     void *ctx;
 };
 
