@@ -140,6 +140,11 @@ int qp__sim_epoll_ctl(qp_os *os, int epfd, int op, int fd, struct epoll_event *e
     rec.call.epoll_ctl.op = op;
     rec.call.epoll_ctl.fd = fd;
     rec.call.epoll_ctl.events = event != NULL ? event->events : 0;
+    /* the syscall copies the event in before do_epoll_ctl looks at an fd
+       (fs/eventpoll.c SYSCALL_DEFINE4(epoll_ctl): ep_op_has_event, every op
+       but EPOLL_CTL_DEL, and copy_from_user): EFAULT first */
+    if (op != EPOLL_CTL_DEL && event == NULL)
+        return (int)qp__sim_exit(sim, &rec, -1, EFAULT);
     if (epobj == NULL || qp__sim_obj(sim, fd) == NULL)
         return (int)qp__sim_bad_fd(sim, &rec);
     /* do_epoll_ctl's file_can_poll, before it looks at epfd: a file
@@ -150,8 +155,6 @@ int qp__sim_epoll_ctl(qp_os *os, int epfd, int op, int fd, struct epoll_event *e
         return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
     qp_epoll *ep = &sim->epolls[epobj->index];
     qp_epoll_entry *entry = find(ep, fd);
-    if (op != EPOLL_CTL_DEL && event == NULL)
-        return (int)qp__sim_exit(sim, &rec, -1, EFAULT);
     const qp_obj *target = qp__sim_obj(sim, fd);
     bool has_event = op == EPOLL_CTL_ADD || op == EPOLL_CTL_MOD;
     /* fs/eventpoll.c do_epoll_ctl: EPOLLEXCLUSIVE only when added, with
