@@ -27,7 +27,10 @@
 #include <unistd.h>
 
 #define LOOK_WATCHDOG_US 1000 /* between looks once the action is done */
-#define SETTLED_MS 5        /* asleep this long after the action: blocked for good */
+/* asleep this long after the action: blocked for good (a task the action
+   woke is runnable, not asleep, at the next look; a look names a call only
+   for a task asleep in it) */
+#define SETTLED_MS 2
 #define FIND_BLOCKED_MS 2000
 
 static struct {
