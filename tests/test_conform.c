@@ -126,6 +126,43 @@ static void test_compare_fails_on_a_difference_and_names_documented_ones(void)
     CHECK_EQ_I(v.first_diff, 4);
 }
 
+static const qp_cf_scenario icmp_during = CF_SCENARIO(
+    "test/icmp-during", "", CF_OBJS(O_UDP, O_PIPE, O_EPOLL), EP_ADD(3, 0, EPOLLOUT | EPOLLET),
+    EP_ADD(3, 2, EPOLLOUT), W_ICMP(0, DURING), EP_WAIT(3, 1), EP_WAIT(3, 0), READ(1, 1),
+    EP_WAIT(3, 0));
+
+static void test_an_icmp_error_during_a_wait_may_come_after_it(void)
+{
+    static qp_cf_outcome a, b;
+    memset(&a, 0, sizeof a);
+    a.results[3] = (qp_cf_result){.kind = QP_CF_RES_CALL, .ret = 2, .events_count = 2,
+                                  .events = {{0, EPOLLOUT | EPOLLERR}, {2, EPOLLOUT}}};
+    a.results[4] = (qp_cf_result){.kind = QP_CF_RES_CALL, .ret = 1, .events_count = 1,
+                                  .events = {{2, EPOLLOUT}}};
+    a.results[5] = (qp_cf_result){.kind = QP_CF_RES_CALL, .ret = -1, .err = EAGAIN};
+    a.results[6] = a.results[4];
+    b = a;
+    /* Linux: the error after the waiter collected, then reported by the next wait */
+    b.results[3].events[0].events = EPOLLOUT;
+    b.results[4] = (qp_cf_result){.kind = QP_CF_RES_CALL, .ret = 2, .events_count = 2,
+                                  .events = {{0, EPOLLOUT | EPOLLERR}, {2, EPOLLOUT}}};
+    qp_cf_verdict v;
+    qp_cf_compare(&icmp_during, &a, &b, &v);
+    CHECK_EQ_I(v.first_diff, -1);
+    CHECK(v.documented != NULL && strcmp(v.documented->id, "icmp-during-wait") == 0);
+    /* another slot's events differ too: undocumented */
+    b.results[3].events[1].events = EPOLLIN;
+    qp_cf_compare(&icmp_during, &a, &b, &v);
+    CHECK_EQ_I(v.first_diff, 3);
+    /* after a call on another fd: no longer */
+    b = a;
+    b.results[6].events_count = 2;
+    b.results[6].ret = 2;
+    b.results[6].events[1] = (qp_cf_event){0, EPOLLOUT | EPOLLERR};
+    qp_cf_compare(&icmp_during, &a, &b, &v);
+    CHECK_EQ_I(v.first_diff, 6);
+}
+
 static void test_compare_holds_time_classes_and_values(void)
 {
     static qp_cf_outcome a, b;
@@ -268,6 +305,7 @@ int main(void)
         TEST(test_tcp_scenarios_stay_on_the_loopback),
         TEST(test_compare_fails_on_a_difference_and_names_documented_ones),
         TEST(test_compare_holds_time_classes_and_values),
+        TEST(test_an_icmp_error_during_a_wait_may_come_after_it),
         TEST(test_check_wants_an_action_for_a_read_that_may_block),
         TEST(test_documented_divergences_explain_only_their_difference),
         TEST(test_sim_runs_a_timed_scenario_on_its_own_times),

@@ -1029,6 +1029,18 @@ static void test_aliases_route_into_the_run(void)
     qp_wrap_leave();
     CHECK_EQ_I(fortified_fd, root_fd + 1);
     CHECK_EQ_I(last_call()->call.sys, QP_SYS_open);
+    /* openat, and openat64, where glibc's headers send it under
+       _FILE_OFFSET_BITS=64: the sim's open too */
+    qp_wrap_enter(os);
+    int at_fd = openat(AT_FDCWD, "/dev/null", O_RDONLY);
+    ssize_t at_read = read(at_fd, rd, sizeof rd);
+    int at64_fd = openat64(AT_FDCWD, "/dev/null", O_RDONLY);
+    ssize_t at64_read = read(at64_fd, rd, sizeof rd);
+    qp_wrap_leave();
+    CHECK_EQ_I(at_fd, root_fd + 2);
+    CHECK_EQ_I(at_read, 0);
+    CHECK_EQ_I(at64_fd, root_fd + 3);
+    CHECK_EQ_I(at64_read, 0);
     /* syscall(SYS_close, fd), as libuv closes: the sim's close */
     qp_wrap_enter(os);
     long closed = syscall(SYS_close, p[1]);
@@ -1083,6 +1095,12 @@ static void call_fsync(void)
     (void)fsync(3);
 }
 
+/* an openat64 from a directory fd, which the sim has not */
+static void call_openat64_dirfd(void)
+{
+    (void)openat64(3, "x", O_RDONLY);
+}
+
 static void call_sigaction(void)
 {
     struct sigaction sa = {.sa_handler = SIG_IGN};
@@ -1108,6 +1126,8 @@ static void test_unmodelled_calls_abort_loudly(void)
                    "not model; the harness must avoid it\n");
     CHECK(child_aborts(call_fsync, out, sizeof out));
     CHECK(strstr(out, "called fsync()") != NULL);
+    CHECK(child_aborts(call_openat64_dirfd, out, sizeof out));
+    CHECK(strstr(out, "called openat64()") != NULL);
     CHECK(child_aborts(call_sigaction, out, sizeof out)); /* the process's own state */
     CHECK(strstr(out, "called sigaction()") != NULL);
     CHECK(child_aborts(call_syscall_getpid, out, sizeof out));

@@ -338,6 +338,10 @@ struct qp_cf_backend {
     uint64_t (*now_ns)(qp_cf_backend *b);
     jmp_buf *stop_jmp; /* the sim stops a run here (a call blocked forever) */
     bool inconclusive; /* the host's action missed the wait it was for: run again */
+    /* the last attempt of a run that is inconclusive stops there too, as the
+       others do (fuzz_conform: an inconclusive run's results are never
+       compared or shown); else it runs to the end, for the suite to show */
+    bool give_up_inconclusive;
     void *ctx;
 };
 
@@ -406,6 +410,13 @@ unsigned qp_cf_step_sys(const qp_cf_step *st);
 
 /* A random scenario from tape, bounded in objects, steps, bytes and time. */
 void qp_cf_draw(qp_tape *tape, qp_cf_scenario *sc);
+/* The timer slack drawn scenarios run with: the thread that runs them sets
+ * it (qp_host_set_timer_slack_ns) before it makes the backends, the sim's
+ * taking the host's. Each wait that runs out overshoots by it, on both
+ * sides; Linux's default, 50 us, over a drawn scenario's waits moves its
+ * times by half a step of the drawer's grid, where a timer's expiry meets
+ * the end of a wait. */
+#define QP_CF_DRAWN_SLACK_NS 1000
 
 /* fuzz_conform's one input: draws a scenario from data, runs it on both
  * backends and compares. An undocumented divergence, or an fd left open,

@@ -25,6 +25,8 @@ uint32_t qp_host_hz(void);
 /* This thread's timer slack (PR_GET_TIMERSLACK): what Linux adds to its
  * sleeps and timed waits. */
 uint64_t qp_host_timer_slack_ns(void);
+/* Sets it (PR_SET_TIMERSLACK). */
+void qp_host_set_timer_slack_ns(uint64_t slack_ns);
 
 /* Fds the world's side keeps for itself are moved at or above this number,
  * so that they never take the number of an fd a scenario closed. */

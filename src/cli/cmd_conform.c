@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "quietpoll/conform.h"
+#include "quietpoll/host.h"
 #include "quietpoll/prop.h"
 
 static void usage(FILE *out)
@@ -83,6 +84,7 @@ static void print_calls(const unsigned *calls_by_row)
 
 static int run_inputs(char **paths, size_t paths_count)
 {
+    qp_host_set_timer_slack_ns(QP_CF_DRAWN_SLACK_NS); /* as fuzz_conform runs them */
     qp_cf_backend *sim = qp_cf_sim_backend_new();
     qp_cf_backend *kernel = qp_cf_host_backend_new();
     static qp_cf_outcome on_sim, on_kernel;

@@ -63,12 +63,11 @@ static void world_hook(void *ctx, qp_os *os, const qp_event *ev)
         break;
     case QP_CF_W_ICMP: {
         /* an ICMP error answers something the socket sent: the host sends
-           a byte to a closed port, and so does the sim's world */
+           a byte, and so does the sim's world; an unconnected socket's
+           error is dropped (sim_act) */
         struct sockaddr_in nowhere = {.sin_family = AF_INET, .sin_port = htons(9)};
         nowhere.sin_addr.s_addr = htonl(UINT32_C(0xc0000209)); /* 192.0.2.9 (RFC 5737) */
-        bool connected = sb->slot_kind[st->slot] == QP_CF_UDP;
-        (void)os->sendto(os, fd, "", 1, 0, connected ? NULL : (struct sockaddr *)&nowhere,
-                         connected ? 0 : sizeof nowhere);
+        (void)os->sendto(os, fd, "", 1, 0, (struct sockaddr *)&nowhere, sizeof nowhere);
         break;
     }
     default:
@@ -182,8 +181,13 @@ static void sim_act(qp_cf_backend *b, const qp_cf_step *st, int fd)
     case QP_CF_W_ICMP:
         ev.kind = QP_EV_DGRAM_ERROR;
         ev.size = 0; /* once */
-        if (sb->slot_kind[st->slot] == QP_CF_UDP || sb->slot_kind[st->slot] == QP_CF_UDP_UNCONN) {
-            /* first the send it answers, as another thread */
+        /* first the send it answers, as another thread; on a connected
+           socket the error comes back within that send (loopback delivers
+           the port unreachable in the send's own softirq, before a waiter
+           woken by the send collects: net/ipv4/udp.c __udp4_lib_err), so it
+           is the error alone, whose wakeup (every bit, EPOLLERR in every
+           entry's mask) covers the send's write-space one (EPOLLOUT) */
+        if (sb->slot_kind[st->slot] == QP_CF_UDP_UNCONN) {
             assert(sb->sched.events_count + 1 < QP_EVENTS_MAX);
             qp_event send = ev;
             send.kind = QP_EV_WAKEUP;

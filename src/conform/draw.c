@@ -405,5 +405,8 @@ void qp_cf_draw(qp_tape *tape, qp_cf_scenario *sc)
     _Static_assert(2 * (QP_CF_STEPS_MAX * 1 + QP_CF_STEPS_MAX / 2 * DRAWN_DURING_US) + DRAWN_LAG_US <
                        DRAWN_WAIT_MS * 1000 / 2,
                    "the drift off the grid, twice, and the lag keep to half a step");
+    /* a wait that runs out moves the clock off the grid by the slack: no
+       more than a call's microsecond (QP_CF_DRAWN_SLACK_NS) */
+    _Static_assert(QP_CF_DRAWN_SLACK_NS <= 1000, "the slack keeps to a microsecond a step");
     assert(qp_cf_check(sc) == NULL && "a drawn scenario keeps the bounds");
 }

@@ -205,8 +205,11 @@ static bool lag_step_end(qp_cf_backend *b, lag_clock *lag, size_t index, qp_cf_o
            at_ns > lag->timeline->at_ns[index] + lag->max_ns;
 }
 
+/* Runs the scenario once; with give_up, stops at the first step that makes
+ * the run inconclusive (an attempt that is run again: the rest of its steps
+ * would be real time spent for nothing). */
 static void run_once(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_outcome *timeline,
-                     qp_cf_outcome *out)
+                     bool give_up, qp_cf_outcome *out)
 {
     memset(out, 0, sizeof *out);
     int fds[QP_CF_SLOTS_MAX];
@@ -240,6 +243,8 @@ static void run_once(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_out
                 during = during || st->during;
                 if (lag_step_end(b, &lag, index, out))
                     b->inconclusive = true;
+                if (give_up && b->inconclusive)
+                    break;
                 continue;
             }
             do_call(b, sc, st, fds, res, &ran_out_ns);
@@ -254,6 +259,8 @@ static void run_once(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_out
                 b->inconclusive = true;
             if (res->kind == QP_CF_RES_BLOCKED)
                 break; /* as the sim stops */
+            if (give_up && b->inconclusive)
+                break;
         }
     } else {
         /* the sim stopped: the call in progress never returned */
@@ -275,9 +282,11 @@ void qp_cf_run_against(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_o
     assert(why == NULL && "a well-formed scenario");
     (void)why;
     /* a host whose helper thread missed the wait it was to act in (a loaded
-       machine) runs the scenario again */
+       machine) runs the scenario again; every attempt but the last gives up
+       as soon as it is inconclusive, the last runs to the end (the suite
+       shows an inconclusive run's results) unless the backend gives up */
     for (unsigned attempt = 0; attempt < QP_CF_ATTEMPTS_MAX; attempt++) {
-        run_once(b, sc, timeline, out);
+        run_once(b, sc, timeline, attempt + 1 < QP_CF_ATTEMPTS_MAX || b->give_up_inconclusive, out);
         if (!b->inconclusive)
             return;
     }

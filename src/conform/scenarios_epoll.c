@@ -154,6 +154,16 @@ const qp_cf_scenario qp_cf_scenarios_epoll[] = {
     CF_SCENARIO("epoll/socketpair-every-bit", "a socketpair end with bytes, every bit asked",
                 CF_OBJS(O_SOCKETPAIR, O_EPOLL), EP_ADD(2, 0, 0xffff & ~(EPOLLONESHOT | EPOLLET)),
                 EP_WAIT(2, 0), WRITE(1, 1), EP_WAIT(2, 0)),
+    CF_SCENARIO("epoll/ctl-null-event", "a NULL event: EFAULT before any fd is looked at, for every op but DEL (fs/eventpoll.c epoll_ctl's copy_from_user)",
+                CF_OBJS(O_PIPE, O_EPOLL),
+                CALL(epoll_ctl, A_SLOT(2), A_INT(EPOLL_CTL_ADD), A_SLOT(0), A_NULL),
+                CALL(epoll_ctl, A_INT(-1), A_INT(EPOLL_CTL_ADD), A_SLOT(0), A_NULL),
+                CALL(epoll_ctl, A_SLOT(2), A_INT(EPOLL_CTL_MOD), A_INT(-1), A_NULL),
+                CALL(epoll_ctl, A_SLOT(0), A_INT(EPOLL_CTL_ADD), A_SLOT(1), A_NULL),
+                CALL(epoll_ctl, A_SLOT(2), A_INT(EPOLL_CTL_ADD), A_SLOT(2), A_NULL),
+                CALL(epoll_ctl, A_SLOT(2), A_INT(4), A_SLOT(0), A_NULL),
+                CALL(epoll_ctl, A_SLOT(2), A_INT(EPOLL_CTL_DEL), A_INT(-1), A_NULL),
+                CALL(epoll_ctl, A_SLOT(2), A_INT(EPOLL_CTL_DEL), A_SLOT(0), A_NULL)),
 };
 
 const size_t qp_cf_scenarios_epoll_count = sizeof qp_cf_scenarios_epoll / sizeof qp_cf_scenarios_epoll[0];

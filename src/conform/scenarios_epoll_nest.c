@@ -65,6 +65,11 @@ const qp_cf_scenario qp_cf_scenarios_epoll_nest[] = {
     CF_SCENARIO("epoll-nest/inner-rdhup", "an inner set asked EPOLLRDHUP or EPOLLPRI reports only EPOLLIN", NEST,
                 EP_ADD(2, 1, EPOLLOUT), EP_ADD(3, 2, EPOLLIN | EPOLLRDHUP | EPOLLPRI | EPOLLRDNORM),
                 EP_WAIT(3, 0)),
+    CF_SCENARIO("epoll-nest/ctl-queues-wake-outer", "an entry ADD or MOD queues in the inner set re-arms the outer edge-triggered entry; one already queued does not (ep_insert, ep_modify: ep_poll_safewake)",
+                NEST, EP_ADD(3, 2, EPOLLIN | EPOLLET), EP_WAIT(3, 0), EP_ADD(2, 1, EPOLLOUT), EP_WAIT(3, 0),
+                EP_WAIT(3, 0), EP_MOD(2, 1, EPOLLOUT | EPOLLRDHUP), EP_WAIT(3, 0), EP_WAIT(2, 0),
+                EP_MOD(2, 1, EPOLLOUT | EPOLLET), EP_WAIT(3, 0), EP_WAIT(2, 0), EP_MOD(2, 1, EPOLLIN),
+                EP_WAIT(3, 0)),
 };
 
 const size_t qp_cf_scenarios_epoll_nest_count =

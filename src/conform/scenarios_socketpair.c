@@ -62,6 +62,11 @@ const qp_cf_scenario qp_cf_scenarios_socketpair[] = {
     CF_SCENARIO("socketpair/siocoutq", "SIOCOUTQ counts what the peer has not read", PAIR,
                 IOCTL_REQ(0, SIOCOUTQ), WRITE(0, 30), IOCTL_REQ(0, SIOCOUTQ), IOCTL_NREAD(1),
                 READ(1, 10), IOCTL_REQ(0, SIOCOUTQ), IOCTL_NREAD(1)),
+    CF_SCENARIO("socketpair/send-oob-address", "a send with MSG_OOB of nothing and an address: EOPNOTSUPP, as MSG_OOB is looked at first; an address alone: EISCONN (net/unix/af_unix.c unix_stream_sendmsg)",
+                PAIR, CALL(sendto, A_SLOT(0), A_BUF(1), A_INT(0), A_INT(MSG_OOB | MSG_NOSIGNAL), A_INET(9), A_INET_LEN),
+                CALL(sendto, A_SLOT(0), A_BUF(1), A_INT(1), A_INT(MSG_NOSIGNAL), A_INET(9), A_INET_LEN),
+                CALL(sendto, A_SLOT(1), A_BUF(1), A_INT(1), A_INT(MSG_DONTWAIT | MSG_NOSIGNAL), A_NULL, A_INET_LEN),
+                READ(0, 4)),
     CF_SCENARIO("socketpair/peer-closed-with-unread-poll", "the peer closed with bytes it had not read: POLLERR, POLLHUP",
                 PAIR, WRITE(0, 3), CLOSE(1), POLL1(0, P_ALL | POLLRDNORM | POLLWRNORM, 0)),
 };

@@ -1,16 +1,20 @@
 /* Another thread's action while the scenario's thread is blocked in a call.
  * One helper thread, kept across actions and woken by a futex, looks at
- * /proc/self/task/<tid>/stat and .../syscall every LOOK_US until the target
- * sleeps inside a syscall (or its call has returned, when it never needed
- * to block), so the action lands during the wait, as a world event does in
- * the sim, without guessing with a sleep. Then it sleeps on the call's
- * return (a futex the caller wakes), and ends a call that stays asleep
- * after the action with a signal: the call is blocked for good. */
+ * /proc/self/task/<tid>/syscall, and at .../stat once that names a call,
+ * giving up its CPU between looks, until the target sleeps inside a
+ * syscall (or its call has returned, when it never needed to block), so
+ * the action lands during the wait, as a world event does in the sim,
+ * without guessing with a sleep. Then it sleeps on the call's return (a
+ * futex the caller wakes), and ends a call that stays asleep after the
+ * action with a signal: the call is blocked for good. A call that returns
+ * after the action, while the helper only watches, takes its results at
+ * once: the caller does not wait for the helper to go back to sleep. */
 #include "quietpoll/host.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -22,9 +26,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#define LOOK_US 10          /* between looks for the caller asleep */
 #define LOOK_WATCHDOG_US 1000 /* between looks once the action is done */
-#define SETTLED_MS 5        /* asleep this long after the action: blocked for good */
+/* asleep this long after the action: blocked for good (a task the action
+   woke is runnable, not asleep, at the next look; a look names a call only
+   for a task asleep in it) */
+#define SETTLED_MS 2
 #define FIND_BLOCKED_MS 2000
 
 static struct {
@@ -39,12 +45,19 @@ struct qp_host_during {
     void (*fn)(void *arg);
     void *arg;
     _Atomic uint32_t call_returned; /* futex */
+    _Atomic uint32_t phase;         /* enum phase */
     atomic_bool interrupted;
     atomic_bool acted_while_blocked;
     bool settles; /* a call with no end of its own: blocked for good once settled */
     uint64_t started_ns; /* CLOCK_MONOTONIC at the start, and once fn ran */
     _Atomic uint64_t acted_ns;
 };
+
+/* Where the helper is in a job: the caller takes a call's results without
+   waiting for the helper only in WATCHING, which it ends (RETURNED); the
+   helper sends its signal only from WATCHING (SIGNALLING, then WATCHING
+   again), so no signal comes after the caller has moved on. */
+enum phase { LOOKING, WATCHING, SIGNALLING, RETURNED };
 
 static uint64_t monotonic_ns(void)
 {
@@ -134,23 +147,27 @@ void qp_host_signal_thread(void)
     pthread_kill(target.thread, SIGUSR1);
 }
 
-/* Is the target asleep inside a syscall now? */
+/* Is the target asleep inside a syscall now? .../syscall first, the
+   cheaper look while the target runs: it names a call only for a task off
+   its CPU in one (fs/proc/base.c proc_pid_syscall); then .../stat, for a
+   sleep that a signal ends (S, not a lock's D) */
 static bool target_blocked(void)
 {
     char buf[512];
-    ssize_t n = pread(target.stat_fd, buf, sizeof buf - 1, 0);
+    ssize_t n = pread(target.syscall_fd, buf, sizeof buf - 1, 0);
+    if (n <= 0)
+        return false;
+    buf[n] = '\0';
+    if (buf[0] < '0' || buf[0] > '9')
+        return false; /* "running", or -1: not in a syscall */
+    long nr = strtol(buf, NULL, 10);
+    n = pread(target.stat_fd, buf, sizeof buf - 1, 0);
     if (n <= 0)
         return false;
     buf[n] = '\0';
     const char *paren = strrchr(buf, ')');
     if (paren == NULL || paren[1] != ' ' || paren[2] != 'S')
         return false;
-    n = pread(target.syscall_fd, buf, sizeof buf - 1, 0);
-    if (n <= 0)
-        return false;
-    buf[n] = '\0';
-    if (buf[0] < '0' || buf[0] > '9')
-        return false; /* "running", or -1: not in a syscall */
     /* asleep in one of the calls that block, not in one that thread
        creation makes (mmap, futex: a signal there would come too early) */
     static const long blocking[] = {SYS_poll,        SYS_ppoll, SYS_epoll_wait, SYS_epoll_pwait,
@@ -158,17 +175,10 @@ static bool target_blocked(void)
                                     SYS_writev,      SYS_recvfrom, SYS_sendto,
                                     SYS_recvmsg,     SYS_sendmsg, SYS_pselect6,
                                     SYS_nanosleep,   SYS_clock_nanosleep};
-    long nr = strtol(buf, NULL, 10);
     for (size_t i = 0; i < sizeof blocking / sizeof blocking[0]; i++)
         if (nr == blocking[i])
             return true;
     return false;
-}
-
-static void pause_us(long us)
-{
-    struct timespec ts = {0, us * 1000};
-    nanosleep(&ts, NULL);
 }
 
 static long futex(_Atomic uint32_t *word, int op, uint32_t value, const struct timespec *timeout)
@@ -224,11 +234,14 @@ static void watch_call(qp_host_during *d)
         bool settled = d->settles && asleep_since_ns != 0 &&
                        now_ns - asleep_since_ns >= SETTLED_MS * UINT64_C(1000000);
         bool overdue = now_ns - acted_ns >= QP_HOST_WATCHDOG_MS * UINT64_C(1000000);
+        uint32_t watching = WATCHING;
         if ((settled || overdue) &&
-            (interrupted_ns == 0 || now_ns - interrupted_ns >= 100 * UINT64_C(1000000))) {
+            (interrupted_ns == 0 || now_ns - interrupted_ns >= 100 * UINT64_C(1000000)) &&
+            atomic_compare_exchange_strong(&d->phase, &watching, SIGNALLING)) {
             atomic_store(&d->interrupted, true);
             pthread_kill(target.thread, SIGUSR2); /* again, if it slept on */
             interrupted_ns = now_ns;
+            atomic_store(&d->phase, WATCHING);
         }
     }
 }
@@ -244,12 +257,16 @@ static void run_job(qp_host_during *d)
             blocked = true;
             break;
         }
-        pause_us(LOOK_US);
+        /* a look costs a few microseconds: no sleep between them (a sleep
+           lasts longer than asked, and the helper is late to the wait), but
+           the CPU goes to the target where the two share one */
+        sched_yield();
     }
     d->fn(d->arg);
     atomic_store(&d->acted_ns, monotonic_ns());
     if (blocked && !atomic_load(&d->call_returned))
         atomic_store(&d->acted_while_blocked, true);
+    atomic_store(&d->phase, WATCHING);
     watch_call(d);
 }
 
@@ -300,14 +317,22 @@ static void helper_stop(void)
     helper.running = false;
 }
 
+/* Waits until the helper has finished every job posted. */
+static void helper_wait_idle(void)
+{
+    uint32_t posted = atomic_load(&helper.posted);
+    uint32_t finished;
+    while ((finished = atomic_load(&helper.finished)) != posted)
+        futex_wait(&helper.finished, finished, 0);
+}
+
 qp_host_during *qp_host_during_start(void (*fn)(void *arg), void *arg, bool settles)
 {
     helper_start();
     qp_host_during *d = &helper.job;
-    if (atomic_load(&helper.finished) != atomic_load(&helper.posted)) {
-        fprintf(stderr, "quietpoll: an action started while another was under way\n");
-        abort();
-    }
+    /* the last job's call took its results while the helper watched: the
+       helper is on its way back to sleep */
+    helper_wait_idle();
     d->fn = fn;
     d->arg = arg;
     d->settles = settles;
@@ -315,6 +340,7 @@ qp_host_during *qp_host_during_start(void (*fn)(void *arg), void *arg, bool sett
     atomic_store(&d->interrupted, false);
     atomic_store(&d->acted_while_blocked, false);
     atomic_store(&d->acted_ns, 0);
+    atomic_store(&d->phase, LOOKING);
     d->started_ns = monotonic_ns();
     atomic_fetch_add(&helper.posted, 1);
     futex_wake(&helper.posted);
@@ -327,10 +353,11 @@ void qp_host_during_finish(qp_host_during *d, bool *interrupted, bool *acted_whi
     uint64_t returned_at_ns = monotonic_ns();
     atomic_store(&d->call_returned, 1);
     futex_wake(&d->call_returned);
-    uint32_t posted = atomic_load(&helper.posted);
-    uint32_t finished;
-    while ((finished = atomic_load(&helper.finished)) != posted)
-        futex_wait(&helper.finished, finished, 0);
+    /* acted and watching: the results are all in, and no signal can come
+       any more; else (still looking, or signalling) the helper finishes */
+    uint32_t watching = WATCHING;
+    if (!atomic_compare_exchange_strong(&d->phase, &watching, RETURNED))
+        helper_wait_idle();
     *interrupted = atomic_load(&d->interrupted);
     *acted_while_blocked = atomic_load(&d->acted_while_blocked);
     uint64_t acted_ns = atomic_load(&d->acted_ns);

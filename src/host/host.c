@@ -70,6 +70,11 @@ uint64_t qp_host_timer_slack_ns(void)
     return slack_ns > 0 ? (uint64_t)slack_ns : 0;
 }
 
+void qp_host_set_timer_slack_ns(uint64_t slack_ns)
+{
+    prctl(PR_SET_TIMERSLACK, (unsigned long)slack_ns, 0, 0, 0);
+}
+
 void qp_host_os_init(qp_os *os)
 {
     *os = (qp_os){

@@ -154,6 +154,11 @@ int qp__sim_epoll_ctl(qp_os *os, int epfd, int op, int fd, struct epoll_event *e
     rec.call.epoll_ctl.op = op;
     rec.call.epoll_ctl.fd = fd;
     rec.call.epoll_ctl.events = event != NULL ? event->events : 0;
+    /* the syscall copies the event in before do_epoll_ctl looks at an fd
+       (fs/eventpoll.c SYSCALL_DEFINE4(epoll_ctl): ep_op_has_event, every op
+       but EPOLL_CTL_DEL, and copy_from_user): EFAULT first */
+    if (op != EPOLL_CTL_DEL && event == NULL)
+        return (int)qp__sim_exit(sim, &rec, -1, EFAULT);
     if (epobj == NULL || qp__sim_obj(sim, fd) == NULL)
         return (int)qp__sim_bad_fd(sim, &rec);
     /* do_epoll_ctl's file_can_poll, before it looks at epfd: a file
@@ -166,8 +171,6 @@ int qp__sim_epoll_ctl(qp_os *os, int epfd, int op, int fd, struct epoll_event *e
         return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
     qp_epoll *ep = &sim->epolls[epobj->index];
     qp_epoll_entry *entry = find(ep, file, fd);
-    if (op != EPOLL_CTL_DEL && event == NULL)
-        return (int)qp__sim_exit(sim, &rec, -1, EFAULT);
     const qp_obj *target = qp__sim_obj(sim, fd);
     bool has_event = op == EPOLL_CTL_ADD || op == EPOLL_CTL_MOD;
     /* fs/eventpoll.c do_epoll_ctl: EPOLLEXCLUSIVE only when added, with
@@ -211,14 +214,20 @@ int qp__sim_epoll_ctl(qp_os *os, int epfd, int op, int fd, struct epoll_event *e
     default:
         return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
     }
+    bool was_queued = op == EPOLL_CTL_MOD && entry->pending;
     entry->events = event->events;
     entry->data = event->data.u64;
     entry->disabled = false;
     /* ADD and MOD queue the fd only if it is ready now (fs/eventpoll.c
        ep_insert, ep_modify: ep_item_poll, then the ready list); a later
-       wakeup that the entry is interested in queues it again */
+       wakeup that the entry is interested in queues it again. One queued
+       now that was not wakes the instance's own poll waiters (pwake, then
+       ep_poll_safewake): an EPOLLET entry of this instance in another set
+       is re-armed */
     entry->pending = true;
     entry->pending = entry_events(sim, entry) != 0;
+    if (entry->pending && !was_queued)
+        qp__sim_epoll_wake_sets(sim, epfd);
     return (int)qp__sim_exit(sim, &rec, 0, 0);
 }
 
@@ -230,8 +239,9 @@ static int collect(qp_sim *sim, qp_epoll *ep, struct epoll_event *events, int ma
     for (unsigned i = 0; i < ep->entries_count && n < maxevents; i++) {
         qp_epoll_entry *e = &ep->entries[i];
         uint32_t ready = entry_events(sim, e);
-        if (e->events & EPOLLET)
-            e->pending = false;
+        /* ep_send_events takes each entry off the ready list, and puts a
+           level-triggered one it reported back on it */
+        e->pending = !(e->events & EPOLLET) && ready != 0;
         if (ready == 0)
             continue;
         if (e->events & EPOLLONESHOT)

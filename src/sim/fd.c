@@ -231,12 +231,14 @@ int qp__obj_rw_error(const qp_obj *obj, bool write)
 
 int qp__ioctl_fionread(unsigned long request, void *arg, int64_t bytes)
 {
-    if (request != FIONREAD)
+    /* a kind without FIONREAD fails it whatever arg is: fs/ioctl.c
+       do_vfs_ioctl answers FIONREAD itself only for a regular file, and
+       vfs_ioctl then finds no ioctl for it (eventfd's fops have none,
+       timerfd_ioctl knows TFD_IOC_SET_TICKS alone): ENOTTY, never EFAULT */
+    if (request != FIONREAD || bytes < 0)
         return ENOTTY;
     if (arg == NULL)
         return EFAULT;
-    if (bytes < 0)
-        return ENOTTY;
     *(int *)arg = bytes > INT_MAX ? INT_MAX : (int)bytes;
     return 0;
 }

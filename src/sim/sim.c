@@ -129,6 +129,13 @@ void qp__sim_notify_events(qp_sim *sim, int fd, uint32_t key)
         sim->wait.wake = QP_WAKE_READY;
 }
 
+void qp__sim_epoll_wake_sets(qp_sim *sim, int epfd)
+{
+    notify_events(sim, epfd, EPOLLIN, 1);
+    if (qp__sim_blocked(sim) && qp__sim_wait_ready(sim))
+        sim->wait.wake = QP_WAKE_READY;
+}
+
 void qp__sim_notify(qp_sim *sim, int fd)
 {
     qp__sim_notify_events(sim, fd, 0);

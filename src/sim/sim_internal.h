@@ -193,6 +193,10 @@ void qp__sim_notify(qp_sim *sim, int fd);
 /* A wakeup keyed with events (wake_up_poll): EPOLLET entries interested in
  * none of them stay as they were. */
 void qp__sim_notify_events(qp_sim *sim, int fd, uint32_t key);
+/* The epoll instance epfd queued an entry: its own poll waiters are woken
+ * (ep_poll_safewake, keyed EPOLLIN), so the sets it is in re-arm their
+ * entries for it. */
+void qp__sim_epoll_wake_sets(qp_sim *sim, int epfd);
 /* Is a wait of task 0 blocked, with nothing having woken it yet? */
 bool qp__sim_blocked(const qp_sim *sim);
 

@@ -174,8 +174,6 @@ static size_t put(qp_unix_pair *p, unsigned peer, const uint8_t *in, size_t coun
 static int64_t unix_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const void *buf,
                          size_t count, const struct sockaddr *dest, socklen_t destlen)
 {
-    if (dest != NULL && destlen != 0) /* a connected stream takes no address */
-        return qp__sim_exit(sim, rec, -1, EISCONN);
     qp_unix_pair *p = pair_of(sim, obj);
     unsigned peer = 1 - obj->end;
     int peer_fd = end_fd(sim, obj->index, peer);
@@ -187,6 +185,10 @@ static int64_t unix_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const vo
        unix-oob */
     if (rec->call.io.flags & MSG_OOB)
         return qp__sim_exit(sim, rec, -1, EOPNOTSUPP);
+    /* then the address: a connected stream takes none (unix_stream_sendmsg
+       looks at msg_namelen after MSG_OOB, before the peer) */
+    if (dest != NULL && destlen != 0)
+        return qp__sim_exit(sim, rec, -1, EISCONN);
     if (!p->open[peer])
         return qp__sim_exit(sim, rec, -1, EPIPE);
     if (count == 0)

@@ -177,6 +177,7 @@ int __real_sched_yield(void);
 int __real_open(const char *path, int flags, ...);
 int __real_open64(const char *path, int flags, ...);
 int __real_openat(int dirfd, const char *path, int flags, ...);
+int __real_openat64(int dirfd, const char *path, int flags, ...);
 void __real_arc4random_buf(void *buf, size_t n);
 long __real_syscall(long number, ...);
 int __real_clock_gettime(clockid_t clock_id, struct timespec *ts);
@@ -191,6 +192,7 @@ int __wrap_sched_yield(void);
 int __wrap_open(const char *path, int flags, ...);
 int __wrap_open64(const char *path, int flags, ...);
 int __wrap_openat(int dirfd, const char *path, int flags, ...);
+int __wrap_openat64(int dirfd, const char *path, int flags, ...);
 void __wrap_arc4random_buf(void *buf, size_t n);
 long __wrap_syscall(long number, ...);
 int __wrap_clock_gettime(clockid_t clock_id, struct timespec *ts);
@@ -285,11 +287,12 @@ int __wrap_sched_yield(void)
     }
 }
 
-/* open, open64 and openat: variadic (the mode comes only with O_CREAT or
- * O_TMPFILE). During a run they are the os table's open (the sim's files:
- * /dev/null and the root, src/sim/devnull.c), but an openat from a
- * directory fd, which the sim has not, is unmodelled. dirfd is AT_FDCWD
- * for open and open64. */
+/* open, open64, openat and openat64 (glibc's headers send openat to it
+ * under _FILE_OFFSET_BITS=64, as open to open64): variadic (the mode comes
+ * only with O_CREAT or O_TMPFILE). During a run they are the os table's
+ * open (the sim's files: /dev/null and the root, src/sim/devnull.c), but
+ * an openat from a directory fd, which the sim has not, is unmodelled.
+ * dirfd is AT_FDCWD for open and open64. */
 static int route_open(const char *call, int (*real)(int, const char *, int, mode_t), int dirfd,
                       const char *path, int flags, va_list ap)
 {
@@ -323,6 +326,11 @@ static int real_openat(int dirfd, const char *path, int flags, mode_t mode)
     return __real_openat(dirfd, path, flags, mode);
 }
 
+static int real_openat64(int dirfd, const char *path, int flags, mode_t mode)
+{
+    return __real_openat64(dirfd, path, flags, mode);
+}
+
 int __wrap_open(const char *path, int flags, ...)
 {
     va_list ap;
@@ -346,6 +354,15 @@ int __wrap_openat(int dirfd, const char *path, int flags, ...)
     va_list ap;
     va_start(ap, flags);
     int fd = route_open("openat()", real_openat, dirfd, path, flags, ap);
+    va_end(ap);
+    return fd;
+}
+
+int __wrap_openat64(int dirfd, const char *path, int flags, ...)
+{
+    va_list ap;
+    va_start(ap, flags);
+    int fd = route_open("openat64()", real_openat64, dirfd, path, flags, ap);
     va_end(ap);
     return fd;
 }
