@@ -35,6 +35,8 @@
 ssize_t __read_chk(int fd, void *buf, size_t count, size_t buflen);
 int __poll_chk(struct pollfd *fds, nfds_t nfds, int timeout_ms, size_t fdslen);
 int __open64_2(const char *path, int flags);
+int __open_2(const char *path, int flags);
+int __openat_2(int dirfd, const char *path, int flags);
 ssize_t __recv_chk(int fd, void *buf, size_t len, size_t buflen, int flags);
 ssize_t __recvfrom_chk(int fd, void *buf, size_t len, size_t buflen, int flags,
                        struct sockaddr *src_addr, socklen_t *addrlen);
@@ -1029,6 +1031,12 @@ static void test_aliases_route_into_the_run(void)
     qp_wrap_leave();
     CHECK_EQ_I(fortified_fd, root_fd + 1);
     CHECK_EQ_I(last_call()->call.sys, QP_SYS_open);
+    qp_wrap_enter(os);
+    int fortified32_fd = __open_2("/dev/null", O_RDONLY);
+    qp_wrap_leave();
+    CHECK_EQ_I(fortified32_fd, root_fd + 2);
+    CHECK_EQ_I(last_call()->call.sys, QP_SYS_open);
+    CHECK_EQ_I(os->close(os, fortified32_fd), 0);
     /* openat, and openat64, where glibc's headers send it under
        _FILE_OFFSET_BITS=64: the sim's open too */
     qp_wrap_enter(os);
@@ -1101,6 +1109,12 @@ static void call_openat64_dirfd(void)
     (void)openat64(3, "x", O_RDONLY);
 }
 
+/* openat's fortified name, from a directory fd */
+static void call_openat_2(void)
+{
+    (void)__openat_2(3, "x", O_RDONLY);
+}
+
 static void call_sigaction(void)
 {
     struct sigaction sa = {.sa_handler = SIG_IGN};
@@ -1128,6 +1142,8 @@ static void test_unmodelled_calls_abort_loudly(void)
     CHECK(strstr(out, "called fsync()") != NULL);
     CHECK(child_aborts(call_openat64_dirfd, out, sizeof out));
     CHECK(strstr(out, "called openat64()") != NULL);
+    CHECK(child_aborts(call_openat_2, out, sizeof out));
+    CHECK(strstr(out, "called __openat_2()") != NULL);
     CHECK(child_aborts(call_sigaction, out, sizeof out)); /* the process's own state */
     CHECK(strstr(out, "called sigaction()") != NULL);
     CHECK(child_aborts(call_syscall_getpid, out, sizeof out));
