@@ -4,26 +4,9 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
+#include "kinds.h"
 #include "quietpoll/conform.h"
 #include "quietpoll/sim.h"
-
-const char *qp_cf_obj_kind_name(unsigned kind)
-{
-    static const char *const names[QP_CF_OBJ_KIND_COUNT] = {
-        [QP_CF_STREAM] = "stream socket", [QP_CF_PIPE] = "pipe",
-        [QP_CF_EVENTFD] = "eventfd",      [QP_CF_EPOLL] = "epoll",
-        [QP_CF_UDP] = "UDP socket",       [QP_CF_UDP_UNCONN] = "unconnected UDP socket",
-        [QP_CF_SOCKETPAIR] = "socketpair", [QP_CF_TIMERFD] = "timerfd",
-        [QP_CF_DEVNULL] = "/dev/null",    [QP_CF_TCP4] = "TCP socket",
-        [QP_CF_TCP6] = "IPv6 TCP socket",
-    };
-    return kind < QP_CF_OBJ_KIND_COUNT ? names[kind] : "?";
-}
-
-unsigned qp_cf_obj_slots(unsigned kind)
-{
-    return kind == QP_CF_PIPE || kind == QP_CF_SOCKETPAIR ? 2 : 1;
-}
 
 static unsigned slots_of(const qp_cf_scenario *sc)
 {
@@ -69,7 +52,7 @@ static const char *check_loopback(const qp_cf_step *st, const uint8_t *slot_kind
     if (st->args_count == 0 || st->args[0].kind != QP_CF_ARG_SLOT)
         return NULL;
     unsigned slot = (unsigned)st->args[0].value;
-    bool tcp = slot_kinds[slot] == QP_CF_TCP4 || slot_kinds[slot] == QP_CF_TCP6;
+    bool tcp = qp_cf_kinds[slot_kinds[slot]].unbound_inet;
     if (st->sys == QP_SYS_bind)
         bound[slot] = true;
     if (st->sys == QP_SYS_listen && tcp && !bound[slot])
@@ -126,7 +109,7 @@ static bool is_wait(unsigned op)
 bool qp_cf_timed(const qp_cf_scenario *sc)
 {
     for (unsigned i = 0; i < sc->objs_count; i++)
-        if (sc->objs[i].kind == QP_CF_TIMERFD)
+        if (qp_cf_kinds[sc->objs[i].kind].timed)
             return true;
     for (unsigned i = 0; i < sc->steps_count; i++) {
         unsigned op = sc->steps[i].op;
@@ -152,24 +135,24 @@ uint64_t qp_cf_time_tolerance_ns(const qp_cf_scenario *sc)
     return sc->tolerance_us != 0 ? sc->tolerance_us * UINT64_C(1000) : 2 * qp_cf_lag_ns_max(sc);
 }
 
-/* The sim object kind a QP_CF_CREATE makes, for the sim's bounds. */
-static unsigned made_kind(unsigned make)
+/* The sim's room a QP_CF_CREATE's object takes, for the sim's bounds. */
+static unsigned made_room(unsigned make)
 {
     switch (make) {
     case QP_CF_MAKE_PIPE:
     case QP_CF_MAKE_PIPE2:
-        return QP_CF_PIPE;
+        return QP_CF_ROOM_PIPES;
     case QP_CF_MAKE_EPOLL:
     case QP_CF_MAKE_EPOLL1:
-        return QP_CF_EPOLL;
+        return QP_CF_ROOM_EPOLLS;
     case QP_CF_MAKE_SOCKETPAIR:
-        return QP_CF_SOCKETPAIR;
+        return QP_CF_ROOM_PAIRS;
     case QP_CF_MAKE_EVENTFD:
-        return QP_CF_EVENTFD;
+        return QP_CF_ROOM_NONE;
     case QP_CF_MAKE_SOCKET:
-        return QP_CF_UDP;
+        return QP_CF_ROOM_DGRAMS;
     default:
-        return QP_CF_TIMERFD;
+        return QP_CF_ROOM_TIMERFDS;
     }
 }
 
@@ -188,31 +171,28 @@ const char *qp_cf_check(const qp_cf_scenario *sc)
 {
     if (sc->objs_count == 0 || sc->objs_count > QP_CF_OBJS_MAX)
         return "objects: 1 to QP_CF_OBJS_MAX";
-    unsigned of_kind[QP_CF_OBJ_KIND_COUNT] = {0};
+    unsigned in_room[QP_CF_ROOM_COUNT] = {0};
     for (unsigned i = 0; i < sc->objs_count; i++) {
         if (sc->objs[i].kind >= QP_CF_OBJ_KIND_COUNT)
             return "an unknown object";
-        of_kind[sc->objs[i].kind]++;
+        in_room[qp_cf_kinds[sc->objs[i].kind].room]++;
     }
     /* what a QP_CF_CREATE makes is closed at once: the sim reuses a closed
        socketpair's or timerfd's room, never a pipe's or an epoll's */
-    bool creates[QP_CF_OBJ_KIND_COUNT] = {false};
+    bool creates[QP_CF_ROOM_COUNT] = {false};
     for (unsigned i = 0; i < sc->steps_count; i++)
         if (sc->steps[i].op == QP_CF_CREATE) {
             if (sc->steps[i].make >= QP_CF_MAKE_COUNT)
                 return "an unknown call to create an object";
-            unsigned kind = made_kind(sc->steps[i].make);
-            if (kind == QP_CF_PIPE || kind == QP_CF_EPOLL || kind == QP_CF_UDP || !creates[kind])
-                of_kind[kind]++;
-            creates[kind] = true;
+            unsigned room = made_room(sc->steps[i].make);
+            if (!qp_cf_rooms[room].reused || !creates[room])
+                in_room[room]++;
+            creates[room] = true;
         }
-    if (of_kind[QP_CF_PIPE] > QP_SIM_PIPES_MAX || of_kind[QP_CF_EPOLL] > QP_SIM_EPOLLS_MAX ||
-        of_kind[QP_CF_UDP] + of_kind[QP_CF_UDP_UNCONN] > QP_SIM_DGRAMS_MAX ||
-        of_kind[QP_CF_SOCKETPAIR] > QP_SIM_UNIX_PAIRS_MAX ||
-        of_kind[QP_CF_TIMERFD] > QP_SIM_TIMERFDS_MAX ||
-        of_kind[QP_CF_TCP4] + of_kind[QP_CF_TCP6] > QP_SIM_TCPS_MAX)
-        return "more pipes, epolls, UDP sockets, socketpairs, timerfds or TCP sockets than the sim "
-               "has";
+    for (unsigned room = QP_CF_ROOM_NONE + 1; room < QP_CF_ROOM_COUNT; room++)
+        if (in_room[room] > qp_cf_rooms[room].max)
+            return "more pipes, epolls, UDP sockets, socketpairs, timerfds or TCP sockets than the "
+                   "sim has";
     unsigned slots = slots_of(sc);
     if (slots > QP_CF_SLOTS_MAX)
         return "too many slots";
@@ -280,8 +260,9 @@ const char *qp_cf_check(const qp_cf_scenario *sc)
         bool writes = st->op == QP_CF_WRITE || st->op == QP_CF_EFD_WRITE ||
                       st->op == QP_CF_SEND || st->op == QP_CF_WRITEV || st->op == QP_CF_SENDMSG ||
                       st->op == QP_CF_SEND_CALL;
-        unsigned kind = slotless(st->op) ? QP_CF_OBJ_KIND_COUNT : qp_cf_slot_kind(sc, st->slot);
-        bool reads_block = kind == QP_CF_SOCKETPAIR || kind == QP_CF_TIMERFD;
+        const qp_cf_kind *kind =
+            slotless(st->op) ? NULL : qp_cf_kind_row(qp_cf_slot_kind(sc, st->slot));
+        bool reads_block = kind != NULL && kind->reads_block;
         bool dontwait = (st->op == QP_CF_RECV || st->op == QP_CF_RECVMSG || st->op == QP_CF_RECVFROM) &&
                         (st->flags & MSG_DONTWAIT);
         if (reads && blocking[st->slot] && !reads_block)

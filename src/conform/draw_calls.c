@@ -104,13 +104,13 @@ static void draw_create(drawer *d, qp_cf_step *st)
     st->op = QP_CF_CREATE;
     /* the sim reuses a closed socketpair's or timerfd's room, never a
        pipe's or an epoll's: those are made only while there is room */
-    bool pair_room = d->pairs < QP_SIM_UNIX_PAIRS_MAX;
+    bool pair_room = d->in_room[QP_CF_ROOM_PAIRS] < QP_SIM_UNIX_PAIRS_MAX;
     unsigned which = qp_tape_choice(d->tape, 4);
-    if (which == 2 && d->pipes < QP_SIM_PIPES_MAX) {
+    if (which == 2 && d->in_room[QP_CF_ROOM_PIPES] < QP_SIM_PIPES_MAX) {
         static const int32_t flags[] = {0, O_NONBLOCK, O_CLOEXEC, O_DIRECT, O_RDWR, O_NONBLOCK | O_CLOEXEC};
         st->make = QP_CF_MAKE_PIPE2;
         st->flags = PICK(d->tape, flags);
-        d->pipes++;
+        d->in_room[QP_CF_ROOM_PIPES]++;
         return;
     }
     if (which == 3 && d->epolls + d->epolls_made < QP_SIM_EPOLLS_MAX) {
@@ -123,11 +123,11 @@ static void draw_create(drawer *d, qp_cf_step *st)
     if (which == 0 && qp_tape_choice(d->tape, 2)) {
         static const int32_t efd_flags[] = {0, EFD_NONBLOCK, EFD_SEMAPHORE, O_RDWR};
         static const int32_t types[] = {SOCK_DGRAM, SOCK_DGRAM | SOCK_NONBLOCK, SOCK_DGRAM | 0x1000};
-        bool socket = d->udps < QP_SIM_DGRAMS_MAX && qp_tape_choice(d->tape, 2);
+        bool socket = d->in_room[QP_CF_ROOM_DGRAMS] < QP_SIM_DGRAMS_MAX && qp_tape_choice(d->tape, 2);
         st->make = socket ? QP_CF_MAKE_SOCKET : QP_CF_MAKE_EVENTFD;
         st->arg = socket ? (qp_tape_choice(d->tape, 4) ? AF_INET : 200) : (int32_t)qp_tape_choice(d->tape, 3);
         st->flags = socket ? PICK(d->tape, types) : PICK(d->tape, efd_flags);
-        d->udps += socket;
+        d->in_room[QP_CF_ROOM_DGRAMS] += socket;
         return;
     }
     if (pair_room && which != 0) {
