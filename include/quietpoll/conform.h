@@ -104,30 +104,23 @@ enum qp_cf_time_class {
     QP_CF_TIME_CLASS_COUNT
 };
 
-/* A step: a call through the os table, or a world action. */
+/* A step: a call through the os table, or a world action. A call that is
+ * one row of the syscall table on its arguments is QP_CF_CALL with argument
+ * recipes; the other calls below each make more than one call, or time
+ * what they make (each says which). */
 enum qp_cf_op {
     /* calls */
-    QP_CF_READ,        /* read(slot, size) */
-    QP_CF_WRITE,       /* write(slot, size bytes) */
-    QP_CF_EFD_READ,    /* read(slot, size) of an eventfd: the value read is compared */
-    QP_CF_EFD_WRITE,   /* write(slot, &value, size) of an eventfd: value in `value` */
-    QP_CF_RECV,        /* recv(slot, size, flags) */
-    QP_CF_SEND,        /* send(slot, size, flags | MSG_NOSIGNAL) */
-    QP_CF_SENDTO_PEER, /* sendto(slot, size, flags, the peer's address) */
     QP_CF_POLL,        /* poll(pfds, timeout_ms) */
     QP_CF_EPOLL_CTL,   /* epoll_ctl(slot, flags = op, slot2, events; data = slot2) */
     QP_CF_EPOLL_WAIT,  /* epoll_wait(slot, size = maxevents, timeout_ms) */
-    QP_CF_CLOSE,       /* close(slot) */
     QP_CF_SET_BLOCKING, /* fcntl(slot, F_SETFL, size ? 0 : O_NONBLOCK) */
     QP_CF_CLOCK_GETRES, /* clock_getres(flags): the resolution is compared */
     QP_CF_CLOCK_COARSE, /* clock_gettime(flags), then clock_gettime(size): the value compared
                            is 1 when the first is at most the second and less than two
                            resolutions of the first behind it */
     QP_CF_GETFL,       /* fcntl(slot, F_GETFL): the value compared is 1 with O_NONBLOCK */
-    QP_CF_IOCTL,       /* ioctl(slot, request, &arg): arg = value before, compared after */
     QP_CF_CREATE,      /* the call of enum qp_cf_make `make`; its fds are closed at once:
                           ret 0 or -1, value 1 when the first fd has O_NONBLOCK */
-    QP_CF_ACCEPT4,     /* accept4(slot, NULL, NULL, flags) */
     QP_CF_READV,       /* readv(slot, iovecs of iov_len) */
     QP_CF_WRITEV,      /* writev(slot, iovecs of iov_len) */
     QP_CF_RECVMSG,     /* recvmsg(slot, iovecs, a name buffer, flags): value msg_flags,
@@ -146,10 +139,6 @@ enum qp_cf_op {
     QP_CF_NANOSLEEP,   /* nanosleep(time_ns, &remain): time class of remain after EINTR */
     QP_CF_CLOCK_NANOSLEEP, /* clock_nanosleep(clock, flags, time_ns (TIMER_ABSTIME: from the
                               clock now), &remain): ret 0 or -1 with err its error number */
-    QP_CF_SCHED_YIELD, /* sched_yield() */
-    QP_CF_SEND_CALL,   /* send(slot, size, flags | MSG_NOSIGNAL) */
-    QP_CF_RECVFROM,    /* recvfrom(slot, size, flags, a name buffer): aux the name's length */
-    QP_CF_CONNECT,     /* connect(slot, the peer's address) */
     QP_CF_CALL,        /* any row of the syscall table: sys, on args (qp_cf_arg recipes);
                           ret compared (0 for an fd it made, which is closed again) */
     /* world actions, on the object's other end */
@@ -190,6 +179,14 @@ enum qp_cf_arg_kind {
     QP_CF_ARG_RLIMIT,  /* a struct rlimit of RLIMIT_NOFILE's hard limit now (getrlimit's)
                           and a soft limit: QP_CF_RLIMIT_NOW (the soft limit now: nothing
                           changes) or QP_CF_RLIMIT_ABOVE (one above the hard limit) */
+    QP_CF_ARG_U64,     /* a buffer holding the 8 bytes of value, zeros after (an eventfd's
+                          write) */
+    QP_CF_ARG_U64_OUT, /* a buffer of zeros whose first 8 bytes are compared (the result's
+                          value) when the call returns 8 or more (an eventfd's, a timerfd's
+                          read) */
+    QP_CF_ARG_PEER,    /* the address of the world's peer of slot value's socket */
+    QP_CF_ARG_PEER_LEN, /* its length */
+    QP_CF_ARG_KIND_COUNT
 };
 
 typedef struct qp_cf_arg {
@@ -381,6 +378,15 @@ const char *qp_cf_op_name(unsigned op);
 /* The row of the syscall table (enum qp_sys) a step calls; QP_SYS_COUNT
  * for a world action. */
 unsigned qp_cf_step_sys(const qp_cf_step *st);
+
+/* A QP_CF_CALL's argument for its row's parameter named param ("flags",
+ * "count"), otherwise when the step has none (or is no QP_CF_CALL). */
+int64_t qp_cf_step_arg(const qp_cf_step *st, const char *param, int64_t otherwise);
+/* The slot a step's call is on: st->slot, or a QP_CF_CALL's first slot
+ * argument (QP_CF_NO_SLOT: it takes none). */
+unsigned qp_cf_step_slot(const qp_cf_step *st);
+/* A step's message flags: st->flags, or a QP_CF_CALL's "flags" argument. */
+int32_t qp_cf_step_flags(const qp_cf_step *st);
 
 /* A random scenario from tape, bounded in objects, steps, bytes and time. */
 void qp_cf_draw(qp_tape *tape, qp_cf_scenario *sc);

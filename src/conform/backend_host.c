@@ -177,11 +177,10 @@ static bool ends_only_by_others(const host_backend *hb, const qp_cf_step *st)
     if (i == sc->steps_count)
         return false;
     const qp_cf_step *call = &sc->steps[i];
-    bool io = call->op == QP_CF_READ || call->op == QP_CF_WRITE || call->op == QP_CF_READV ||
-              call->op == QP_CF_WRITEV || call->op == QP_CF_RECV || call->op == QP_CF_SEND ||
-              call->op == QP_CF_RECVMSG || call->op == QP_CF_SENDMSG || call->op == QP_CF_SEND_CALL ||
-              call->op == QP_CF_RECVFROM;
-    const qp_cf_kind *kind = qp_cf_kind_row(qp_cf_slot_kind(sc, call->slot));
+    unsigned sys = qp_cf_step_sys(call);
+    unsigned sys_class = sys < QP_SYS_COUNT ? qp_sys_table[sys].sys_class : QP_CLASS_OTHER;
+    bool io = sys_class == QP_CLASS_RECEIVE || sys_class == QP_CLASS_SEND;
+    const qp_cf_kind *kind = qp_cf_kind_row(qp_cf_slot_kind(sc, qp_cf_step_slot(call)));
     return io && kind != NULL && kind->ended_by_others;
 }
 

@@ -70,6 +70,60 @@ static int64_t (*const callers[QP_SYS_COUNT])(qp_os *os, const uint64_t *v) = {
 #undef QP_LIBC
 };
 
+/* Each row's parameter names, as the row lists its arguments: "(fd, buf, count)". */
+static const char *const row_args[QP_SYS_COUNT] = {
+#define QP_SYSCALL(name, wrap, strace_name, class, wait_args, record, ret, params, args)         \
+    [QP_SYS_##name] = #args,
+#define QP_STRACE(strace_name, class, wait_args)
+#define QP_LIBC(name)
+#include "quietpoll/syscalls.def"
+#undef QP_SYSCALL
+#undef QP_STRACE
+#undef QP_LIBC
+};
+
+int qp__cf_row_param(unsigned sys, const char *param)
+{
+    if (sys >= QP_SYS_COUNT)
+        return -1;
+    size_t want = strlen(param);
+    const char *p = row_args[sys];
+    for (int i = 0; *p != '\0'; i++) {
+        while (*p == '(' || *p == ' ' || *p == ',')
+            p++;
+        size_t n = strcspn(p, ", )");
+        if (n == want && strncmp(p, param, n) == 0)
+            return i;
+        p += n;
+        if (*p == ')' || *p == '\0')
+            break;
+    }
+    return -1;
+}
+
+int64_t qp_cf_step_arg(const qp_cf_step *st, const char *param, int64_t otherwise)
+{
+    if (st->op != QP_CF_CALL)
+        return otherwise;
+    int i = qp__cf_row_param(st->sys, param);
+    return i >= 0 && i < st->args_count ? st->args[i].value : otherwise;
+}
+
+unsigned qp_cf_step_slot(const qp_cf_step *st)
+{
+    if (st->op != QP_CF_CALL)
+        return st->slot;
+    for (unsigned i = 0; i < st->args_count; i++)
+        if (st->args[i].kind == QP_CF_ARG_SLOT)
+            return (unsigned)st->args[i].value;
+    return QP_CF_NO_SLOT;
+}
+
+int32_t qp_cf_step_flags(const qp_cf_step *st)
+{
+    return (int32_t)qp_cf_step_arg(st, "flags", st->flags);
+}
+
 /* Does the row return an fd it made? */
 static bool returns_fd(unsigned sys)
 {
@@ -95,14 +149,19 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_step *st, const int *fds, qp_
     uint64_t v[QP_CF_ARGS_MAX] = {0};
     int made[2] = {-1, -1};
     struct sockaddr_in inet[QP_CF_ARGS_MAX];
-    struct linger ints[QP_CF_ARGS_MAX];
-    struct rlimit limits[QP_CF_ARGS_MAX]; /* an int, or a struct linger: l_onoff first */
+    union {
+        struct linger linger; /* an int, or a struct linger: l_onoff first */
+        uint8_t room[64];     /* whatever an ioctl's request writes back */
+    } ints[QP_CF_ARGS_MAX];
+    struct rlimit limits[QP_CF_ARGS_MAX];
+    int64_t u64_out = -1; /* the argument whose first 8 bytes are compared */
     union {
         struct sockaddr sa;
         struct sockaddr_in in;
         struct sockaddr_in6 in6;
     } addrs[QP_CF_ARGS_MAX];
     socklen_t lens[QP_CF_ARGS_MAX];
+    struct sockaddr_storage peers[QP_CF_ARGS_MAX];
     for (unsigned i = 0; i < st->args_count; i++) {
         const qp_cf_arg *a = &st->args[i];
         switch (a->kind) {
@@ -157,9 +216,29 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_step *st, const int *fds, qp_
             v[i] = (uintptr_t)&limits[i];
             break;
         case QP_CF_ARG_INT_PTR:
-            ints[i] = (struct linger){.l_onoff = (int)a->value};
+            memset(&ints[i], 0, sizeof ints[i]);
+            ints[i].linger.l_onoff = (int)a->value;
             v[i] = (uintptr_t)&ints[i];
             break;
+        case QP_CF_ARG_U64: {
+            uint64_t value = (uint64_t)a->value;
+            memset(arg_buf[i], 0, 16);
+            memcpy(arg_buf[i], &value, sizeof value);
+            v[i] = (uintptr_t)arg_buf[i];
+            break;
+        }
+        case QP_CF_ARG_U64_OUT:
+            memset(arg_buf[i], 0, 16);
+            u64_out = i;
+            v[i] = (uintptr_t)arg_buf[i];
+            break;
+        case QP_CF_ARG_PEER:
+        case QP_CF_ARG_PEER_LEN: {
+            socklen_t len = 0;
+            b->peer_addr(b, (unsigned)a->value, &peers[i], &len);
+            v[i] = a->kind == QP_CF_ARG_PEER ? (uintptr_t)&peers[i] : (uint64_t)len;
+            break;
+        }
         case QP_CF_ARG_LEN_OUT:
             lens[i] = (socklen_t)a->value;
             v[i] = (uintptr_t)&lens[i];
@@ -183,10 +262,12 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_step *st, const int *fds, qp_
     qp__cf_record(res, returns_fd(st->sys) && ret >= 0 ? 0 : ret);
     for (unsigned i = 0; i < st->args_count; i++) {
         if (st->args[i].kind == QP_CF_ARG_INT_PTR)
-            res->value = (uint64_t)(int64_t)ints[i].l_onoff;
+            res->value = (uint64_t)(int64_t)ints[i].linger.l_onoff;
         if (st->args[i].kind == QP_CF_ARG_LEN_OUT)
             res->aux = (int64_t)lens[i];
     }
+    if (u64_out >= 0 && ret >= 8)
+        memcpy(&res->value, arg_buf[u64_out], sizeof res->value);
     if (returns_fd(st->sys) && ret >= 0)
         made[0] = (int)ret;
     for (unsigned k = 0; k < 2; k++)

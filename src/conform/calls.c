@@ -95,28 +95,9 @@ void qp__cf_call_io(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_step
         res->value = fl >= 0 && (fl & O_NONBLOCK);
         break;
     }
-    case QP_CF_IOCTL: {
-        /* room for whatever a request writes back */
-        union {
-            int value;
-            uint8_t room[64];
-        } arg;
-        memset(&arg, 0, sizeof arg);
-        arg.value = (int)st->value;
-        qp__cf_record(res, os->ioctl(os, fd, st->request, &arg));
-        res->value = (uint64_t)(int64_t)arg.value;
-        break;
-    }
     case QP_CF_CREATE:
         create(os, st, res);
         break;
-    case QP_CF_ACCEPT4: {
-        int rc = os->accept4(os, fd, NULL, NULL, st->flags);
-        qp__cf_record(res, rc < 0 ? -1 : 0);
-        if (rc >= 0)
-            (void)os->close(os, rc);
-        break;
-    }
     case QP_CF_READV: {
         int n = iovecs(st, iov, &use);
         qp__cf_record(res, os->readv(os, fd, use, n));

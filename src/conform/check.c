@@ -40,7 +40,7 @@ static bool slotless(unsigned op)
     return op == QP_CF_W_SIGNAL || op == QP_CF_POLL || op == QP_CF_CLOCK_GETRES ||
            op == QP_CF_CLOCK_COARSE || op == QP_CF_CREATE || op == QP_CF_PPOLL ||
            op == QP_CF_SELECT || op == QP_CF_NANOSLEEP || op == QP_CF_CLOCK_NANOSLEEP ||
-           op == QP_CF_SCHED_YIELD || op == QP_CF_CALL;
+           op == QP_CF_CALL;
 }
 
 /* The host's TCP sockets stay on the loopback: a TCP socket of the
@@ -65,8 +65,11 @@ static const char *check_loopback(const qp_cf_step *st, const uint8_t *slot_kind
 }
 
 /* A QP_CF_CALL step's row and recipes; NULL or why not. blocking: the
- * slots a scenario made blocking by now. */
-static const char *check_call(const qp_cf_step *st, unsigned slots, const bool *blocking)
+ * slots a scenario made blocking by now (a read or a write of one is held
+ * to qp_cf_check's rules for reads and writes; an accept or a connect of a
+ * blocking socket could block for good). */
+static const char *check_call(const qp_cf_step *st, unsigned slots, const bool *blocking,
+                              const uint8_t *slot_kinds)
 {
     if (st->sys >= QP_SYS_COUNT)
         return "a call of no row of the syscall table";
@@ -79,8 +82,10 @@ static const char *check_call(const qp_cf_step *st, unsigned slots, const bool *
         const qp_cf_arg *a = &st->args[i];
         if (a->kind == QP_CF_ARG_SLOT && (a->value < 0 || a->value >= (int64_t)slots))
             return "a call on a slot that does not exist";
-        if (a->kind == QP_CF_ARG_SLOT && blocking[a->value])
-            return "a call on a blocking fd (it could block for good)";
+        if (a->kind == QP_CF_ARG_SLOT && blocking[a->value] &&
+            (sys_class == QP_CLASS_ACCEPT || st->sys == QP_SYS_connect) &&
+            qp_cf_kinds[slot_kinds[a->value]].unbound_inet)
+            return "an accept or a connect of a blocking socket (it could block for good)";
         if (a->kind == QP_CF_ARG_BUF && (a->value < 0 || a->value > QP_CF_IO_BYTES_MAX))
             return "a buffer of more bytes than QP_CF_IO_BYTES_MAX";
         if (a->kind == QP_CF_ARG_PATH && (a->value < 0 || (size_t)a->value >= qp_cf_paths_count))
@@ -94,7 +99,10 @@ static const char *check_call(const qp_cf_step *st, unsigned slots, const bool *
             a->value != QP_CF_RLIMIT_ABOVE)
             return "a limit other than the one now or one above the hard limit (the host's "
                    "limits are never lowered)";
-        if (a->kind > QP_CF_ARG_RLIMIT)
+        if ((a->kind == QP_CF_ARG_PEER || a->kind == QP_CF_ARG_PEER_LEN) &&
+            (a->value < 0 || a->value >= (int64_t)slots))
+            return "the peer of a slot that does not exist";
+        if (a->kind >= QP_CF_ARG_KIND_COUNT)
             return "an unknown argument recipe";
     }
     return NULL;
@@ -213,7 +221,7 @@ const char *qp_cf_check(const qp_cf_scenario *sc)
         if (!slotless(st->op) && st->slot >= slots)
             return "a step on a slot that does not exist";
         if (st->op == QP_CF_CALL) {
-            const char *why = check_call(st, slots, blocking);
+            const char *why = check_call(st, slots, blocking, slot_kinds);
             if (why == NULL)
                 why = check_loopback(st, slot_kinds, bound);
             if (why != NULL)
@@ -249,26 +257,24 @@ const char *qp_cf_check(const qp_cf_scenario *sc)
             actions += st->op == QP_CF_W_ICMP ? 2 : 1; /* the sim's: a send, then the error */
         if (st->op == QP_CF_SET_BLOCKING)
             blocking[st->slot] = st->size != 0;
-        if (st->op == QP_CF_IOCTL && st->request == FIONBIO)
-            blocking[st->slot] = st->value == 0;
+        unsigned sys = qp_cf_step_sys(st);
+        unsigned sys_class = sys < QP_SYS_COUNT ? qp_sys_table[sys].sys_class : QP_CLASS_OTHER;
+        unsigned slot = qp_cf_step_slot(st);
+        if (sys == QP_SYS_ioctl && qp_cf_step_arg(st, "request", 0) == FIONBIO &&
+            slot < slots)
+            blocking[slot] = qp_cf_step_arg(st, "arg", 1) == 0;
         /* a call that may block for good has a world action to end it (and
            the host's watchdog behind that); the sim's reads block only on
            a socketpair end or a timerfd */
-        bool reads = st->op == QP_CF_READ || st->op == QP_CF_EFD_READ || st->op == QP_CF_RECV ||
-                     st->op == QP_CF_RECVFROM ||
-                     st->op == QP_CF_READV || st->op == QP_CF_RECVMSG;
-        bool writes = st->op == QP_CF_WRITE || st->op == QP_CF_EFD_WRITE ||
-                      st->op == QP_CF_SEND || st->op == QP_CF_WRITEV || st->op == QP_CF_SENDMSG ||
-                      st->op == QP_CF_SEND_CALL;
-        const qp_cf_kind *kind =
-            slotless(st->op) ? NULL : qp_cf_kind_row(qp_cf_slot_kind(sc, st->slot));
+        bool reads = sys_class == QP_CLASS_RECEIVE && slot < slots;
+        bool writes = sys_class == QP_CLASS_SEND && slot < slots;
+        const qp_cf_kind *kind = reads || writes ? qp_cf_kind_row(qp_cf_slot_kind(sc, slot)) : NULL;
         bool reads_block = kind != NULL && kind->reads_block;
-        bool dontwait = (st->op == QP_CF_RECV || st->op == QP_CF_RECVMSG || st->op == QP_CF_RECVFROM) &&
-                        (st->flags & MSG_DONTWAIT);
-        if (reads && blocking[st->slot] && !reads_block)
+        bool dontwait = reads && (qp_cf_step_flags(st) & MSG_DONTWAIT);
+        if (reads && blocking[slot] && !reads_block)
             return "a read of a blocking fd (the sim's reads block only on a socketpair end or a "
                    "timerfd)";
-        if (((reads && !dontwait) || writes) && blocking[st->slot] && !during)
+        if (((reads && !dontwait) || writes) && blocking[slot] && !during)
             return "a read or write of a blocking fd without a world action during it";
         bool waits_for_good = st->op == QP_CF_PPOLL || st->op == QP_CF_SELECT
                                   ? st->time_ns < 0

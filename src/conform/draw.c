@@ -15,6 +15,7 @@
 
 #include "draw.h"
 #include "quietpoll/sim.h"
+#include "scenarios.h"
 
 static const short poll_masks[] = {POLLIN, POLLOUT, POLLIN | POLLOUT, POLLIN | POLLRDHUP, 0,
                                    POLLIN | POLLOUT | POLLRDHUP, POLLRDNORM, POLLWRNORM | POLLWRBAND,
@@ -165,9 +166,8 @@ static void draw_block(drawer *d)
         qp__cf_draw_action(d, act);
         act->during = true;
         qp_cf_step *w = qp__cf_draw_push(d);
-        w->op = QP_CF_WRITE;
-        w->slot = (uint8_t)pipe_w;
-        w->size = PICK(d->tape, qp__cf_pipe_sizes);
+        uint32_t size = PICK(d->tape, qp__cf_pipe_sizes);
+        *w = (qp_cf_step)WRITE(pipe_w, size);
         return;
     }
     qp_cf_step *act = qp__cf_draw_push(d);
@@ -259,8 +259,8 @@ void qp_cf_draw(qp_tape *tape, qp_cf_scenario *sc)
             break;
         case D_CLOSE: {
             qp_cf_step *st = qp__cf_draw_push(&d);
-            st->op = QP_CF_CLOSE;
-            st->slot = (uint8_t)qp__cf_draw_slot(&d);
+            unsigned slot = qp__cf_draw_slot(&d);
+            *st = (qp_cf_step)CLOSE(slot);
             break;
         }
         }

@@ -19,6 +19,7 @@
 
 #include "draw.h"
 #include "quietpoll/sim.h"
+#include "scenarios.h"
 
 #define MS_NS INT64_C(1000000)
 #define STEP_MS DRAWN_WAIT_MS /* a sleep, or a wait that runs out */
@@ -231,24 +232,26 @@ void qp__cf_draw_call(drawer *d)
         st->op = QP_CF_GETFL;
         st->slot = (uint8_t)qp__cf_draw_slot(d);
         break;
-    case 1:
-        st->op = QP_CF_IOCTL;
-        st->slot = (uint8_t)qp__cf_draw_slot(d);
-        st->request = PICK(d->tape, requests);
-        st->value = 1; /* FIONBIO: non-blocking, as the drawn fds are */
-        if (st->request == FIOASYNC)
-            st->value = qp_tape_choice(d->tape, 2); /* on: the documented divergence fioasync */
-        if (d->blocking[st->slot])
-            st->request = FIONREAD; /* a blocking pipe end stays so */
+    case 1: {
+        unsigned slot = qp__cf_draw_slot(d);
+        uint32_t request = PICK(d->tape, requests);
+        uint64_t value = 1; /* FIONBIO: non-blocking, as the drawn fds are */
+        if (request == FIOASYNC)
+            value = qp_tape_choice(d->tape, 2); /* on: the documented divergence fioasync */
+        if (d->blocking[slot])
+            request = FIONREAD; /* a blocking pipe end stays so */
+        *st = (qp_cf_step)IOCTL_ARG(slot, request, value);
         break;
+    }
     case 2:
         draw_create(d, st);
         break;
-    case 3:
-        st->op = QP_CF_ACCEPT4;
-        st->slot = (uint8_t)qp__cf_draw_slot(d);
-        st->flags = qp_tape_choice(d->tape, 2) ? SOCK_NONBLOCK : 1;
+    case 3: {
+        unsigned slot = qp__cf_draw_slot(d);
+        int32_t flags = qp_tape_choice(d->tape, 2) ? SOCK_NONBLOCK : 1;
+        *st = (qp_cf_step)ACCEPT4(slot, flags);
         break;
+    }
     case 4:
         draw_vec(d, st);
         break;
@@ -260,7 +263,7 @@ void qp__cf_draw_call(drawer *d)
         qp__cf_draw_timed_wait(d, st, STEP_MS);
         break;
     default:
-        st->op = QP_CF_SCHED_YIELD;
+        *st = (qp_cf_step)SCHED_YIELD;
         break;
     }
 }

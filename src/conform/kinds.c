@@ -14,6 +14,7 @@
 #include "kinds.h"
 #include "quietpoll/sim.h"
 #include "quietpoll/trace.h"
+#include "scenarios.h"
 
 const qp_cf_room_row qp_cf_rooms[QP_CF_ROOM_COUNT] = {
     [QP_CF_ROOM_NONE] = {"fds", QP_CF_SLOTS_MAX, true},
@@ -53,29 +54,35 @@ static void draw_stream_io(drawer *d, qp_cf_step *st, unsigned slot, bool write,
 {
     static const int32_t send_flags[] = {0, 0, MSG_DONTWAIT, MSG_MORE, MSG_OOB};
     uint32_t sent_max = pair ? PAIR_SENT_MAX : STREAM_SENT_MAX;
-    st->op = write  ? (pair && qp_tape_choice(d->tape, 2) ? QP_CF_WRITE : QP_CF_SEND)
-             : qp_tape_choice(d->tape, 2) ? QP_CF_RECV
-                                          : QP_CF_READ;
-    st->size = PICK(d->tape, qp__cf_stream_sizes);
-    if (st->op == QP_CF_RECV)
-        st->flags = pair ? PICK(d->tape, pair_recv_flags) : PICK(d->tape, stream_recv_flags);
-    if (st->op == QP_CF_SEND && qp_tape_choice(d->tape, 3) == 0)
-        st->op = QP_CF_SEND_CALL; /* send(), not sendto() */
-    if (st->op == QP_CF_RECV && qp_tape_choice(d->tape, 3) == 0)
-        st->op = QP_CF_RECVFROM;
-    if (st->op == QP_CF_SEND || st->op == QP_CF_SEND_CALL) {
-        st->flags = PICK(d->tape, send_flags);
-        if (st->flags == MSG_OOB && (pair || st->size == 0))
-            st->size = 0; /* a stream's urgent byte goes to the world's peer as any */
-        if ((st->flags == MSG_OOB || st->flags == MSG_MORE) && !pair)
-            st->flags = 0; /* the world's peer drains with plain reads; MSG_MORE
-                              corks (the documented divergence tcp-more) */
+    /* a write (socketpair ends only) or a send; a recv or a read */
+    bool plain = write ? pair && qp_tape_choice(d->tape, 2) : !qp_tape_choice(d->tape, 2);
+    uint32_t size = PICK(d->tape, qp__cf_stream_sizes);
+    int32_t flags = 0;
+    if (!write && !plain)
+        flags = pair ? PICK(d->tape, pair_recv_flags) : PICK(d->tape, stream_recv_flags);
+    bool send = write && !plain;
+    if (send)
+        (void)qp_tape_choice(d->tape, 3); /* once a choice of send's entry: the one there is */
+    bool from = !write && !plain && qp_tape_choice(d->tape, 3) == 0; /* recvfrom */
+    if (send) {
+        flags = PICK(d->tape, send_flags);
+        if (flags == MSG_OOB && (pair || size == 0))
+            size = 0; /* a stream's urgent byte goes to the world's peer as any */
+        if ((flags == MSG_OOB || flags == MSG_MORE) && !pair)
+            flags = 0; /* the world's peer drains with plain reads; MSG_MORE corks (the
+                          documented divergence tcp-more) */
     }
     if (write) {
-        if (d->stream_sent[slot] + st->size > sent_max)
-            st->size = 0;
-        d->stream_sent[slot] += st->size;
+        if (d->stream_sent[slot] + size > sent_max)
+            size = 0;
+        d->stream_sent[slot] += size;
     }
+    if (write)
+        *st = plain ? (qp_cf_step)WRITE(slot, size) : (qp_cf_step)SEND_CALL(slot, size, flags);
+    else if (plain)
+        *st = (qp_cf_step)READ(slot, size);
+    else
+        *st = from ? (qp_cf_step)RECVFROM(slot, size, flags) : (qp_cf_step)RECV(slot, size, flags);
 }
 
 static void draw_tcp_io(drawer *d, qp_cf_step *st, unsigned slot, bool write)
@@ -102,12 +109,12 @@ static int make_pipe(qp_os *os, const qp_cf_obj *obj, int cloexec, int fds[2])
 
 static void draw_pipe_io(drawer *d, qp_cf_step *st, unsigned slot, bool write)
 {
-    st->op = write ? QP_CF_WRITE : QP_CF_READ;
-    st->size = PICK(d->tape, qp__cf_pipe_sizes);
+    uint32_t size = PICK(d->tape, qp__cf_pipe_sizes);
     if (!write && d->blocking[slot])
-        st->op = QP_CF_WRITE; /* the sim's reads never block */
-    if (st->op == QP_CF_WRITE && d->blocking[slot])
-        st->op = QP_CF_READ, st->slot = (uint8_t)(slot - 1); /* writes block only with help */
+        write = true; /* the sim's reads never block */
+    if (write && d->blocking[slot])
+        write = false, slot--; /* writes block only with help: the read end's read */
+    *st = write ? (qp_cf_step)WRITE(slot, size) : (qp_cf_step)READ(slot, size);
 }
 
 static void draw_pipe_action(drawer *d, qp_cf_step *st, unsigned slot)
@@ -139,10 +146,9 @@ static void draw_eventfd_obj(drawer *d, qp_cf_obj *obj)
 
 static void draw_eventfd_io(drawer *d, qp_cf_step *st, unsigned slot, bool write)
 {
-    (void)slot;
-    st->op = write ? QP_CF_EFD_WRITE : QP_CF_EFD_READ;
-    st->size = PICK(d->tape, qp__cf_efd_lengths);
-    st->value = PICK(d->tape, qp__cf_efd_values);
+    uint32_t size = PICK(d->tape, qp__cf_efd_lengths);
+    uint64_t value = PICK(d->tape, qp__cf_efd_values);
+    *st = write ? (qp_cf_step)EFD_WRITE(slot, value, size) : (qp_cf_step)EFD_READ(slot, size);
 }
 
 static void draw_eventfd_action(drawer *d, qp_cf_step *st, unsigned slot)
@@ -177,19 +183,21 @@ static void draw_epoll_action(drawer *d, qp_cf_step *st, unsigned slot)
 
 static void draw_udp_io(drawer *d, qp_cf_step *st, unsigned slot, bool write)
 {
-    (void)slot;
     if (write) {
         static const int32_t udp_send_flags[] = {0, 0, MSG_OOB, MSG_DONTWAIT, MSG_CONFIRM};
-        static const uint8_t udp_sends[] = {QP_CF_SENDTO_PEER, QP_CF_SEND, QP_CF_SEND_CALL};
-        st->op = PICK(d->tape, udp_sends);
-        st->size = PICK(d->tape, qp__cf_dgram_sizes);
-        st->flags = PICK(d->tape, udp_send_flags);
+        /* a sendto to the peer's address, or (twice as often) a send */
+        bool to_peer = qp_tape_choice(d->tape, 3) == 0;
+        uint32_t size = PICK(d->tape, qp__cf_dgram_sizes);
+        int32_t flags = PICK(d->tape, udp_send_flags);
+        *st = to_peer ? (qp_cf_step)SENDTO_PEER_F(slot, size, flags)
+                      : (qp_cf_step)SEND_CALL(slot, size, flags);
     } else {
         static const int32_t udp_recv_flags[] = {0, MSG_TRUNC, MSG_ERRQUEUE, MSG_PEEK | MSG_TRUNC,
                                                  MSG_WAITALL, MSG_OOB};
-        st->op = qp_tape_choice(d->tape, 3) ? QP_CF_RECV : QP_CF_RECVFROM;
-        st->size = PICK(d->tape, qp__cf_dgram_sizes);
-        st->flags = PICK(d->tape, udp_recv_flags);
+        bool recv = qp_tape_choice(d->tape, 3);
+        uint32_t size = PICK(d->tape, qp__cf_dgram_sizes);
+        int32_t flags = PICK(d->tape, udp_recv_flags);
+        *st = recv ? (qp_cf_step)RECV(slot, size, flags) : (qp_cf_step)RECVFROM(slot, size, flags);
     }
 }
 
@@ -245,10 +253,8 @@ static void draw_timerfd_obj(drawer *d, qp_cf_obj *obj)
 
 static void draw_timerfd_io(drawer *d, qp_cf_step *st, unsigned slot, bool write)
 {
-    (void)slot;
-    st->op = write ? QP_CF_EFD_WRITE : QP_CF_EFD_READ;
-    st->size = PICK(d->tape, qp__cf_efd_lengths);
-    st->value = 1;
+    uint32_t size = PICK(d->tape, qp__cf_efd_lengths);
+    *st = write ? (qp_cf_step)EFD_WRITE(slot, 1, size) : (qp_cf_step)EFD_READ(slot, size);
 }
 
 /* --- open("/dev/null", O_RDWR | O_NONBLOCK) --- */
@@ -261,9 +267,8 @@ static int make_devnull(qp_os *os, const qp_cf_obj *obj, int cloexec, int fds[2]
 
 static void draw_devnull_io(drawer *d, qp_cf_step *st, unsigned slot, bool write)
 {
-    (void)slot;
-    st->op = write ? QP_CF_WRITE : QP_CF_READ;
-    st->size = PICK(d->tape, qp__cf_pipe_sizes);
+    uint32_t size = PICK(d->tape, qp__cf_pipe_sizes);
+    *st = write ? (qp_cf_step)WRITE(slot, size) : (qp_cf_step)READ(slot, size);
 }
 
 /* --- socket(AF_INET or AF_INET6, SOCK_STREAM | SOCK_NONBLOCK), not bound:
