@@ -111,10 +111,8 @@ enum qp_cf_time_class {
 enum qp_cf_op {
     /* calls */
     QP_CF_POLL,        /* poll(pfds, timeout_ms) */
-    QP_CF_EPOLL_CTL,   /* epoll_ctl(slot, flags = op, slot2, events; data = slot2) */
     QP_CF_EPOLL_WAIT,  /* epoll_wait(slot, size = maxevents, timeout_ms) */
     QP_CF_SET_BLOCKING, /* fcntl(slot, F_SETFL, size ? 0 : O_NONBLOCK) */
-    QP_CF_CLOCK_GETRES, /* clock_getres(flags): the resolution is compared */
     QP_CF_CLOCK_COARSE, /* clock_gettime(flags), then clock_gettime(size): the value compared
                            is 1 when the first is at most the second and less than two
                            resolutions of the first behind it */
@@ -186,6 +184,10 @@ enum qp_cf_arg_kind {
                           read) */
     QP_CF_ARG_PEER,    /* the address of the world's peer of slot value's socket */
     QP_CF_ARG_PEER_LEN, /* its length */
+    QP_CF_ARG_EPOLL_EVENT, /* a struct epoll_event of the events in value's low 32 bits, its
+                              data the slot in value >> 32 (what a wait reports) */
+    QP_CF_ARG_TIMESPEC_OUT, /* a struct timespec of zeros whose value, in ns, is compared
+                               after the call (the result's value) */
     QP_CF_ARG_KIND_COUNT
 };
 

@@ -8,6 +8,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <string.h>
@@ -162,6 +163,9 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_step *st, const int *fds, qp_
     } addrs[QP_CF_ARGS_MAX];
     socklen_t lens[QP_CF_ARGS_MAX];
     struct sockaddr_storage peers[QP_CF_ARGS_MAX];
+    struct epoll_event events[QP_CF_ARGS_MAX];
+    struct timespec times[QP_CF_ARGS_MAX];
+    int64_t timespec_out = -1; /* the argument whose time is compared */
     for (unsigned i = 0; i < st->args_count; i++) {
         const qp_cf_arg *a = &st->args[i];
         switch (a->kind) {
@@ -232,6 +236,16 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_step *st, const int *fds, qp_
             u64_out = i;
             v[i] = (uintptr_t)arg_buf[i];
             break;
+        case QP_CF_ARG_EPOLL_EVENT:
+            events[i] = (struct epoll_event){.events = (uint32_t)a->value,
+                                             .data.u64 = (uint64_t)a->value >> 32};
+            v[i] = (uintptr_t)&events[i];
+            break;
+        case QP_CF_ARG_TIMESPEC_OUT:
+            times[i] = (struct timespec){0, 0};
+            timespec_out = i;
+            v[i] = (uintptr_t)&times[i];
+            break;
         case QP_CF_ARG_PEER:
         case QP_CF_ARG_PEER_LEN: {
             socklen_t len = 0;
@@ -266,6 +280,9 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_step *st, const int *fds, qp_
         if (st->args[i].kind == QP_CF_ARG_LEN_OUT)
             res->aux = (int64_t)lens[i];
     }
+    if (timespec_out >= 0)
+        res->value = (uint64_t)times[timespec_out].tv_sec * 1000000000u +
+                     (uint64_t)times[timespec_out].tv_nsec;
     if (u64_out >= 0 && ret >= 8)
         memcpy(&res->value, arg_buf[u64_out], sizeof res->value);
     if (returns_fd(st->sys) && ret >= 0)

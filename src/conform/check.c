@@ -37,7 +37,7 @@ unsigned qp_cf_slot_kind(const qp_cf_scenario *sc, unsigned slot)
 /* The calls that take no slot of the scenario's. */
 static bool slotless(unsigned op)
 {
-    return op == QP_CF_W_SIGNAL || op == QP_CF_POLL || op == QP_CF_CLOCK_GETRES ||
+    return op == QP_CF_W_SIGNAL || op == QP_CF_POLL ||
            op == QP_CF_CLOCK_COARSE || op == QP_CF_CREATE || op == QP_CF_PPOLL ||
            op == QP_CF_SELECT || op == QP_CF_NANOSLEEP || op == QP_CF_CLOCK_NANOSLEEP ||
            op == QP_CF_CALL;
@@ -99,6 +99,8 @@ static const char *check_call(const qp_cf_step *st, unsigned slots, const bool *
             a->value != QP_CF_RLIMIT_ABOVE)
             return "a limit other than the one now or one above the hard limit (the host's "
                    "limits are never lowered)";
+        if (a->kind == QP_CF_ARG_EPOLL_EVENT && (uint64_t)a->value >> 32 >= slots)
+            return "an epoll event of a slot that does not exist";
         if ((a->kind == QP_CF_ARG_PEER || a->kind == QP_CF_ARG_PEER_LEN) &&
             (a->value < 0 || a->value >= (int64_t)slots))
             return "the peer of a slot that does not exist";
@@ -227,8 +229,6 @@ const char *qp_cf_check(const qp_cf_scenario *sc)
             if (why != NULL)
                 return why;
         }
-        if (st->op == QP_CF_EPOLL_CTL && st->slot2 >= slots)
-            return "epoll_ctl of a slot that does not exist";
         if (st->size > QP_CF_IO_BYTES_MAX)
             return "more bytes than QP_CF_IO_BYTES_MAX";
         if (st->op == QP_CF_W_DATA && st->size > QP_CF_STREAM_BYTES_MAX)

@@ -48,8 +48,10 @@ static bool wait_watches(const qp_cf_scenario *sc, size_t index, unsigned slot)
         return false;
     }
     for (size_t i = 0; i < index; i++)
-        if (sc->steps[i].op == QP_CF_EPOLL_CTL && sc->steps[i].flags == EPOLL_CTL_ADD &&
-            sc->steps[i].slot == st->slot && sc->steps[i].slot2 == slot)
+        if (qp_cf_step_sys(&sc->steps[i]) == QP_SYS_epoll_ctl &&
+            qp_cf_step_arg(&sc->steps[i], "op", -1) == EPOLL_CTL_ADD &&
+            qp_cf_step_arg(&sc->steps[i], "epfd", -1) == st->slot &&
+            qp_cf_step_arg(&sc->steps[i], "fd", -1) == slot)
             return true;
     return false;
 }

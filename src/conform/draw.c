@@ -103,10 +103,11 @@ static void draw_epoll(drawer *d, qp_cf_step *st, int timeout_ms)
         return;
     }
     static const int ops[] = {EPOLL_CTL_ADD, EPOLL_CTL_MOD, EPOLL_CTL_DEL};
-    st->op = QP_CF_EPOLL_CTL;
-    st->flags = PICK(d->tape, ops);
-    st->slot2 = (uint8_t)qp__cf_draw_slot(d);
-    st->events = PICK(d->tape, epoll_masks);
+    unsigned ep = st->slot;
+    int op = PICK(d->tape, ops);
+    unsigned slot = qp__cf_draw_slot(d);
+    uint32_t events = PICK(d->tape, epoll_masks);
+    *st = (qp_cf_step)EP_CTL(ep, op, slot, events);
 }
 
 void qp__cf_draw_action(drawer *d, qp_cf_step *st)

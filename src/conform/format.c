@@ -248,9 +248,9 @@ static void format_more(char *buf, size_t size, size_t *len, const qp_cf_step *s
  * make's, QP_CF_CALL's its own). */
 static const uint8_t op_sys[QP_CF_OP_COUNT] = {
     [QP_CF_POLL] = QP_SYS_poll,
-    [QP_CF_EPOLL_CTL] = QP_SYS_epoll_ctl, [QP_CF_EPOLL_WAIT] = QP_SYS_epoll_wait,
+    [QP_CF_EPOLL_WAIT] = QP_SYS_epoll_wait,
     [QP_CF_SET_BLOCKING] = QP_SYS_fcntl,
-    [QP_CF_CLOCK_GETRES] = QP_SYS_clock_getres, [QP_CF_CLOCK_COARSE] = QP_SYS_clock_gettime,
+    [QP_CF_CLOCK_COARSE] = QP_SYS_clock_gettime,
     [QP_CF_GETFL] = QP_SYS_fcntl,
     [QP_CF_READV] = QP_SYS_readv,         [QP_CF_WRITEV] = QP_SYS_writev,
     [QP_CF_RECVMSG] = QP_SYS_recvmsg,     [QP_CF_SENDMSG] = QP_SYS_sendmsg,
@@ -351,6 +351,15 @@ static void put_args(char *buf, size_t size, size_t *len, const qp_cf_step *st)
         case QP_CF_ARG_PEER_LEN:
             put(buf, size, len, "peer length");
             break;
+        case QP_CF_ARG_EPOLL_EVENT:
+            put(buf, size, len, "{");
+            put_flags(buf, size, len, epoll_bits, sizeof epoll_bits / sizeof epoll_bits[0],
+                      (uint32_t)a->value);
+            put(buf, size, len, ", s%lld}", (long long)((uint64_t)a->value >> 32));
+            break;
+        case QP_CF_ARG_TIMESPEC_OUT:
+            put(buf, size, len, "res");
+            break;
         case QP_CF_ARG_PATH:
             put(buf, size, len, "\"%s\"",
                 v >= 0 && (size_t)v < qp_cf_paths_count ? qp_cf_paths[v] : "?");
@@ -390,24 +399,11 @@ void qp_cf_format_step(char *buf, size_t size, const qp_cf_scenario *sc, size_t 
         put_pfds(buf, size, &len, st);
         put(buf, size, &len, ", %d)", st->timeout_ms);
         break;
-    case QP_CF_EPOLL_CTL:
-        put(buf, size, &len, "s%u, %s, s%u, {", st->slot,
-            st->flags == EPOLL_CTL_ADD   ? "EPOLL_CTL_ADD"
-            : st->flags == EPOLL_CTL_MOD ? "EPOLL_CTL_MOD"
-                                         : "EPOLL_CTL_DEL",
-            st->slot2);
-        put_flags(buf, size, &len, epoll_bits, sizeof epoll_bits / sizeof epoll_bits[0],
-                  st->events);
-        put(buf, size, &len, "})");
-        break;
     case QP_CF_EPOLL_WAIT:
         put(buf, size, &len, "s%u, %u, %d)", st->slot, st->size, st->timeout_ms);
         break;
     case QP_CF_SET_BLOCKING:
         put(buf, size, &len, "s%u, F_SETFL, %s)", st->slot, st->size ? "0" : "O_NONBLOCK");
-        break;
-    case QP_CF_CLOCK_GETRES:
-        put(buf, size, &len, "%s)", qp_clock_name(st->flags));
         break;
     case QP_CF_CLOCK_COARSE:
         put(buf, size, &len, "%s) <= clock_gettime(%s) < it + 2 res", qp_clock_name(st->flags),
@@ -443,11 +439,11 @@ void qp_cf_format_result(char *buf, size_t size, const qp_cf_step *st, const qp_
         if (st->args[i].kind == QP_CF_ARG_INT_PTR ||
             (st->args[i].kind == QP_CF_ARG_U64_OUT && res->ret >= 8))
             put(buf, size, &len, " [%llu]", (unsigned long long)res->value);
+        if (st->args[i].kind == QP_CF_ARG_TIMESPEC_OUT && res->ret == 0)
+            put(buf, size, &len, " ({%llu ns})", (unsigned long long)res->value);
         if (st->args[i].kind == QP_CF_ARG_LEN_OUT)
             put(buf, size, &len, " (length %lld)", (long long)res->aux);
     }
-    if (st->op == QP_CF_CLOCK_GETRES)
-        put(buf, size, &len, " ({tv_nsec=%llu})", (unsigned long long)res->value);
     if (st->op == QP_CF_CLOCK_COARSE)
         put(buf, size, &len, " (%s)", res->value ? "holds" : "does not hold");
     if (st->op == QP_CF_GETFL || st->op == QP_CF_CREATE)

@@ -70,11 +70,6 @@ static void do_call(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_step
         }
         break;
     }
-    case QP_CF_EPOLL_CTL: {
-        struct epoll_event ev = {.events = st->events, .data.u64 = st->slot2};
-        qp__cf_record(res, os->epoll_ctl(os, fd, st->flags, qp__cf_slot_fd(fds, st->slot2), &ev));
-        break;
-    }
     case QP_CF_EPOLL_WAIT: {
         struct epoll_event events[QP_CF_EVENTS_MAX];
         int maxevents = st->size > QP_CF_EVENTS_MAX ? QP_CF_EVENTS_MAX : (int)st->size;
@@ -93,12 +88,6 @@ static void do_call(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_step
         }
         long want = st->size ? flags & ~(long)O_NONBLOCK : flags | O_NONBLOCK;
         qp__cf_record(res, os->fcntl(os, fd, F_SETFL, want) < 0 ? -1 : 0);
-        break;
-    }
-    case QP_CF_CLOCK_GETRES: {
-        struct timespec ts = {0, 0};
-        qp__cf_record(res, os->clock_getres(os, st->flags, &ts));
-        res->value = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
         break;
     }
     case QP_CF_CLOCK_COARSE: {

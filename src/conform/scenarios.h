@@ -65,15 +65,15 @@
 #define POLL2(s1, e1, s2, e2, t)                                                                   \
     {.op = QP_CF_POLL, .pfds_count = 2, .pfd_slots = {(s1), (s2)}, .pfd_events = {(e1), (e2)},    \
      .timeout_ms = (t)}
-#define EP_CTL(ep, op_, s, e)                                                                      \
-    {.op = QP_CF_EPOLL_CTL, .slot = (ep), .slot2 = (s), .flags = (op_), .events = (e)}
+/* epoll_ctl(ep, op, s, {e, data: s}) */
+#define EP_CTL(ep, op_, s, e) CALL(epoll_ctl, A_SLOT(ep), A_INT(op_), A_SLOT(s), A_EPEV(e, s))
 #define EP_ADD(ep, s, e) EP_CTL(ep, EPOLL_CTL_ADD, s, e)
 #define EP_MOD(ep, s, e) EP_CTL(ep, EPOLL_CTL_MOD, s, e)
 #define EP_DEL(ep, s) EP_CTL(ep, EPOLL_CTL_DEL, s, 0)
 #define EP_WAIT(ep, t) {.op = QP_CF_EPOLL_WAIT, .slot = (ep), .size = QP_CF_EVENTS_MAX, .timeout_ms = (t)}
 #define CLOSE(s) CALL(close, A_SLOT(s))
 #define BLOCKING(s) {.op = QP_CF_SET_BLOCKING, .slot = (s), .size = 1}
-#define GETRES(c) {.op = QP_CF_CLOCK_GETRES, .flags = (c)}
+#define GETRES(c) CALL(clock_getres, A_INT(c), A_TIMESPEC_OUT) /* the resolution compared */
 #define COARSE(c, fine) {.op = QP_CF_CLOCK_COARSE, .flags = (c), .size = (fine)}
 #define GETFL(s) {.op = QP_CF_GETFL, .slot = (s)}
 /* ioctl(s, request, &arg): arg holds v before, and is compared after */
@@ -154,6 +154,9 @@
 #define A_U64_OUT {.kind = QP_CF_ARG_U64_OUT} /* 8 bytes compared after */
 #define A_PEER(s) {.kind = QP_CF_ARG_PEER, .value = (s)} /* slot s's peer's address */
 #define A_PEER_LEN(s) {.kind = QP_CF_ARG_PEER_LEN, .value = (s)} /* its length */
+/* a struct epoll_event of events e, its data slot s */
+#define A_EPEV(e, s) {.kind = QP_CF_ARG_EPOLL_EVENT, .value = (int64_t)(uint32_t)(e) | (int64_t)(s) << 32}
+#define A_TIMESPEC_OUT {.kind = QP_CF_ARG_TIMESPEC_OUT} /* its ns compared after */
 
 /* world actions; add DURING to have one happen while the next call blocks */
 #define DURING .during = true
