@@ -119,12 +119,6 @@ enum qp_cf_op {
     QP_CF_GETFL,       /* fcntl(slot, F_GETFL): the value compared is 1 with O_NONBLOCK */
     QP_CF_CREATE,      /* the call of enum qp_cf_make `make`; its fds are closed at once:
                           ret 0 or -1, value 1 when the first fd has O_NONBLOCK */
-    QP_CF_READV,       /* readv(slot, iovecs of iov_len) */
-    QP_CF_WRITEV,      /* writev(slot, iovecs of iov_len) */
-    QP_CF_RECVMSG,     /* recvmsg(slot, iovecs, a name buffer, flags): value msg_flags,
-                          aux msg_namelen */
-    QP_CF_SENDMSG,     /* sendmsg(slot, iovecs, to the peer's address when arg is 1, flags |
-                          MSG_NOSIGNAL) */
     QP_CF_TFD_SET,     /* timerfd_settime(slot, flags, {interval_ns, time_ns}, &old):
                           TFD_TIMER_ABSTIME: time_ns is from the timer's clock now (may be
                           negative: past); value old interval, time class of old value */
@@ -188,6 +182,13 @@ enum qp_cf_arg_kind {
                               data the slot in value >> 32 (what a wait reports) */
     QP_CF_ARG_TIMESPEC_OUT, /* a struct timespec of zeros whose value, in ns, is compared
                                after the call (the result's value) */
+    QP_CF_ARG_IOV,     /* the step's iovecs (iov_count of iov_len; QP_CF_IOV_TOO_MANY: IOV_MAX
+                          + 1 empty ones), over a buffer of zeros */
+    QP_CF_ARG_IOVCNT,  /* their count (QP_CF_IOV_NEGATIVE: -1) */
+    QP_CF_ARG_MSG,     /* a struct msghdr of the step's iovecs: value QP_CF_MSG_NAME, a name
+                          buffer the call fills (msg_flags and msg_namelen compared after a
+                          call that succeeded: the result's value and aux); QP_CF_MSG_NO_NAME;
+                          or a slot, to the address of that socket's peer */
     QP_CF_ARG_KIND_COUNT
 };
 
@@ -197,6 +198,8 @@ typedef struct qp_cf_arg {
 } qp_cf_arg;
 
 #define QP_CF_ARGS_MAX 6 /* the parameters of a row */
+#define QP_CF_MSG_NAME (-1)
+#define QP_CF_MSG_NO_NAME (-2)
 #define QP_CF_RLIMIT_NOW 0
 #define QP_CF_RLIMIT_ABOVE 1
 

@@ -11,6 +11,7 @@
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -143,6 +144,30 @@ static bool returns_fd(unsigned sys)
 
 static uint8_t arg_buf[QP_CF_ARGS_MAX][QP_CF_IO_BYTES_MAX]; /* zeros */
 
+#define IOV_MAX_LINUX 1024 /* UIO_MAXIOV */
+static uint8_t vec_buf[QP_CF_IO_BYTES_MAX];      /* zeros written, whatever read */
+static struct iovec too_many[IOV_MAX_LINUX + 1]; /* empty iovecs */
+
+/* The step's iovecs over vec_buf (zeros); returns their count. */
+static int iovecs(const qp_cf_step *st, struct iovec *iov, struct iovec **use)
+{
+    if (st->iov_count == QP_CF_IOV_TOO_MANY) {
+        *use = too_many;
+        return IOV_MAX_LINUX + 1;
+    }
+    *use = iov;
+    if (st->iov_count == QP_CF_IOV_NEGATIVE)
+        return -1;
+    size_t at = 0;
+    for (unsigned i = 0; i < st->iov_count; i++) {
+        iov[i] = (struct iovec){.iov_base = vec_buf + at, .iov_len = st->iov_len[i]};
+        at += st->iov_len[i];
+    }
+    assert(at <= sizeof vec_buf);
+    memset(vec_buf, 0, at);
+    return st->iov_count;
+}
+
 void qp__cf_call_row(qp_cf_backend *b, const qp_cf_step *st, const int *fds, qp_cf_result *res)
 {
     assert(st->sys < QP_SYS_COUNT && st->args_count <= QP_CF_ARGS_MAX);
@@ -166,6 +191,10 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_step *st, const int *fds, qp_
     struct epoll_event events[QP_CF_ARGS_MAX];
     struct timespec times[QP_CF_ARGS_MAX];
     int64_t timespec_out = -1; /* the argument whose time is compared */
+    struct iovec iov[QP_CF_IOV_MAX], *use = iov;
+    int iovcnt = iovecs(st, iov, &use);
+    struct msghdr msgs[QP_CF_ARGS_MAX];
+    int64_t msg_out = -1; /* the msghdr whose flags and name length are compared */
     for (unsigned i = 0; i < st->args_count; i++) {
         const qp_cf_arg *a = &st->args[i];
         switch (a->kind) {
@@ -246,6 +275,27 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_step *st, const int *fds, qp_
             timespec_out = i;
             v[i] = (uintptr_t)&times[i];
             break;
+        case QP_CF_ARG_IOV:
+            v[i] = (uintptr_t)use;
+            break;
+        case QP_CF_ARG_IOVCNT:
+            v[i] = (uint64_t)(int64_t)iovcnt;
+            break;
+        case QP_CF_ARG_MSG:
+            msgs[i] = (struct msghdr){.msg_iov = use,
+                                      .msg_iovlen = (size_t)iovcnt}; /* -1: SIZE_MAX */
+            if (a->value == QP_CF_MSG_NAME) {
+                msgs[i].msg_name = &peers[i];
+                msgs[i].msg_namelen = sizeof peers[i];
+                msg_out = i;
+            } else if (a->value >= 0) {
+                socklen_t len = 0;
+                b->peer_addr(b, (unsigned)a->value, &peers[i], &len);
+                msgs[i].msg_name = &peers[i];
+                msgs[i].msg_namelen = len;
+            }
+            v[i] = (uintptr_t)&msgs[i];
+            break;
         case QP_CF_ARG_PEER:
         case QP_CF_ARG_PEER_LEN: {
             socklen_t len = 0;
@@ -279,6 +329,10 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_step *st, const int *fds, qp_
             res->value = (uint64_t)(int64_t)ints[i].linger.l_onoff;
         if (st->args[i].kind == QP_CF_ARG_LEN_OUT)
             res->aux = (int64_t)lens[i];
+    }
+    if (msg_out >= 0 && ret >= 0) {
+        res->value = (uint32_t)msgs[msg_out].msg_flags;
+        res->aux = msgs[msg_out].msg_namelen;
     }
     if (timespec_out >= 0)
         res->value = (uint64_t)times[timespec_out].tv_sec * 1000000000u +

@@ -70,34 +70,52 @@ static void draw_iov(drawer *d, qp_cf_step *st, bool sends)
 
 static void draw_vec(drawer *d, qp_cf_step *st)
 {
-    static const uint8_t ops[] = {QP_CF_READV, QP_CF_WRITEV, QP_CF_RECVMSG, QP_CF_SENDMSG};
-    st->slot = (uint8_t)qp__cf_draw_slot(d);
-    st->op = PICK(d->tape, ops);
-    unsigned kind = d->kind[st->slot];
-    if (d->blocking[st->slot]) {
+    enum { V_READV, V_WRITEV, V_RECVMSG, V_SENDMSG };
+    unsigned slot = qp__cf_draw_slot(d);
+    unsigned call = qp_tape_choice(d->tape, 4);
+    unsigned kind = d->kind[slot];
+    st->slot = (uint8_t)slot;
+    if (d->blocking[slot]) {
         st->op = QP_CF_GETFL; /* a pipe end made blocking: only a world action ends its calls */
         return;
     }
-    bool sends = st->op == QP_CF_WRITEV || st->op == QP_CF_SENDMSG;
-    draw_iov(d, st, sends);
-    if (st->op == QP_CF_RECVMSG) {
-        static const int32_t flags[] = {0, MSG_DONTWAIT, MSG_TRUNC, MSG_CMSG_CLOEXEC, MSG_ERRQUEUE,
-                                        MSG_WAITALL};
-        st->flags = PICK(d->tape, flags);
+    bool udp = kind == QP_CF_UDP || kind == QP_CF_UDP_UNCONN;
+    draw_iov(d, st, call == V_WRITEV || call == V_SENDMSG);
+    int32_t flags = 0;
+    if (call == V_RECVMSG) {
+        static const int32_t recv_flags[] = {0, MSG_DONTWAIT, MSG_TRUNC, MSG_CMSG_CLOEXEC,
+                                             MSG_ERRQUEUE, MSG_WAITALL};
+        flags = PICK(d->tape, recv_flags);
         if (kind == QP_CF_SOCKETPAIR && qp_tape_choice(d->tape, 2))
-            st->flags = MSG_PEEK; /* drawn on socketpair ends only */
+            flags = MSG_PEEK; /* drawn on socketpair ends only */
     }
-    if (st->op == QP_CF_SENDMSG) {
-        static const int32_t flags[] = {0, MSG_DONTWAIT, MSG_MORE};
-        st->flags = PICK(d->tape, flags);
-        if ((kind == QP_CF_STREAM || kind == QP_CF_UDP || kind == QP_CF_UDP_UNCONN) &&
-            st->flags == MSG_MORE)
-            st->flags = 0; /* it corks: the documented divergences tcp-more, udp-more */
-        if ((kind == QP_CF_UDP || kind == QP_CF_UDP_UNCONN) && qp_tape_choice(d->tape, 4) == 0)
-            st->flags = MSG_OOB; /* EOPNOTSUPP */
+    bool to_peer = false;
+    if (call == V_SENDMSG) {
+        static const int32_t send_flags[] = {0, MSG_DONTWAIT, MSG_MORE};
+        flags = PICK(d->tape, send_flags);
+        if ((kind == QP_CF_STREAM || udp) && flags == MSG_MORE)
+            flags = 0; /* it corks: the documented divergences tcp-more, udp-more */
+        if (udp && qp_tape_choice(d->tape, 4) == 0)
+            flags = MSG_OOB; /* EOPNOTSUPP */
+        to_peer = udp && qp_tape_choice(d->tape, 2);
     }
-    if (st->op == QP_CF_SENDMSG)
-        st->arg = (kind == QP_CF_UDP || kind == QP_CF_UDP_UNCONN) && qp_tape_choice(d->tape, 2);
+    qp_cf_step vec;
+    switch (call) {
+    case V_READV:
+        vec = (qp_cf_step)VEC_NONE(readv, slot);
+        break;
+    case V_WRITEV:
+        vec = (qp_cf_step)VEC_NONE(writev, slot);
+        break;
+    case V_RECVMSG:
+        vec = (qp_cf_step)RECVMSG(slot, flags);
+        break;
+    default:
+        vec = to_peer ? (qp_cf_step)SENDMSG_PEER_F(slot, flags) : (qp_cf_step)SENDMSG(slot, flags);
+    }
+    vec.iov_count = st->iov_count;
+    memcpy(vec.iov_len, st->iov_len, sizeof vec.iov_len);
+    *st = vec;
 }
 
 static void draw_create(drawer *d, qp_cf_step *st)

@@ -170,20 +170,6 @@ static void format_more(char *buf, size_t size, size_t *len, const qp_cf_step *s
         else if (st->make != QP_CF_MAKE_PIPE)
             put(buf, size, len, " flags %#x", st->flags);
         break;
-    case QP_CF_READV:
-    case QP_CF_WRITEV:
-        put(buf, size, len, "s%u, ", st->slot);
-        put_iov(buf, size, len, st);
-        break;
-    case QP_CF_RECVMSG:
-    case QP_CF_SENDMSG:
-        put(buf, size, len, "s%u, {%s, ", st->slot,
-            st->op == QP_CF_RECVMSG ? "name" : st->arg == 1 ? "peer" : "NULL");
-        put_iov(buf, size, len, st);
-        put(buf, size, len, "}, ");
-        put_flags(buf, size, len, msg_bits, sizeof msg_bits / sizeof msg_bits[0],
-                  (unsigned)st->flags);
-        break;
     case QP_CF_TFD_SET:
         put(buf, size, len, "s%u, %s, {value ", st->slot,
             st->flags & TFD_TIMER_ABSTIME ? "TFD_TIMER_ABSTIME" : st->flags ? "?" : "0");
@@ -252,8 +238,6 @@ static const uint8_t op_sys[QP_CF_OP_COUNT] = {
     [QP_CF_SET_BLOCKING] = QP_SYS_fcntl,
     [QP_CF_CLOCK_COARSE] = QP_SYS_clock_gettime,
     [QP_CF_GETFL] = QP_SYS_fcntl,
-    [QP_CF_READV] = QP_SYS_readv,         [QP_CF_WRITEV] = QP_SYS_writev,
-    [QP_CF_RECVMSG] = QP_SYS_recvmsg,     [QP_CF_SENDMSG] = QP_SYS_sendmsg,
     [QP_CF_TFD_SET] = QP_SYS_timerfd_settime, [QP_CF_TFD_GET] = QP_SYS_timerfd_gettime,
     [QP_CF_PPOLL] = QP_SYS_ppoll,         [QP_CF_SELECT] = QP_SYS_select,
     [QP_CF_EPOLL_PWAIT] = QP_SYS_epoll_pwait, [QP_CF_NANOSLEEP] = QP_SYS_nanosleep,
@@ -296,7 +280,8 @@ static void put_args(char *buf, size_t size, size_t *len, const qp_cf_step *st)
     for (unsigned i = 0; i < st->args_count; i++) {
         const qp_cf_arg *a = &st->args[i];
         long long v = (long long)a->value;
-        put(buf, size, len, "%s", i > 0 ? ", " : "");
+        if (a->kind != QP_CF_ARG_IOVCNT) /* put_iov writes the count with the iovecs */
+            put(buf, size, len, "%s", i > 0 ? ", " : "");
         switch (a->kind) {
         case QP_CF_ARG_INT:
             put(buf, size, len, "%lld", v);
@@ -359,6 +344,17 @@ static void put_args(char *buf, size_t size, size_t *len, const qp_cf_step *st)
             break;
         case QP_CF_ARG_TIMESPEC_OUT:
             put(buf, size, len, "res");
+            break;
+        case QP_CF_ARG_IOV:
+            put_iov(buf, size, len, st);
+            break;
+        case QP_CF_ARG_IOVCNT:
+            break; /* put_iov writes it */
+        case QP_CF_ARG_MSG:
+            put(buf, size, len, "{%s, ",
+                v == QP_CF_MSG_NAME ? "name" : v == QP_CF_MSG_NO_NAME ? "NULL" : "peer");
+            put_iov(buf, size, len, st);
+            put(buf, size, len, "}");
             break;
         case QP_CF_ARG_PATH:
             put(buf, size, len, "\"%s\"",
@@ -441,6 +437,12 @@ void qp_cf_format_result(char *buf, size_t size, const qp_cf_step *st, const qp_
             put(buf, size, &len, " [%llu]", (unsigned long long)res->value);
         if (st->args[i].kind == QP_CF_ARG_TIMESPEC_OUT && res->ret == 0)
             put(buf, size, &len, " ({%llu ns})", (unsigned long long)res->value);
+        if (st->args[i].kind == QP_CF_ARG_MSG && st->args[i].value == QP_CF_MSG_NAME) {
+            put(buf, size, &len, " (msg_flags ");
+            put_flags(buf, size, &len, msg_bits, sizeof msg_bits / sizeof msg_bits[0],
+                      (unsigned)res->value);
+            put(buf, size, &len, ", msg_namelen %lld)", (long long)res->aux);
+        }
         if (st->args[i].kind == QP_CF_ARG_LEN_OUT)
             put(buf, size, &len, " (length %lld)", (long long)res->aux);
     }
@@ -448,12 +450,6 @@ void qp_cf_format_result(char *buf, size_t size, const qp_cf_step *st, const qp_
         put(buf, size, &len, " (%s)", res->value ? "holds" : "does not hold");
     if (st->op == QP_CF_GETFL || st->op == QP_CF_CREATE)
         put(buf, size, &len, " (%s)", res->value ? "O_NONBLOCK" : "blocking");
-    if (st->op == QP_CF_RECVMSG) {
-        put(buf, size, &len, " (msg_flags ");
-        put_flags(buf, size, &len, msg_bits, sizeof msg_bits / sizeof msg_bits[0],
-                  (unsigned)res->value);
-        put(buf, size, &len, ", msg_namelen %lld)", (long long)res->aux);
-    }
     if (st->op == QP_CF_TFD_SET || st->op == QP_CF_TFD_GET) {
         put(buf, size, &len, " ({interval ");
         put_ns(buf, size, &len, (int64_t)res->value);

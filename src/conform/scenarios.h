@@ -92,14 +92,25 @@
 #define ACCEPT4(s, f) CALL(accept4, A_SLOT(s), A_NULL, A_NULL, A_INT(f))
 #define IOV(...)                                                                                   \
     .iov_count = sizeof((uint32_t[]){__VA_ARGS__}) / sizeof(uint32_t), .iov_len = {__VA_ARGS__}
-#define READV(s, ...) {.op = QP_CF_READV, .slot = (s), IOV(__VA_ARGS__)}
-#define WRITEV(s, ...) {.op = QP_CF_WRITEV, .slot = (s), IOV(__VA_ARGS__)}
-#define RECVMSG(s, f, ...) {.op = QP_CF_RECVMSG, .slot = (s), .flags = (f), IOV(__VA_ARGS__)}
-#define SENDMSG(s, f, ...) {.op = QP_CF_SENDMSG, .slot = (s), .flags = (f), IOV(__VA_ARGS__)}
-#define SENDMSG_PEER(s, ...) {.op = QP_CF_SENDMSG, .slot = (s), .arg = 1, IOV(__VA_ARGS__)}
-/* op one of READV, WRITEV, RECVMSG, SENDMSG; n QP_CF_IOV_NEGATIVE or QP_CF_IOV_TOO_MANY */
-#define VEC_COUNT(op_, s, n) {.op = (op_), .slot = (s), .iov_count = (n)}
-#define VEC_NONE(op_, s) VEC_COUNT(op_, s, 0) /* iovcnt 0 */
+/* the scatter-gather calls on the step's iovecs; recvmsg's msg_flags and
+   msg_namelen compared after */
+#define VEC_ARGS_readv(s) A_SLOT(s), A_IOV, A_IOVCNT
+#define VEC_ARGS_writev(s) A_SLOT(s), A_IOV, A_IOVCNT
+#define VEC_ARGS_recvmsg(s) A_SLOT(s), A_MSG_NAME, A_INT(0)
+#define VEC_ARGS_sendmsg(s) A_SLOT(s), A_MSG_NO_NAME, A_INT(MSG_NOSIGNAL)
+#define READV(s, ...) {CALL_FIELDS(readv, VEC_ARGS_readv(s)), IOV(__VA_ARGS__)}
+#define WRITEV(s, ...) {CALL_FIELDS(writev, VEC_ARGS_writev(s)), IOV(__VA_ARGS__)}
+#define RECVMSG(s, f, ...)                                                                         \
+    {CALL_FIELDS(recvmsg, A_SLOT(s), A_MSG_NAME, A_INT(f)), IOV(__VA_ARGS__)}
+#define SENDMSG(s, f, ...)                                                                         \
+    {CALL_FIELDS(sendmsg, A_SLOT(s), A_MSG_NO_NAME, A_INT((f) | MSG_NOSIGNAL)), IOV(__VA_ARGS__)}
+#define SENDMSG_PEER(s, ...) SENDMSG_PEER_F(s, 0, __VA_ARGS__)
+#define SENDMSG_PEER_F(s, f, ...)                                                                  \
+    {CALL_FIELDS(sendmsg, A_SLOT(s), A_MSG_TO_PEER(s), A_INT((f) | MSG_NOSIGNAL)),              \
+     IOV(__VA_ARGS__)}
+/* call one of readv, writev, recvmsg, sendmsg; n QP_CF_IOV_NEGATIVE or QP_CF_IOV_TOO_MANY */
+#define VEC_COUNT(call, s, n) {CALL_FIELDS(call, VEC_ARGS_##call(s)), .iov_count = (n)}
+#define VEC_NONE(call, s) VEC_COUNT(call, s, 0) /* iovcnt 0 */
 #define TFD_SET(s, value_ns, interval_ns_, ...)                                                   \
     {.op = QP_CF_TFD_SET, .slot = (s), .time_ns = (value_ns), .interval_ns = (interval_ns_),     \
      __VA_ARGS__}
@@ -131,9 +142,10 @@
 
 /* any row of the syscall table, by name, on argument recipes:
    CALL(socket, A_INT(AF_INET), A_INT(SOCK_DGRAM), A_INT(0)) */
-#define CALL(name, ...)                                                                            \
-    {.op = QP_CF_CALL, .sys = QP_SYS_##name,                                                      \
-     .args_count = sizeof((qp_cf_arg[]){__VA_ARGS__}) / sizeof(qp_cf_arg), .args = {__VA_ARGS__}}
+#define CALL(name, ...) {CALL_FIELDS(name, __VA_ARGS__)}
+#define CALL_FIELDS(name, ...)                                                                     \
+    .op = QP_CF_CALL, .sys = QP_SYS_##name,                                                        \
+    .args_count = sizeof((qp_cf_arg[]){__VA_ARGS__}) / sizeof(qp_cf_arg), .args = {__VA_ARGS__}
 #define A_INT(v) {.kind = QP_CF_ARG_INT, .value = (v)}
 #define A_SLOT(s) {.kind = QP_CF_ARG_SLOT, .value = (s)}
 #define A_NULL {.kind = QP_CF_ARG_NULL}
@@ -157,6 +169,11 @@
 /* a struct epoll_event of events e, its data slot s */
 #define A_EPEV(e, s) {.kind = QP_CF_ARG_EPOLL_EVENT, .value = (int64_t)(uint32_t)(e) | (int64_t)(s) << 32}
 #define A_TIMESPEC_OUT {.kind = QP_CF_ARG_TIMESPEC_OUT} /* its ns compared after */
+#define A_IOV {.kind = QP_CF_ARG_IOV}       /* the step's iovecs (IOV, .iov_count) */
+#define A_IOVCNT {.kind = QP_CF_ARG_IOVCNT} /* their count */
+#define A_MSG_NAME {.kind = QP_CF_ARG_MSG, .value = QP_CF_MSG_NAME}
+#define A_MSG_NO_NAME {.kind = QP_CF_ARG_MSG, .value = QP_CF_MSG_NO_NAME}
+#define A_MSG_TO_PEER(s) {.kind = QP_CF_ARG_MSG, .value = (s)}
 
 /* world actions; add DURING to have one happen while the next call blocks */
 #define DURING .during = true

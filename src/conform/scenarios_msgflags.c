@@ -86,7 +86,7 @@ const qp_cf_scenario qp_cf_scenarios_msgflags[] = {
     CF_SCENARIO("msgflags/udp-errqueue", "MSG_ERRQUEUE on UDP with nothing queued: EAGAIN", CF_OBJS(O_UDP),
                 RECV(0, 10, MSG_ERRQUEUE), W_DGRAM(0, 1), RECV(0, 10, MSG_ERRQUEUE), RECV(0, 10, 0)),
     CF_SCENARIO("msgflags/udp-more-then-send", "a datagram corked by MSG_MORE takes the next send's bytes, and its address (udp-more)",
-                CF_OBJS(O_UDP_UNCONN), {.op = QP_CF_SENDMSG, .slot = 0, .flags = MSG_MORE, .arg = 1, IOV(10)},
+                CF_OBJS(O_UDP_UNCONN), SENDMSG_PEER_F(0, MSG_MORE, 10),
                 SEND(0, 5), SEND(0, 5)),
     CF_SCENARIO("msgflags/udp-icmp-errqueue", "an ICMP error with MSG_ERRQUEUE: EAGAIN (no IP_RECVERR)", CF_OBJS(O_UDP),
                 SEND(0, 1), W_ICMP(0), RECV(0, 10, MSG_ERRQUEUE), RECV(0, 10, 0)),
