@@ -106,31 +106,41 @@ enum qp_cf_time_class {
 
 /* A step: a call through the os table, or a world action. A call that is
  * one row of the syscall table on its arguments is QP_CF_CALL with argument
- * recipes; the other calls below each make more than one call, or time
- * what they make (each says which). */
+ * recipes. The other calls below are kinds of their own because they make
+ * more than one call, or compare only part of what the call returns, or
+ * because the runner times them: a wait or a sleep that runs out sets the
+ * timed scenario's clock (qp_cf_run_against), a signal may end it, and what
+ * time it leaves is classed against the step's (enum qp_cf_time_class). */
 enum qp_cf_op {
     /* calls */
-    QP_CF_POLL,        /* poll(pfds, timeout_ms) */
-    QP_CF_EPOLL_WAIT,  /* epoll_wait(slot, size = maxevents, timeout_ms) */
-    QP_CF_SET_BLOCKING, /* fcntl(slot, F_SETFL, size ? 0 : O_NONBLOCK) */
+    QP_CF_POLL,        /* poll(pfds, timeout_ms): a wait (timed) */
+    QP_CF_EPOLL_WAIT,  /* epoll_wait(slot, size = maxevents, timeout_ms): a wait (timed) */
+    QP_CF_SET_BLOCKING, /* fcntl(slot, F_GETFL), then fcntl(slot, F_SETFL, those flags
+                           without O_NONBLOCK (size 1) or with it): two calls */
     QP_CF_CLOCK_COARSE, /* clock_gettime(flags), then clock_gettime(size): the value compared
                            is 1 when the first is at most the second and less than two
                            resolutions of the first behind it */
-    QP_CF_GETFL,       /* fcntl(slot, F_GETFL): the value compared is 1 with O_NONBLOCK */
-    QP_CF_CREATE,      /* the call of enum qp_cf_make `make`; its fds are closed at once:
-                          ret 0 or -1, value 1 when the first fd has O_NONBLOCK */
+    QP_CF_GETFL,       /* fcntl(slot, F_GETFL): only O_NONBLOCK of the flags is compared
+                          (the value 1 with it), not the whole result */
+    QP_CF_CREATE,      /* the call of enum qp_cf_make `make`, then an F_GETFL of the first fd
+                          it made; its fds are closed at once: ret 0 or -1, value 1 when
+                          the first fd has O_NONBLOCK */
     QP_CF_TFD_SET,     /* timerfd_settime(slot, flags, {interval_ns, time_ns}, &old):
                           TFD_TIMER_ABSTIME: time_ns is from the timer's clock now (may be
-                          negative: past); value old interval, time class of old value */
-    QP_CF_TFD_GET,     /* timerfd_gettime(slot): value the interval, time class of the value */
-    QP_CF_PPOLL,       /* ppoll(pfds, time_ns (< 0: NULL), sigmask) */
+                          negative: past: a clock read first); value old interval, time
+                          class of old value (timed) */
+    QP_CF_TFD_GET,     /* timerfd_gettime(slot): value the interval, time class of the value
+                          (timed) */
+    QP_CF_PPOLL,       /* ppoll(pfds, time_ns (< 0: NULL), sigmask): a wait (timed) */
     QP_CF_SELECT,      /* select(pfds: POLLIN the read set, POLLOUT write, POLLPRI except,
                           timeout time_ns in us (< 0: NULL)): events the sets after, time
-                          class of the timeval left */
-    QP_CF_EPOLL_PWAIT, /* epoll_pwait(slot, size = maxevents, timeout_ms, sigmask) */
-    QP_CF_NANOSLEEP,   /* nanosleep(time_ns, &remain): time class of remain after EINTR */
+                          class of the timeval left: a wait (timed) */
+    QP_CF_EPOLL_PWAIT, /* epoll_pwait(slot, size = maxevents, timeout_ms, sigmask): a wait */
+    QP_CF_NANOSLEEP,   /* nanosleep(time_ns, &remain): time class of remain after EINTR
+                          (timed) */
     QP_CF_CLOCK_NANOSLEEP, /* clock_nanosleep(clock, flags, time_ns (TIMER_ABSTIME: from the
-                              clock now), &remain): ret 0 or -1 with err its error number */
+                              clock now: a clock read first), &remain): ret 0 or -1 with
+                              err its error number (timed) */
     QP_CF_CALL,        /* any row of the syscall table: sys, on args (qp_cf_arg recipes);
                           ret compared (0 for an fd it made, which is closed again) */
     /* world actions, on the object's other end */
