@@ -38,14 +38,8 @@ static const uint8_t masks[] = {QP_CF_MASK_NULL, QP_CF_MASK_EMPTY, QP_CF_MASK_SI
 /* The kinds a slot's bytes are bounded on: what it may still send. */
 static uint32_t send_budget(const drawer *d, unsigned slot)
 {
-    switch (d->kind[slot]) {
-    case QP_CF_STREAM:
-        return STREAM_SENT_MAX - d->stream_sent[slot];
-    case QP_CF_SOCKETPAIR:
-        return PAIR_SENT_MAX - d->stream_sent[slot];
-    default:
-        return QP_CF_IO_BYTES_MAX;
-    }
+    uint32_t sent_max = qp_cf_kinds[d->kind[slot]].sent_max;
+    return sent_max != 0 ? sent_max - d->stream_sent[slot] : QP_CF_IO_BYTES_MAX;
 }
 
 static void draw_iov(drawer *d, qp_cf_step *st, bool sends)

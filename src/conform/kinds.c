@@ -53,7 +53,7 @@ static const int32_t pair_recv_flags[] = {0, MSG_PEEK, MSG_DONTWAIT, MSG_WAITALL
 static void draw_stream_io(drawer *d, qp_cf_step *st, unsigned slot, bool write, bool pair)
 {
     static const int32_t send_flags[] = {0, 0, MSG_DONTWAIT, MSG_MORE, MSG_OOB};
-    uint32_t sent_max = pair ? PAIR_SENT_MAX : STREAM_SENT_MAX;
+    uint32_t sent_max = qp_cf_kinds[d->kind[slot]].sent_max;
     /* a write (socketpair ends only) or a send; a recv or a read */
     bool plain = write ? pair && qp_tape_choice(d->tape, 2) : !qp_tape_choice(d->tape, 2);
     uint32_t size = PICK(d->tape, qp__cf_stream_sizes);
@@ -95,7 +95,7 @@ static void draw_tcp_action(drawer *d, qp_cf_step *st, unsigned slot)
     static const uint8_t stream_ops[] = {QP_CF_W_DATA, QP_CF_W_EOF, QP_CF_W_RESET, QP_CF_W_SIGNAL};
     st->op = PICK(d->tape, stream_ops);
     st->size = PICK(d->tape, qp__cf_stream_sizes);
-    if (d->stream_sent[slot] + st->size > STREAM_SENT_MAX)
+    if (d->stream_sent[slot] + st->size > qp_cf_kinds[d->kind[slot]].sent_max)
         st->size = 0;
 }
 
@@ -227,8 +227,9 @@ static void draw_socketpair_action(drawer *d, qp_cf_step *st, unsigned slot)
 {
     draw_thread_action(d, st, slot);
     if (st->op == QP_CF_W_WRITE) {
-        if (d->stream_sent[slot] + st->size > PAIR_SENT_MAX)
-            st->size = PAIR_SENT_MAX - d->stream_sent[slot];
+        uint32_t sent_max = qp_cf_kinds[d->kind[slot]].sent_max;
+        if (d->stream_sent[slot] + st->size > sent_max)
+            st->size = sent_max - d->stream_sent[slot];
         d->stream_sent[slot] += st->size;
     }
 }
@@ -288,7 +289,8 @@ static int make_tcp6(qp_os *os, const qp_cf_obj *obj, int cloexec, int fds[2])
 
 const qp_cf_kind qp_cf_kinds[QP_CF_OBJ_KIND_COUNT] = {
     [QP_CF_STREAM] = {.name = "stream socket", .slots = 1, .peer = QP_CF_PEER_STREAM,
-                      .draw_io = draw_tcp_io, .draw_action = draw_tcp_action},
+                      .sent_max = STREAM_SENT_MAX, .draw_io = draw_tcp_io,
+                      .draw_action = draw_tcp_action},
     [QP_CF_PIPE] = {.name = "pipe", .slots = 2,
                     .slot_names = {"pipe read end", "pipe write end"}, .one_way = true,
                     .make = make_pipe, .make_call = "pipe2", .room = QP_CF_ROOM_PIPES,
@@ -313,7 +315,8 @@ const qp_cf_kind qp_cf_kinds[QP_CF_OBJ_KIND_COUNT] = {
                           .room = QP_CF_ROOM_PAIRS, .ended_by_others = true,
                           .reads_block = true,
                           /* one, so that a drawn socketpair_create has room too */
-                          .drawn_max = 1, .draw_io = draw_socketpair_io,
+                          .drawn_max = 1, .sent_max = PAIR_SENT_MAX,
+                          .draw_io = draw_socketpair_io,
                           .draw_action = draw_socketpair_action},
     [QP_CF_TIMERFD] = {.name = "timerfd", .slots = 1, .make = make_timerfd,
                        .make_call = "timerfd_create", .room = QP_CF_ROOM_TIMERFDS,

@@ -71,6 +71,7 @@ typedef struct qp_cf_kind {
     /* fuzz_conform (the first QP_CF_DRAWN_KINDS kinds): the object's
        fields, a call on one of its slots, a world action on it */
     unsigned drawn_max; /* objects of the kind a drawn scenario has (0: its room's) */
+    uint32_t sent_max;  /* bytes a drawn scenario sends on one of its slots (0: no bound) */
     void (*draw_obj)(struct drawer *d, qp_cf_obj *obj);
     void (*draw_io)(struct drawer *d, qp_cf_step *st, unsigned slot, bool write);
     void (*draw_action)(struct drawer *d, qp_cf_step *st, unsigned slot);
