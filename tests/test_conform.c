@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "../src/conform/kinds.h"
 #include "../src/conform/scenarios.h"
 #include "check.h"
 #include "quietpoll/conform.h"
@@ -53,6 +54,41 @@ static void test_every_row_is_called_by_a_scenario(void)
             missing++;
         }
     CHECK_EQ_U(missing, 0);
+}
+
+/* Every object kind of the suite has its row, with every field its kind
+ * needs; a row that lacks one (no maker, no name for a slot, no draw for a
+ * drawn kind) is refused. */
+static void test_every_kind_has_its_row(void)
+{
+    for (unsigned kind = 0; kind < QP_CF_OBJ_KIND_COUNT; kind++) {
+        const char *why = qp_cf_kind_lacks(&qp_cf_kinds[kind], kind < QP_CF_DRAWN_KINDS);
+        if (why != NULL)
+            fprintf(stderr, "object kind %u (%s): %s (src/conform/kinds.c)\n", kind,
+                    qp_cf_obj_kind_name(kind), why);
+        CHECK(why == NULL);
+    }
+    qp_cf_kind no_maker = qp_cf_kinds[QP_CF_DEVNULL];
+    no_maker.make = NULL;
+    CHECK(qp_cf_kind_lacks(&no_maker, true) != NULL);
+    qp_cf_kind no_call = qp_cf_kinds[QP_CF_DEVNULL];
+    no_call.make_call = NULL;
+    CHECK(qp_cf_kind_lacks(&no_call, true) != NULL);
+    qp_cf_kind no_end_name = qp_cf_kinds[QP_CF_PIPE];
+    no_end_name.slot_names[1] = NULL;
+    CHECK(qp_cf_kind_lacks(&no_end_name, true) != NULL);
+    qp_cf_kind no_draw = qp_cf_kinds[QP_CF_EVENTFD];
+    no_draw.draw_action = NULL;
+    CHECK(qp_cf_kind_lacks(&no_draw, true) != NULL);
+    CHECK(qp_cf_kind_lacks(&qp_cf_kinds[QP_CF_EVENTFD], false) != NULL); /* drawn past its place */
+    qp_cf_kind no_fds = qp_cf_kinds[QP_CF_TCP4];
+    no_fds.slots = 0;
+    CHECK(qp_cf_kind_lacks(&no_fds, false) != NULL);
+    qp_cf_kind both = qp_cf_kinds[QP_CF_STREAM];
+    both.make = qp_cf_kinds[QP_CF_DEVNULL].make;
+    CHECK(qp_cf_kind_lacks(&both, true) != NULL);
+    qp_cf_kind unnamed = {0};
+    CHECK(qp_cf_kind_lacks(&unnamed, false) != NULL); /* an enum entry without its row */
 }
 
 /* The host's TCP sockets never leave the loopback: a listen of a socket not
@@ -302,6 +338,7 @@ int main(void)
     static const test_case tests[] = {
         TEST(test_every_scenario_keeps_its_bounds),
         TEST(test_every_row_is_called_by_a_scenario),
+        TEST(test_every_kind_has_its_row),
         TEST(test_tcp_scenarios_stay_on_the_loopback),
         TEST(test_compare_fails_on_a_difference_and_names_documented_ones),
         TEST(test_compare_holds_time_classes_and_values),

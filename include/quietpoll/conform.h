@@ -106,52 +106,43 @@ enum qp_cf_time_class {
     QP_CF_TIME_CLASS_COUNT
 };
 
-/* A step: a call through the os table, or a world action. */
+/* A step: a call through the os table, or a world action. A call that is
+ * one row of the syscall table on its arguments is QP_CF_CALL with argument
+ * recipes. The other calls below are kinds of their own because they make
+ * more than one call, or compare only part of what the call returns, or
+ * because the runner times them: a wait or a sleep that runs out sets the
+ * timed scenario's clock (qp_cf_run_against), a signal may end it, and what
+ * time it leaves is classed against the step's (enum qp_cf_time_class). */
 enum qp_cf_op {
     /* calls */
-    QP_CF_READ,        /* read(slot, size) */
-    QP_CF_WRITE,       /* write(slot, size bytes) */
-    QP_CF_EFD_READ,    /* read(slot, size) of an eventfd: the value read is compared */
-    QP_CF_EFD_WRITE,   /* write(slot, &value, size) of an eventfd: value in `value` */
-    QP_CF_RECV,        /* recv(slot, size, flags) */
-    QP_CF_SEND,        /* send(slot, size, flags | MSG_NOSIGNAL) */
-    QP_CF_SENDTO_PEER, /* sendto(slot, size, flags, the peer's address) */
-    QP_CF_POLL,        /* poll(pfds, timeout_ms) */
-    QP_CF_EPOLL_CTL,   /* epoll_ctl(slot, flags = op, slot2, events; data = slot2) */
-    QP_CF_EPOLL_WAIT,  /* epoll_wait(slot, size = maxevents, timeout_ms) */
-    QP_CF_CLOSE,       /* close(slot) */
-    QP_CF_SET_BLOCKING, /* fcntl(slot, F_SETFL, size ? 0 : O_NONBLOCK) */
-    QP_CF_CLOCK_GETRES, /* clock_getres(flags): the resolution is compared */
+    QP_CF_POLL,        /* poll(pfds, timeout_ms): a wait (timed) */
+    QP_CF_EPOLL_WAIT,  /* epoll_wait(slot, size = maxevents, timeout_ms): a wait (timed) */
+    QP_CF_SET_BLOCKING, /* fcntl(slot, F_GETFL), then fcntl(slot, F_SETFL, those flags
+                           without O_NONBLOCK (size 1) or with it): two calls */
     QP_CF_CLOCK_COARSE, /* clock_gettime(flags), then clock_gettime(size): the value compared
                            is 1 when the first is at most the second and less than two
                            resolutions of the first behind it */
-    QP_CF_GETFL,       /* fcntl(slot, F_GETFL): the value compared is 1 with O_NONBLOCK */
-    QP_CF_IOCTL,       /* ioctl(slot, request, &arg): arg = value before, compared after */
-    QP_CF_CREATE,      /* the call of enum qp_cf_make `make`; its fds are closed at once:
-                          ret 0 or -1, value 1 when the first fd has O_NONBLOCK */
-    QP_CF_ACCEPT4,     /* accept4(slot, NULL, NULL, flags) */
-    QP_CF_READV,       /* readv(slot, iovecs of iov_len) */
-    QP_CF_WRITEV,      /* writev(slot, iovecs of iov_len) */
-    QP_CF_RECVMSG,     /* recvmsg(slot, iovecs, a name buffer, flags): value msg_flags,
-                          aux msg_namelen */
-    QP_CF_SENDMSG,     /* sendmsg(slot, iovecs, to the peer's address when arg is 1, flags |
-                          MSG_NOSIGNAL) */
+    QP_CF_GETFL,       /* fcntl(slot, F_GETFL): only O_NONBLOCK of the flags is compared
+                          (the value 1 with it), not the whole result */
+    QP_CF_CREATE,      /* the call of enum qp_cf_make `make`, then an F_GETFL of the first fd
+                          it made; its fds are closed at once: ret 0 or -1, value 1 when
+                          the first fd has O_NONBLOCK */
     QP_CF_TFD_SET,     /* timerfd_settime(slot, flags, {interval_ns, time_ns}, &old):
                           TFD_TIMER_ABSTIME: time_ns is from the timer's clock now (may be
-                          negative: past); value old interval, time class of old value */
-    QP_CF_TFD_GET,     /* timerfd_gettime(slot): value the interval, time class of the value */
-    QP_CF_PPOLL,       /* ppoll(pfds, time_ns (< 0: NULL), sigmask) */
+                          negative: past: a clock read first); value old interval, time
+                          class of old value (timed) */
+    QP_CF_TFD_GET,     /* timerfd_gettime(slot): value the interval, time class of the value
+                          (timed) */
+    QP_CF_PPOLL,       /* ppoll(pfds, time_ns (< 0: NULL), sigmask): a wait (timed) */
     QP_CF_SELECT,      /* select(pfds: POLLIN the read set, POLLOUT write, POLLPRI except,
                           timeout time_ns in us (< 0: NULL)): events the sets after, time
-                          class of the timeval left */
-    QP_CF_EPOLL_PWAIT, /* epoll_pwait(slot, size = maxevents, timeout_ms, sigmask) */
-    QP_CF_NANOSLEEP,   /* nanosleep(time_ns, &remain): time class of remain after EINTR */
+                          class of the timeval left: a wait (timed) */
+    QP_CF_EPOLL_PWAIT, /* epoll_pwait(slot, size = maxevents, timeout_ms, sigmask): a wait */
+    QP_CF_NANOSLEEP,   /* nanosleep(time_ns, &remain): time class of remain after EINTR
+                          (timed) */
     QP_CF_CLOCK_NANOSLEEP, /* clock_nanosleep(clock, flags, time_ns (TIMER_ABSTIME: from the
-                              clock now), &remain): ret 0 or -1 with err its error number */
-    QP_CF_SCHED_YIELD, /* sched_yield() */
-    QP_CF_SEND_CALL,   /* send(slot, size, flags | MSG_NOSIGNAL) */
-    QP_CF_RECVFROM,    /* recvfrom(slot, size, flags, a name buffer): aux the name's length */
-    QP_CF_CONNECT,     /* connect(slot, the peer's address) */
+                              clock now: a clock read first), &remain): ret 0 or -1 with
+                              err its error number (timed) */
     QP_CF_CALL,        /* any row of the syscall table: sys, on args (qp_cf_arg recipes);
                           ret compared (0 for an fd it made, which is closed again) */
     /* world actions, on the object's other end */
@@ -204,6 +195,25 @@ enum qp_cf_arg_kind {
     QP_CF_ARG_TEXT_OUT, /* a buffer of value bytes for a string the call writes (getnameinfo's
                            host and service): compared as a digest of the string, the first
                            such argument's in the result's value, the second's in aux */
+    QP_CF_ARG_U64,     /* a buffer holding the 8 bytes of value, zeros after (an eventfd's
+                          write) */
+    QP_CF_ARG_U64_OUT, /* a buffer of zeros whose first 8 bytes are compared (the result's
+                          value) when the call returns 8 or more (an eventfd's, a timerfd's
+                          read) */
+    QP_CF_ARG_PEER,    /* the address of the world's peer of slot value's socket */
+    QP_CF_ARG_PEER_LEN, /* its length */
+    QP_CF_ARG_EPOLL_EVENT, /* a struct epoll_event of the events in value's low 32 bits, its
+                              data the slot in value >> 32 (what a wait reports) */
+    QP_CF_ARG_TIMESPEC_OUT, /* a struct timespec of zeros whose value, in ns, is compared
+                               after the call (the result's value) */
+    QP_CF_ARG_IOV,     /* the step's iovecs (iov_count of iov_len; QP_CF_IOV_TOO_MANY: IOV_MAX
+                          + 1 empty ones), over a buffer of zeros */
+    QP_CF_ARG_IOVCNT,  /* their count (QP_CF_IOV_NEGATIVE: -1) */
+    QP_CF_ARG_MSG,     /* a struct msghdr of the step's iovecs: value QP_CF_MSG_NAME, a name
+                          buffer the call fills (msg_flags and msg_namelen compared after a
+                          call that succeeded: the result's value and aux); QP_CF_MSG_NO_NAME;
+                          or a slot, to the address of that socket's peer */
+    QP_CF_ARG_KIND_COUNT
 };
 
 #define QP_CF_HINTS(flags, family, socktype, protocol)                                             \
@@ -216,6 +226,8 @@ typedef struct qp_cf_arg {
 } qp_cf_arg;
 
 #define QP_CF_ARGS_MAX 7 /* the parameters of a row (getnameinfo's 7) */
+#define QP_CF_MSG_NAME (-1)
+#define QP_CF_MSG_NO_NAME (-2)
 #define QP_CF_RLIMIT_NOW 0
 #define QP_CF_RLIMIT_ABOVE 1
 
@@ -407,6 +419,15 @@ const char *qp_cf_op_name(unsigned op);
 /* The row of the syscall table (enum qp_sys) a step calls; QP_SYS_COUNT
  * for a world action. */
 unsigned qp_cf_step_sys(const qp_cf_step *st);
+
+/* A QP_CF_CALL's argument for its row's parameter named param ("flags",
+ * "count"), otherwise when the step has none (or is no QP_CF_CALL). */
+int64_t qp_cf_step_arg(const qp_cf_step *st, const char *param, int64_t otherwise);
+/* The slot a step's call is on: st->slot, or a QP_CF_CALL's first slot
+ * argument (QP_CF_NO_SLOT: it takes none). */
+unsigned qp_cf_step_slot(const qp_cf_step *st);
+/* A step's message flags: st->flags, or a QP_CF_CALL's "flags" argument. */
+int32_t qp_cf_step_flags(const qp_cf_step *st);
 
 /* A random scenario from tape, bounded in objects, steps, bytes and time. */
 void qp_cf_draw(qp_tape *tape, qp_cf_scenario *sc);

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kinds.h"
 #include "quietpoll/conform.h"
 #include "quietpoll/host.h"
 
@@ -26,7 +27,7 @@ typedef struct host_backend {
     qp_os os;
     int fds[QP_CF_SLOTS_MAX];
     unsigned slots_count;
-    uint8_t slot_kind[QP_CF_SLOTS_MAX];
+    bool slot_counter[QP_CF_SLOTS_MAX]; /* a thread's write writes the step's value */
     int8_t slot_peer[QP_CF_SLOTS_MAX]; /* peers[] index, or -1 */
     qp_host_peer peers[QP_CF_OBJS_MAX];
     unsigned peers_count;
@@ -66,63 +67,25 @@ static bool host_open(qp_cf_backend *b, const qp_cf_scenario *sc, int *fds, char
     hb->sc = sc;
     for (unsigned i = 0; i < sc->objs_count; i++) {
         const qp_cf_obj *obj = &sc->objs[i];
+        const qp_cf_kind *kind = &qp_cf_kinds[obj->kind];
         int pair[2] = {-1, -1};
         int peer = -1;
-        const char *call = NULL;
-        switch (obj->kind) {
-        case QP_CF_STREAM:
-        case QP_CF_UDP:
-        case QP_CF_UDP_UNCONN: {
+        if (kind->peer != QP_CF_PEER_NONE) {
             qp_host_peer *p = &hb->peers[hb->peers_count];
-            int rc = obj->kind == QP_CF_STREAM
+            const char *call = NULL;
+            int rc = kind->peer == QP_CF_PEER_STREAM
                          ? qp_host_stream_open(p, &call)
-                         : qp_host_udp_open(p, obj->kind == QP_CF_UDP, &call);
+                         : qp_host_udp_open(p, kind->peer == QP_CF_PEER_UDP, &call);
             if (rc < 0)
                 return refused(forbidden, forbidden_size, call);
             peer = (int)hb->peers_count++;
             pair[0] = p->fd;
-            break;
+        } else if (kind->make(&hb->os, obj, O_CLOEXEC, pair) < 0) {
+            return refused(forbidden, forbidden_size, kind->make_call);
         }
-        case QP_CF_PIPE:
-            if (pipe2(pair, O_NONBLOCK | O_CLOEXEC) < 0)
-                return refused(forbidden, forbidden_size, "pipe2");
-            break;
-        case QP_CF_EVENTFD:
-            pair[0] = eventfd(obj->init, EFD_NONBLOCK | EFD_CLOEXEC | obj->flags);
-            if (pair[0] < 0)
-                return refused(forbidden, forbidden_size, "eventfd2");
-            break;
-        case QP_CF_EPOLL:
-            pair[0] = epoll_create1(EPOLL_CLOEXEC);
-            if (pair[0] < 0)
-                return refused(forbidden, forbidden_size, "epoll_create1");
-            break;
-        case QP_CF_SOCKETPAIR:
-            if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, pair) < 0)
-                return refused(forbidden, forbidden_size, "socketpair");
-            break;
-        case QP_CF_TIMERFD:
-            pair[0] = timerfd_create((int)obj->init, TFD_NONBLOCK | TFD_CLOEXEC);
-            if (pair[0] < 0)
-                return refused(forbidden, forbidden_size, "timerfd_create");
-            break;
-        case QP_CF_DEVNULL:
-            pair[0] = open("/dev/null", O_RDWR | O_NONBLOCK | O_CLOEXEC);
-            if (pair[0] < 0)
-                return refused(forbidden, forbidden_size, "openat");
-            break;
-        case QP_CF_TCP4:
-        case QP_CF_TCP6:
-            /* made only: what a scenario binds it to is loopback (qp_cf_check) */
-            pair[0] = socket(obj->kind == QP_CF_TCP4 ? AF_INET : AF_INET6,
-                             SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-            if (pair[0] < 0)
-                return refused(forbidden, forbidden_size, "socket");
-            break;
-        }
-        for (unsigned k = 0; k < qp_cf_obj_slots(obj->kind); k++) {
+        for (unsigned k = 0; k < kind->slots; k++) {
             unsigned slot = hb->slots_count++;
-            hb->slot_kind[slot] = obj->kind;
+            hb->slot_counter[slot] = kind->counter;
             hb->slot_peer[slot] = (int8_t)peer;
             fds[slot] = hb->fds[slot] = pair[k];
         }
@@ -195,7 +158,7 @@ static void perform(host_backend *hb, const qp_cf_step *st)
     case QP_CF_W_WRITE:
         if (!open_fd(fd))
             break;
-        if (hb->slot_kind[st->slot] == QP_CF_EVENTFD)
+        if (hb->slot_counter[st->slot])
             thread_io(fd, true, &st->value, sizeof st->value);
         else
             thread_io(fd, true, zeros, st->size);
@@ -229,12 +192,11 @@ static bool ends_only_by_others(const host_backend *hb, const qp_cf_step *st)
     if (i == sc->steps_count)
         return false;
     const qp_cf_step *call = &sc->steps[i];
-    bool io = call->op == QP_CF_READ || call->op == QP_CF_WRITE || call->op == QP_CF_READV ||
-              call->op == QP_CF_WRITEV || call->op == QP_CF_RECV || call->op == QP_CF_SEND ||
-              call->op == QP_CF_RECVMSG || call->op == QP_CF_SENDMSG || call->op == QP_CF_SEND_CALL ||
-              call->op == QP_CF_RECVFROM;
-    unsigned kind = qp_cf_slot_kind(sc, call->slot);
-    return io && (kind == QP_CF_PIPE || kind == QP_CF_SOCKETPAIR);
+    unsigned sys = qp_cf_step_sys(call);
+    unsigned sys_class = sys < QP_SYS_COUNT ? qp_sys_table[sys].sys_class : QP_CLASS_OTHER;
+    bool io = sys_class == QP_CLASS_RECEIVE || sys_class == QP_CLASS_SEND;
+    const qp_cf_kind *kind = qp_cf_kind_row(qp_cf_slot_kind(sc, qp_cf_step_slot(call)));
+    return io && kind != NULL && kind->ended_by_others;
 }
 
 static void host_act(qp_cf_backend *b, const qp_cf_step *st, int fd)

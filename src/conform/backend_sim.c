@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 
+#include "kinds.h"
 #include "quietpoll/conform.h"
 #include "quietpoll/host.h"
 #include "quietpoll/sim.h"
@@ -28,7 +29,8 @@ typedef struct sim_backend {
     const qp_cf_scenario *sc;
     size_t steps_from; /* the trace's first record after the objects were made */
     int fds[QP_CF_SLOTS_MAX];
-    uint8_t slot_kind[QP_CF_SLOTS_MAX];
+    uint8_t slot_peer[QP_CF_SLOTS_MAX]; /* enum qp_cf_peer */
+    bool slot_counter[QP_CF_SLOTS_MAX]; /* a thread's write writes the step's value */
     uint8_t slot_target[QP_CF_SLOTS_MAX];
     const qp_cf_step *thread_actions[QP_EVENTS_MAX];
     unsigned thread_actions_count;
@@ -50,7 +52,7 @@ static void world_hook(void *ctx, qp_os *os, const qp_event *ev)
     int fd = sb->fds[st->slot];
     switch (st->op) {
     case QP_CF_W_WRITE:
-        if (sb->slot_kind[st->slot] == QP_CF_EVENTFD)
+        if (sb->slot_counter[st->slot])
             (void)os->write(os, fd, &st->value, sizeof st->value);
         else
             (void)os->write(os, fd, zeros, st->size);
@@ -97,45 +99,25 @@ static bool sim_open(qp_cf_backend *b, const qp_cf_scenario *sc, int *fds, char 
     unsigned slot = 0;
     for (unsigned i = 0; i < sc->objs_count; i++) {
         const qp_cf_obj *obj = &sc->objs[i];
+        const qp_cf_kind *kind = &qp_cf_kinds[obj->kind];
         int pair[2] = {-1, -1};
-        switch (obj->kind) {
-        case QP_CF_STREAM:
+        switch (kind->peer) {
+        case QP_CF_PEER_STREAM:
             pair[0] = qp_sim_add_stream(&sb->sim);
             break;
-        case QP_CF_PIPE:
-            if (os->pipe2(os, pair, O_NONBLOCK) < 0)
+        case QP_CF_PEER_UDP:
+        case QP_CF_PEER_UDP_UNCONN:
+            pair[0] = qp_sim_add_dgram(&sb->sim, kind->peer == QP_CF_PEER_UDP);
+            break;
+        default:
+            if (kind->make(os, obj, 0, pair) < 0)
                 return false;
-            break;
-        case QP_CF_EVENTFD:
-            pair[0] = os->eventfd(os, obj->init, EFD_NONBLOCK | obj->flags);
-            break;
-        case QP_CF_EPOLL:
-            pair[0] = os->epoll_create1(os, 0);
-            break;
-        case QP_CF_UDP:
-        case QP_CF_UDP_UNCONN:
-            pair[0] = qp_sim_add_dgram(&sb->sim, obj->kind == QP_CF_UDP);
-            break;
-        case QP_CF_SOCKETPAIR:
-            if (os->socketpair(os, AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, pair) < 0)
-                return false;
-            break;
-        case QP_CF_TIMERFD:
-            pair[0] = os->timerfd_create(os, (int)obj->init, TFD_NONBLOCK);
-            break;
-        case QP_CF_DEVNULL:
-            pair[0] = os->open(os, "/dev/null", O_RDWR | O_NONBLOCK, 0);
-            break;
-        case QP_CF_TCP4:
-        case QP_CF_TCP6:
-            pair[0] = os->socket(os, obj->kind == QP_CF_TCP4 ? AF_INET : AF_INET6,
-                                 SOCK_STREAM | SOCK_NONBLOCK, 0);
-            break;
         }
         if (pair[0] < 0)
             return false;
-        for (unsigned k = 0; k < qp_cf_obj_slots(obj->kind); k++) {
-            sb->slot_kind[slot] = obj->kind;
+        for (unsigned k = 0; k < kind->slots; k++) {
+            sb->slot_peer[slot] = kind->peer;
+            sb->slot_counter[slot] = kind->counter;
             sb->slot_target[slot] = (uint8_t)(sb->sim.targets_count - 1);
             fds[slot] = sb->fds[slot] = pair[k];
             slot++;
@@ -187,7 +169,7 @@ static void sim_act(qp_cf_backend *b, const qp_cf_step *st, int fd)
            woken by the send collects: net/ipv4/udp.c __udp4_lib_err), so it
            is the error alone, whose wakeup (every bit, EPOLLERR in every
            entry's mask) covers the send's write-space one (EPOLLOUT) */
-        if (sb->slot_kind[st->slot] == QP_CF_UDP_UNCONN) {
+        if (sb->slot_peer[st->slot] == QP_CF_PEER_UDP_UNCONN) {
             assert(sb->sched.events_count + 1 < QP_EVENTS_MAX);
             qp_event send = ev;
             send.kind = QP_EV_WAKEUP;
@@ -222,13 +204,13 @@ static void sim_act(qp_cf_backend *b, const qp_cf_step *st, int fd)
     default:
         assert(!"not a world action");
     }
-    /* a stream's events act on its target, whatever the slot's kind: the
-       sim ignores them on anything but a stream, as the host does */
+    /* a peer's events act on the slot's target: the sim ignores them on a
+       slot without such a peer, as the host does */
     if ((st->op == QP_CF_W_DATA || st->op == QP_CF_W_EOF || st->op == QP_CF_W_RESET) &&
-        sb->slot_kind[st->slot] != QP_CF_STREAM)
+        sb->slot_peer[st->slot] != QP_CF_PEER_STREAM)
         return;
     if ((st->op == QP_CF_W_DGRAM || st->op == QP_CF_W_ICMP) &&
-        sb->slot_kind[st->slot] != QP_CF_UDP && sb->slot_kind[st->slot] != QP_CF_UDP_UNCONN)
+        !qp_cf_peer_dgram(sb->slot_peer[st->slot]))
         return;
     sb->sched.events[sb->sched.events_count++] = ev;
 }

@@ -11,8 +11,10 @@
 #include <netdb.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -104,6 +106,60 @@ static int64_t (*const callers[QP_SYS_COUNT])(qp_os *os, const uint64_t *v) = {
 #undef QP_LIBC
 };
 
+/* Each row's parameter names, as the row lists its arguments: "(fd, buf, count)". */
+static const char *const row_args[QP_SYS_COUNT] = {
+#define QP_SYSCALL(name, wrap, strace_name, class, wait_args, record, ret, params, args)         \
+    [QP_SYS_##name] = #args,
+#define QP_STRACE(strace_name, class, wait_args)
+#define QP_LIBC(name)
+#include "quietpoll/syscalls.def"
+#undef QP_SYSCALL
+#undef QP_STRACE
+#undef QP_LIBC
+};
+
+int qp__cf_row_param(unsigned sys, const char *param)
+{
+    if (sys >= QP_SYS_COUNT)
+        return -1;
+    size_t want = strlen(param);
+    const char *p = row_args[sys];
+    for (int i = 0; *p != '\0'; i++) {
+        while (*p == '(' || *p == ' ' || *p == ',')
+            p++;
+        size_t n = strcspn(p, ", )");
+        if (n == want && strncmp(p, param, n) == 0)
+            return i;
+        p += n;
+        if (*p == ')' || *p == '\0')
+            break;
+    }
+    return -1;
+}
+
+int64_t qp_cf_step_arg(const qp_cf_step *st, const char *param, int64_t otherwise)
+{
+    if (st->op != QP_CF_CALL)
+        return otherwise;
+    int i = qp__cf_row_param(st->sys, param);
+    return i >= 0 && i < st->args_count ? st->args[i].value : otherwise;
+}
+
+unsigned qp_cf_step_slot(const qp_cf_step *st)
+{
+    if (st->op != QP_CF_CALL)
+        return st->slot;
+    for (unsigned i = 0; i < st->args_count; i++)
+        if (st->args[i].kind == QP_CF_ARG_SLOT)
+            return (unsigned)st->args[i].value;
+    return QP_CF_NO_SLOT;
+}
+
+int32_t qp_cf_step_flags(const qp_cf_step *st)
+{
+    return (int32_t)qp_cf_step_arg(st, "flags", st->flags);
+}
+
 /* Does the call return an fd it made? (v: its arguments) */
 static bool returns_fd(unsigned sys, const uint64_t *v)
 {
@@ -138,6 +194,30 @@ static int64_t compared_ret(const qp_cf_step *st, const uint64_t *v, int64_t ret
 
 static uint8_t arg_buf[QP_CF_ARGS_MAX][QP_CF_IO_BYTES_MAX]; /* zeros */
 
+#define IOV_MAX_LINUX 1024 /* UIO_MAXIOV */
+static uint8_t vec_buf[QP_CF_IO_BYTES_MAX];      /* zeros written, whatever read */
+static struct iovec too_many[IOV_MAX_LINUX + 1]; /* empty iovecs */
+
+/* The step's iovecs over vec_buf (zeros); returns their count. */
+static int iovecs(const qp_cf_step *st, struct iovec *iov, struct iovec **use)
+{
+    if (st->iov_count == QP_CF_IOV_TOO_MANY) {
+        *use = too_many;
+        return IOV_MAX_LINUX + 1;
+    }
+    *use = iov;
+    if (st->iov_count == QP_CF_IOV_NEGATIVE)
+        return -1;
+    size_t at = 0;
+    for (unsigned i = 0; i < st->iov_count; i++) {
+        iov[i] = (struct iovec){.iov_base = vec_buf + at, .iov_len = st->iov_len[i]};
+        at += st->iov_len[i];
+    }
+    assert(at <= sizeof vec_buf);
+    memset(vec_buf, 0, at);
+    return st->iov_count;
+}
+
 void qp__cf_call_row(qp_cf_backend *b, const qp_cf_step *st, const int *fds, qp_cf_result *res)
 {
     assert(st->sys < QP_SYS_COUNT && st->args_count <= QP_CF_ARGS_MAX);
@@ -145,8 +225,12 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_step *st, const int *fds, qp_
     uint64_t v[QP_CF_ARGS_MAX] = {0};
     int made[2] = {-1, -1};
     struct sockaddr_in inet[QP_CF_ARGS_MAX];
-    struct linger ints[QP_CF_ARGS_MAX];
-    struct rlimit limits[QP_CF_ARGS_MAX]; /* an int, or a struct linger: l_onoff first */
+    union {
+        struct linger linger; /* an int, or a struct linger: l_onoff first */
+        uint8_t room[64];     /* whatever an ioctl's request writes back */
+    } ints[QP_CF_ARGS_MAX];
+    struct rlimit limits[QP_CF_ARGS_MAX];
+    int64_t u64_out = -1; /* the argument whose first 8 bytes are compared */
     union {
         struct sockaddr sa;
         struct sockaddr_in in;
@@ -154,6 +238,14 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_step *st, const int *fds, qp_
     } addrs[QP_CF_ARGS_MAX];
     socklen_t lens[QP_CF_ARGS_MAX];
     struct addrinfo hints[QP_CF_ARGS_MAX], *lists[QP_CF_ARGS_MAX];
+    struct sockaddr_storage peers[QP_CF_ARGS_MAX];
+    struct epoll_event events[QP_CF_ARGS_MAX];
+    struct timespec times[QP_CF_ARGS_MAX];
+    int64_t timespec_out = -1; /* the argument whose time is compared */
+    struct iovec iov[QP_CF_IOV_MAX], *use = iov;
+    int iovcnt = iovecs(st, iov, &use);
+    struct msghdr msgs[QP_CF_ARGS_MAX];
+    int64_t msg_out = -1; /* the msghdr whose flags and name length are compared */
     for (unsigned i = 0; i < st->args_count; i++) {
         const qp_cf_arg *a = &st->args[i];
         switch (a->kind) {
@@ -208,9 +300,60 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_step *st, const int *fds, qp_
             v[i] = (uintptr_t)&limits[i];
             break;
         case QP_CF_ARG_INT_PTR:
-            ints[i] = (struct linger){.l_onoff = (int)a->value};
+            memset(&ints[i], 0, sizeof ints[i]);
+            ints[i].linger.l_onoff = (int)a->value;
             v[i] = (uintptr_t)&ints[i];
             break;
+        case QP_CF_ARG_U64: {
+            uint64_t value = (uint64_t)a->value;
+            memset(arg_buf[i], 0, 16);
+            memcpy(arg_buf[i], &value, sizeof value);
+            v[i] = (uintptr_t)arg_buf[i];
+            break;
+        }
+        case QP_CF_ARG_U64_OUT:
+            memset(arg_buf[i], 0, 16);
+            u64_out = i;
+            v[i] = (uintptr_t)arg_buf[i];
+            break;
+        case QP_CF_ARG_EPOLL_EVENT:
+            events[i] = (struct epoll_event){.events = (uint32_t)a->value,
+                                             .data.u64 = (uint64_t)a->value >> 32};
+            v[i] = (uintptr_t)&events[i];
+            break;
+        case QP_CF_ARG_TIMESPEC_OUT:
+            times[i] = (struct timespec){0, 0};
+            timespec_out = i;
+            v[i] = (uintptr_t)&times[i];
+            break;
+        case QP_CF_ARG_IOV:
+            v[i] = (uintptr_t)use;
+            break;
+        case QP_CF_ARG_IOVCNT:
+            v[i] = (uint64_t)(int64_t)iovcnt;
+            break;
+        case QP_CF_ARG_MSG:
+            msgs[i] = (struct msghdr){.msg_iov = use,
+                                      .msg_iovlen = (size_t)iovcnt}; /* -1: SIZE_MAX */
+            if (a->value == QP_CF_MSG_NAME) {
+                msgs[i].msg_name = &peers[i];
+                msgs[i].msg_namelen = sizeof peers[i];
+                msg_out = i;
+            } else if (a->value >= 0) {
+                socklen_t len = 0;
+                b->peer_addr(b, (unsigned)a->value, &peers[i], &len);
+                msgs[i].msg_name = &peers[i];
+                msgs[i].msg_namelen = len;
+            }
+            v[i] = (uintptr_t)&msgs[i];
+            break;
+        case QP_CF_ARG_PEER:
+        case QP_CF_ARG_PEER_LEN: {
+            socklen_t len = 0;
+            b->peer_addr(b, (unsigned)a->value, &peers[i], &len);
+            v[i] = a->kind == QP_CF_ARG_PEER ? (uintptr_t)&peers[i] : (uint64_t)len;
+            break;
+        }
         case QP_CF_ARG_LEN_OUT:
             lens[i] = (socklen_t)a->value;
             v[i] = (uintptr_t)&lens[i];
@@ -257,7 +400,7 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_step *st, const int *fds, qp_
     unsigned texts = 0;
     for (unsigned i = 0; i < st->args_count; i++) {
         if (st->args[i].kind == QP_CF_ARG_INT_PTR)
-            res->value = (uint64_t)(int64_t)ints[i].l_onoff;
+            res->value = (uint64_t)(int64_t)ints[i].linger.l_onoff;
         if (st->args[i].kind == QP_CF_ARG_LEN_OUT)
             res->aux = (int64_t)lens[i];
         if (st->args[i].kind == QP_CF_ARG_TEXT_OUT) {
@@ -280,6 +423,15 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_step *st, const int *fds, qp_
             freeaddrinfo(lists[i]);
         }
     }
+    if (msg_out >= 0 && ret >= 0) {
+        res->value = (uint32_t)msgs[msg_out].msg_flags;
+        res->aux = msgs[msg_out].msg_namelen;
+    }
+    if (timespec_out >= 0)
+        res->value = (uint64_t)times[timespec_out].tv_sec * 1000000000u +
+                     (uint64_t)times[timespec_out].tv_nsec;
+    if (u64_out >= 0 && ret >= 8)
+        memcpy(&res->value, arg_buf[u64_out], sizeof res->value);
     if (returns_fd(st->sys, v) && ret >= 0)
         made[0] = (int)ret;
     for (unsigned k = 0; k < 2; k++)

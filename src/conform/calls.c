@@ -1,7 +1,8 @@
-/* The socket and fd calls of a scenario: fcntl(F_GETFL), ioctl, the calls
- * that create fds (closed again at once: only the result and the
- * O_NONBLOCK of what they made are compared, never fd numbers), accept4,
- * and the scatter-gather calls readv, writev, recvmsg, sendmsg. */
+/* The fd calls of a scenario that are more than one row on its arguments:
+ * fcntl(F_GETFL), of whose result only O_NONBLOCK is compared, and the calls
+ * that create fds, each followed by an F_GETFL of what it made and its
+ * close (only the result and that O_NONBLOCK are compared, never fd
+ * numbers). */
 #include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -11,30 +12,6 @@
 #include <sys/uio.h>
 
 #include "calls.h"
-
-#define IOV_MAX_LINUX 1024 /* UIO_MAXIOV */
-
-static uint8_t vec_buf[QP_CF_IO_BYTES_MAX]; /* zeros written, whatever read */
-static struct iovec too_many[IOV_MAX_LINUX + 1]; /* empty iovecs */
-
-/* The step's iovecs over vec_buf; returns iovcnt. */
-static int iovecs(const qp_cf_step *st, struct iovec *iov, const struct iovec **use)
-{
-    if (st->iov_count == QP_CF_IOV_TOO_MANY) {
-        *use = too_many;
-        return IOV_MAX_LINUX + 1;
-    }
-    *use = iov;
-    if (st->iov_count == QP_CF_IOV_NEGATIVE)
-        return -1;
-    size_t at = 0;
-    for (unsigned i = 0; i < st->iov_count; i++) {
-        iov[i] = (struct iovec){.iov_base = vec_buf + at, .iov_len = st->iov_len[i]};
-        at += st->iov_len[i];
-    }
-    assert(at <= sizeof vec_buf);
-    return st->iov_count;
-}
 
 /* QP_CF_CREATE: the call, then the O_NONBLOCK of its first fd, then closes. */
 static void create(qp_os *os, const qp_cf_step *st, qp_cf_result *res)
@@ -85,8 +62,6 @@ void qp__cf_call_io(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_step
     (void)sc;
     qp_os *os = b->os;
     int fd = qp__cf_slot_fd(fds, st->slot);
-    struct iovec iov[QP_CF_IOV_MAX];
-    const struct iovec *use = iov;
     errno = 0;
     switch (st->op) {
     case QP_CF_GETFL: {
@@ -95,63 +70,9 @@ void qp__cf_call_io(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_step
         res->value = fl >= 0 && (fl & O_NONBLOCK);
         break;
     }
-    case QP_CF_IOCTL: {
-        /* room for whatever a request writes back */
-        union {
-            int value;
-            uint8_t room[64];
-        } arg;
-        memset(&arg, 0, sizeof arg);
-        arg.value = (int)st->value;
-        qp__cf_record(res, os->ioctl(os, fd, st->request, &arg));
-        res->value = (uint64_t)(int64_t)arg.value;
-        break;
-    }
     case QP_CF_CREATE:
         create(os, st, res);
         break;
-    case QP_CF_ACCEPT4: {
-        int rc = os->accept4(os, fd, NULL, NULL, st->flags);
-        qp__cf_record(res, rc < 0 ? -1 : 0);
-        if (rc >= 0)
-            (void)os->close(os, rc);
-        break;
-    }
-    case QP_CF_READV: {
-        int n = iovecs(st, iov, &use);
-        qp__cf_record(res, os->readv(os, fd, use, n));
-        break;
-    }
-    case QP_CF_WRITEV: {
-        int n = iovecs(st, iov, &use);
-        memset(vec_buf, 0, sizeof vec_buf);
-        qp__cf_record(res, os->writev(os, fd, use, n));
-        break;
-    }
-    case QP_CF_RECVMSG: {
-        struct sockaddr_storage name;
-        struct msghdr msg = {.msg_name = &name, .msg_namelen = sizeof name};
-        msg.msg_iovlen = (size_t)iovecs(st, iov, &use);
-        msg.msg_iov = (struct iovec *)use;
-        qp__cf_record(res, os->recvmsg(os, fd, &msg, st->flags));
-        if (res->ret >= 0) {
-            res->value = (uint32_t)msg.msg_flags;
-            res->aux = msg.msg_namelen;
-        }
-        break;
-    }
-    case QP_CF_SENDMSG: {
-        struct sockaddr_storage name;
-        socklen_t namelen = 0;
-        if (st->arg == 1)
-            b->peer_addr(b, st->slot, &name, &namelen);
-        struct msghdr msg = {.msg_name = st->arg == 1 ? &name : NULL, .msg_namelen = namelen};
-        msg.msg_iovlen = (size_t)iovecs(st, iov, &use);
-        msg.msg_iov = (struct iovec *)use;
-        memset(vec_buf, 0, sizeof vec_buf);
-        qp__cf_record(res, os->sendmsg(os, fd, &msg, st->flags | MSG_NOSIGNAL));
-        break;
-    }
     default:
         assert(!"not a socket or fd call");
     }

@@ -23,6 +23,8 @@ void qp__cf_call_io(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_step
 void qp__cf_call_time(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_step *st,
                       const int *fds, qp_cf_result *res, uint64_t *ran_out_ns);
 bool qp__cf_is_time_call(unsigned op);
+/* The index of the row's parameter named param ("flags"), or -1. */
+int qp__cf_row_param(unsigned sys, const char *param);
 /* QP_CF_CALL: the step's row on its recipes (call_row.c). */
 void qp__cf_call_row(qp_cf_backend *b, const qp_cf_step *st, const int *fds, qp_cf_result *res);
 

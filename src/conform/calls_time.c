@@ -21,7 +21,7 @@ bool qp__cf_is_time_call(unsigned op)
 {
     return op == QP_CF_TFD_SET || op == QP_CF_TFD_GET || op == QP_CF_PPOLL ||
            op == QP_CF_SELECT || op == QP_CF_EPOLL_PWAIT || op == QP_CF_NANOSLEEP ||
-           op == QP_CF_CLOCK_NANOSLEEP || op == QP_CF_SCHED_YIELD;
+           op == QP_CF_CLOCK_NANOSLEEP;
 }
 
 /* The time left of a timer or a sleep: a sleep's counts to its hard expiry,
@@ -254,9 +254,6 @@ void qp__cf_call_time(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_st
     case QP_CF_NANOSLEEP:
     case QP_CF_CLOCK_NANOSLEEP:
         sleep_on(os, sc, st, res, ran_out_ns);
-        break;
-    case QP_CF_SCHED_YIELD:
-        qp__cf_record(res, os->sched_yield(os));
         break;
     default:
         assert(!"not a timed call");

@@ -8,26 +8,9 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
+#include "kinds.h"
 #include "quietpoll/conform.h"
 #include "quietpoll/sim.h"
-
-const char *qp_cf_obj_kind_name(unsigned kind)
-{
-    static const char *const names[QP_CF_OBJ_KIND_COUNT] = {
-        [QP_CF_STREAM] = "stream socket", [QP_CF_PIPE] = "pipe",
-        [QP_CF_EVENTFD] = "eventfd",      [QP_CF_EPOLL] = "epoll",
-        [QP_CF_UDP] = "UDP socket",       [QP_CF_UDP_UNCONN] = "unconnected UDP socket",
-        [QP_CF_SOCKETPAIR] = "socketpair", [QP_CF_TIMERFD] = "timerfd",
-        [QP_CF_DEVNULL] = "/dev/null",    [QP_CF_TCP4] = "TCP socket",
-        [QP_CF_TCP6] = "IPv6 TCP socket",
-    };
-    return kind < QP_CF_OBJ_KIND_COUNT ? names[kind] : "?";
-}
-
-unsigned qp_cf_obj_slots(unsigned kind)
-{
-    return kind == QP_CF_PIPE || kind == QP_CF_SOCKETPAIR ? 2 : 1;
-}
 
 static unsigned slots_of(const qp_cf_scenario *sc)
 {
@@ -58,10 +41,10 @@ unsigned qp_cf_slot_kind(const qp_cf_scenario *sc, unsigned slot)
 /* The calls that take no slot of the scenario's. */
 static bool slotless(unsigned op)
 {
-    return op == QP_CF_W_SIGNAL || op == QP_CF_POLL || op == QP_CF_CLOCK_GETRES ||
+    return op == QP_CF_W_SIGNAL || op == QP_CF_POLL ||
            op == QP_CF_CLOCK_COARSE || op == QP_CF_CREATE || op == QP_CF_PPOLL ||
            op == QP_CF_SELECT || op == QP_CF_NANOSLEEP || op == QP_CF_CLOCK_NANOSLEEP ||
-           op == QP_CF_SCHED_YIELD || op == QP_CF_CALL;
+           op == QP_CF_CALL;
 }
 
 /* The host's TCP sockets stay on the loopback: a TCP socket of the
@@ -73,7 +56,7 @@ static const char *check_loopback(const qp_cf_step *st, const uint8_t *slot_kind
     if (st->args_count == 0 || st->args[0].kind != QP_CF_ARG_SLOT)
         return NULL;
     unsigned slot = (unsigned)st->args[0].value;
-    bool tcp = slot_kinds[slot] == QP_CF_TCP4 || slot_kinds[slot] == QP_CF_TCP6;
+    bool tcp = qp_cf_kinds[slot_kinds[slot]].unbound_inet;
     if (st->sys == QP_SYS_bind)
         bound[slot] = true;
     if (st->sys == QP_SYS_listen && tcp && !bound[slot])
@@ -114,8 +97,11 @@ static const char *check_resolver(const qp_cf_step *st)
 }
 
 /* A QP_CF_CALL step's row and recipes; NULL or why not. blocking: the
- * slots a scenario made blocking by now. */
-static const char *check_call(const qp_cf_step *st, unsigned slots, const bool *blocking)
+ * slots a scenario made blocking by now (a read or a write of one is held
+ * to qp_cf_check's rules for reads and writes; an accept or a connect of a
+ * blocking socket could block for good). */
+static const char *check_call(const qp_cf_step *st, unsigned slots, const bool *blocking,
+                              const uint8_t *slot_kinds)
 {
     if (st->sys >= QP_SYS_COUNT)
         return "a call of no row of the syscall table";
@@ -128,8 +114,10 @@ static const char *check_call(const qp_cf_step *st, unsigned slots, const bool *
         const qp_cf_arg *a = &st->args[i];
         if (a->kind == QP_CF_ARG_SLOT && (a->value < 0 || a->value >= (int64_t)slots))
             return "a call on a slot that does not exist";
-        if (a->kind == QP_CF_ARG_SLOT && blocking[a->value])
-            return "a call on a blocking fd (it could block for good)";
+        if (a->kind == QP_CF_ARG_SLOT && blocking[a->value] &&
+            (sys_class == QP_CLASS_ACCEPT || st->sys == QP_SYS_connect) &&
+            qp_cf_kinds[slot_kinds[a->value]].unbound_inet)
+            return "an accept or a connect of a blocking socket (it could block for good)";
         if (a->kind == QP_CF_ARG_BUF && (a->value < 0 || a->value > QP_CF_IO_BYTES_MAX))
             return "a buffer of more bytes than QP_CF_IO_BYTES_MAX";
         if (a->kind == QP_CF_ARG_PATH && (a->value < 0 || (size_t)a->value >= qp_cf_paths_count))
@@ -147,7 +135,12 @@ static const char *check_call(const qp_cf_step *st, unsigned slots, const bool *
             return "a string qp_cf_strings has not";
         if (a->kind == QP_CF_ARG_TEXT_OUT && (a->value < 0 || a->value > QP_CF_IO_BYTES_MAX))
             return "a buffer of more bytes than QP_CF_IO_BYTES_MAX";
-        if (a->kind > QP_CF_ARG_TEXT_OUT)
+        if (a->kind == QP_CF_ARG_EPOLL_EVENT && (uint64_t)a->value >> 32 >= slots)
+            return "an epoll event of a slot that does not exist";
+        if ((a->kind == QP_CF_ARG_PEER || a->kind == QP_CF_ARG_PEER_LEN) &&
+            (a->value < 0 || a->value >= (int64_t)slots))
+            return "the peer of a slot that does not exist";
+        if (a->kind >= QP_CF_ARG_KIND_COUNT)
             return "an unknown argument recipe";
         /* dup2 and dup3 close an open newfd: on the host it is a slot's, or
            a number no fd can have */
@@ -168,7 +161,7 @@ static bool is_wait(unsigned op)
 bool qp_cf_timed(const qp_cf_scenario *sc)
 {
     for (unsigned i = 0; i < sc->objs_count; i++)
-        if (sc->objs[i].kind == QP_CF_TIMERFD)
+        if (qp_cf_kinds[sc->objs[i].kind].timed)
             return true;
     for (unsigned i = 0; i < sc->steps_count; i++) {
         unsigned op = sc->steps[i].op;
@@ -194,24 +187,24 @@ uint64_t qp_cf_time_tolerance_ns(const qp_cf_scenario *sc)
     return sc->tolerance_us != 0 ? sc->tolerance_us * UINT64_C(1000) : 2 * qp_cf_lag_ns_max(sc);
 }
 
-/* The sim object kind a QP_CF_CREATE makes, for the sim's bounds. */
-static unsigned made_kind(unsigned make)
+/* The sim's room a QP_CF_CREATE's object takes, for the sim's bounds. */
+static unsigned made_room(unsigned make)
 {
     switch (make) {
     case QP_CF_MAKE_PIPE:
     case QP_CF_MAKE_PIPE2:
-        return QP_CF_PIPE;
+        return QP_CF_ROOM_PIPES;
     case QP_CF_MAKE_EPOLL:
     case QP_CF_MAKE_EPOLL1:
-        return QP_CF_EPOLL;
+        return QP_CF_ROOM_EPOLLS;
     case QP_CF_MAKE_SOCKETPAIR:
-        return QP_CF_SOCKETPAIR;
+        return QP_CF_ROOM_PAIRS;
     case QP_CF_MAKE_EVENTFD:
-        return QP_CF_EVENTFD;
+        return QP_CF_ROOM_NONE;
     case QP_CF_MAKE_SOCKET:
-        return QP_CF_UDP;
+        return QP_CF_ROOM_DGRAMS;
     default:
-        return QP_CF_TIMERFD;
+        return QP_CF_ROOM_TIMERFDS;
     }
 }
 
@@ -230,31 +223,28 @@ const char *qp_cf_check(const qp_cf_scenario *sc)
 {
     if (sc->objs_count == 0 || sc->objs_count > QP_CF_OBJS_MAX)
         return "objects: 1 to QP_CF_OBJS_MAX";
-    unsigned of_kind[QP_CF_OBJ_KIND_COUNT] = {0};
+    unsigned in_room[QP_CF_ROOM_COUNT] = {0};
     for (unsigned i = 0; i < sc->objs_count; i++) {
         if (sc->objs[i].kind >= QP_CF_OBJ_KIND_COUNT)
             return "an unknown object";
-        of_kind[sc->objs[i].kind]++;
+        in_room[qp_cf_kinds[sc->objs[i].kind].room]++;
     }
     /* what a QP_CF_CREATE makes is closed at once: the sim reuses a closed
        socketpair's or timerfd's room, never a pipe's or an epoll's */
-    bool creates[QP_CF_OBJ_KIND_COUNT] = {false};
+    bool creates[QP_CF_ROOM_COUNT] = {false};
     for (unsigned i = 0; i < sc->steps_count; i++)
         if (sc->steps[i].op == QP_CF_CREATE) {
             if (sc->steps[i].make >= QP_CF_MAKE_COUNT)
                 return "an unknown call to create an object";
-            unsigned kind = made_kind(sc->steps[i].make);
-            if (kind == QP_CF_PIPE || kind == QP_CF_EPOLL || kind == QP_CF_UDP || !creates[kind])
-                of_kind[kind]++;
-            creates[kind] = true;
+            unsigned room = made_room(sc->steps[i].make);
+            if (!qp_cf_rooms[room].reused || !creates[room])
+                in_room[room]++;
+            creates[room] = true;
         }
-    if (of_kind[QP_CF_PIPE] > QP_SIM_PIPES_MAX || of_kind[QP_CF_EPOLL] > QP_SIM_EPOLLS_MAX ||
-        of_kind[QP_CF_UDP] + of_kind[QP_CF_UDP_UNCONN] > QP_SIM_DGRAMS_MAX ||
-        of_kind[QP_CF_SOCKETPAIR] > QP_SIM_UNIX_PAIRS_MAX ||
-        of_kind[QP_CF_TIMERFD] > QP_SIM_TIMERFDS_MAX ||
-        of_kind[QP_CF_TCP4] + of_kind[QP_CF_TCP6] > QP_SIM_TCPS_MAX)
-        return "more pipes, epolls, UDP sockets, socketpairs, timerfds or TCP sockets than the sim "
-               "has";
+    for (unsigned room = QP_CF_ROOM_NONE + 1; room < QP_CF_ROOM_COUNT; room++)
+        if (in_room[room] > qp_cf_rooms[room].max)
+            return "more pipes, epolls, UDP sockets, socketpairs, timerfds or TCP sockets than the "
+                   "sim has";
     unsigned slots = slots_of(sc);
     if (slots > QP_CF_SLOTS_MAX)
         return "too many slots";
@@ -275,7 +265,7 @@ const char *qp_cf_check(const qp_cf_scenario *sc)
         if (!slotless(st->op) && st->slot >= slots)
             return "a step on a slot that does not exist";
         if (st->op == QP_CF_CALL) {
-            const char *why = check_call(st, slots, blocking);
+            const char *why = check_call(st, slots, blocking, slot_kinds);
             if (why == NULL)
                 why = check_loopback(st, slot_kinds, bound);
             if (why == NULL)
@@ -296,8 +286,6 @@ const char *qp_cf_check(const qp_cf_scenario *sc)
             if (st->during)
                 return "peers connect between calls, not while one blocks";
         }
-        if (st->op == QP_CF_EPOLL_CTL && st->slot2 >= slots)
-            return "epoll_ctl of a slot that does not exist";
         if (st->size > QP_CF_IO_BYTES_MAX)
             return "more bytes than QP_CF_IO_BYTES_MAX";
         if (st->op == QP_CF_W_DATA && st->size > QP_CF_STREAM_BYTES_MAX)
@@ -326,25 +314,24 @@ const char *qp_cf_check(const qp_cf_scenario *sc)
             actions += st->op == QP_CF_W_ICMP ? 2 : 1; /* the sim's: a send, then the error */
         if (st->op == QP_CF_SET_BLOCKING)
             blocking[st->slot] = st->size != 0;
-        if (st->op == QP_CF_IOCTL && st->request == FIONBIO)
-            blocking[st->slot] = st->value == 0;
+        unsigned sys = qp_cf_step_sys(st);
+        unsigned sys_class = sys < QP_SYS_COUNT ? qp_sys_table[sys].sys_class : QP_CLASS_OTHER;
+        unsigned slot = qp_cf_step_slot(st);
+        if (sys == QP_SYS_ioctl && qp_cf_step_arg(st, "request", 0) == FIONBIO &&
+            slot < slots)
+            blocking[slot] = qp_cf_step_arg(st, "arg", 1) == 0;
         /* a call that may block for good has a world action to end it (and
            the host's watchdog behind that); the sim's reads block only on
            a socketpair end or a timerfd */
-        bool reads = st->op == QP_CF_READ || st->op == QP_CF_EFD_READ || st->op == QP_CF_RECV ||
-                     st->op == QP_CF_RECVFROM ||
-                     st->op == QP_CF_READV || st->op == QP_CF_RECVMSG;
-        bool writes = st->op == QP_CF_WRITE || st->op == QP_CF_EFD_WRITE ||
-                      st->op == QP_CF_SEND || st->op == QP_CF_WRITEV || st->op == QP_CF_SENDMSG ||
-                      st->op == QP_CF_SEND_CALL;
-        unsigned kind = slotless(st->op) ? QP_CF_OBJ_KIND_COUNT : qp_cf_slot_kind(sc, st->slot);
-        bool reads_block = kind == QP_CF_SOCKETPAIR || kind == QP_CF_TIMERFD;
-        bool dontwait = (st->op == QP_CF_RECV || st->op == QP_CF_RECVMSG || st->op == QP_CF_RECVFROM) &&
-                        (st->flags & MSG_DONTWAIT);
-        if (reads && blocking[st->slot] && !reads_block)
+        bool reads = sys_class == QP_CLASS_RECEIVE && slot < slots;
+        bool writes = sys_class == QP_CLASS_SEND && slot < slots;
+        const qp_cf_kind *kind = reads || writes ? qp_cf_kind_row(qp_cf_slot_kind(sc, slot)) : NULL;
+        bool reads_block = kind != NULL && kind->reads_block;
+        bool dontwait = reads && (qp_cf_step_flags(st) & MSG_DONTWAIT);
+        if (reads && blocking[slot] && !reads_block)
             return "a read of a blocking fd (the sim's reads block only on a socketpair end or a "
                    "timerfd)";
-        if (((reads && !dontwait) || writes) && blocking[st->slot] && !during)
+        if (((reads && !dontwait) || writes) && blocking[slot] && !during)
             return "a read or write of a blocking fd without a world action during it";
         bool waits_for_good = st->op == QP_CF_PPOLL || st->op == QP_CF_SELECT
                                   ? st->time_ns < 0

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kinds.h"
 #include "quietpoll/conform.h"
 #include "quietpoll/trace.h"
 
@@ -57,19 +58,13 @@ void qp_cf_print_side_by_side(FILE *out, const qp_cf_scenario *sc, const qp_cf_o
     unsigned slot = 0;
     for (unsigned i = 0; i < sc->objs_count; i++) {
         const qp_cf_obj *obj = &sc->objs[i];
-        if (obj->kind == QP_CF_PIPE) {
-            fprintf(out, " s%u=pipe read end, s%u=pipe write end", slot, slot + 1);
-            slot += 2;
-        } else if (obj->kind == QP_CF_SOCKETPAIR) {
-            fprintf(out, " s%u=socketpair end 0, s%u=socketpair end 1", slot, slot + 1);
-            slot += 2;
-        } else {
-            fprintf(out, " s%u=%s", slot++, qp_cf_obj_kind_name(obj->kind));
-            if (obj->kind == QP_CF_EVENTFD)
-                fprintf(out, "(%u%s)", obj->init, obj->flags ? ", EFD_SEMAPHORE" : "");
-            if (obj->kind == QP_CF_TIMERFD)
-                fprintf(out, "(%s)", qp_clock_name((int32_t)obj->init));
-        }
+        const qp_cf_kind *kind = &qp_cf_kinds[obj->kind];
+        char fields[64] = "";
+        if (kind->describe != NULL)
+            kind->describe(obj, fields, sizeof fields);
+        for (unsigned k = 0; k < kind->slots; k++, slot++)
+            fprintf(out, "%s s%u=%s%s", k > 0 ? "," : "", slot,
+                    kind->slots == 2 ? kind->slot_names[k] : kind->name, fields);
         fprintf(out, "%s", i + 1 < sc->objs_count ? "," : "\n");
     }
     if (kernel->setup_failed)

@@ -51,8 +51,10 @@ static bool wait_watches(const qp_cf_scenario *sc, size_t index, unsigned slot)
         return false;
     }
     for (size_t i = 0; i < index; i++)
-        if (sc->steps[i].op == QP_CF_EPOLL_CTL && sc->steps[i].flags == EPOLL_CTL_ADD &&
-            sc->steps[i].slot == st->slot && sc->steps[i].slot2 == slot)
+        if (qp_cf_step_sys(&sc->steps[i]) == QP_SYS_epoll_ctl &&
+            qp_cf_step_arg(&sc->steps[i], "op", -1) == EPOLL_CTL_ADD &&
+            qp_cf_step_arg(&sc->steps[i], "epfd", -1) == st->slot &&
+            qp_cf_step_arg(&sc->steps[i], "fd", -1) == slot)
             return true;
     return false;
 }
@@ -78,7 +80,8 @@ static bool epoll_ioctl(const qp_cf_scenario *sc, size_t index, const qp_cf_resu
                         const qp_cf_result *kernel)
 {
     const qp_cf_step *st = &sc->steps[index];
-    return st->op == QP_CF_IOCTL && qp_cf_slot_kind(sc, st->slot) == QP_CF_EPOLL &&
+    return qp_cf_step_sys(st) == QP_SYS_ioctl &&
+           qp_cf_slot_kind(sc, qp_cf_step_slot(st)) == QP_CF_EPOLL &&
            sim->kind == QP_CF_RES_CALL && kernel->kind == QP_CF_RES_CALL && sim->ret == -1 &&
            sim->err == EINVAL && kernel->ret == -1 && kernel->err == ENOTTY;
 }
@@ -88,9 +91,10 @@ static bool socketpair_capacity(const qp_cf_scenario *sc, size_t index, const qp
                                 const qp_cf_result *kernel)
 {
     const qp_cf_step *st = &sc->steps[index];
-    bool writes = st->op == QP_CF_WRITE || st->op == QP_CF_SEND || st->op == QP_CF_WRITEV ||
-                  st->op == QP_CF_SENDMSG;
-    if (!writes || qp_cf_slot_kind(sc, st->slot) != QP_CF_SOCKETPAIR ||
+    unsigned sys = qp_cf_step_sys(st);
+    bool writes = sys == QP_SYS_write || sys == QP_SYS_send || sys == QP_SYS_writev ||
+                  sys == QP_SYS_sendmsg;
+    if (!writes || qp_cf_slot_kind(sc, qp_cf_step_slot(st)) != QP_CF_SOCKETPAIR ||
         sim->kind != QP_CF_RES_CALL || kernel->kind != QP_CF_RES_CALL || kernel->ret < 0)
         return false;
     bool short_write = sim->ret >= 0 && sim->ret < kernel->ret;
@@ -135,7 +139,8 @@ static bool fioasync(const qp_cf_scenario *sc, size_t index, const qp_cf_result 
                      const qp_cf_result *kernel)
 {
     const qp_cf_step *st = &sc->steps[index];
-    return st->op == QP_CF_IOCTL && st->request == FIOASYNC && st->value != 0 &&
+    return qp_cf_step_sys(st) == QP_SYS_ioctl && qp_cf_step_arg(st, "request", 0) == FIOASYNC &&
+           qp_cf_step_arg(st, "arg", 0) != 0 &&
            sim_fails_kernel_makes(sim, kernel, ENOTTY);
 }
 
@@ -144,10 +149,17 @@ static bool siocoutq(const qp_cf_scenario *sc, size_t index, const qp_cf_result 
                      const qp_cf_result *kernel)
 {
     const qp_cf_step *st = &sc->steps[index];
-    unsigned kind = qp_cf_slot_kind(sc, st->slot);
-    return st->op == QP_CF_IOCTL && st->request == SIOCOUTQ &&
+    unsigned kind = qp_cf_slot_kind(sc, qp_cf_step_slot(st));
+    return qp_cf_step_sys(st) == QP_SYS_ioctl && qp_cf_step_arg(st, "request", 0) == SIOCOUTQ &&
            (kind == QP_CF_SOCKETPAIR || kind == QP_CF_STREAM) &&
            sim_fails_kernel_makes(sim, kernel, ENOTTY);
+}
+
+/* Is st a send or a sendmsg (with flags, on a slot of the scenario's)? */
+static bool is_send(const qp_cf_step *st)
+{
+    unsigned sys = qp_cf_step_sys(st);
+    return sys == QP_SYS_send || sys == QP_SYS_sendmsg;
 }
 
 /* Is step index a call on slot, or a wait that watches it? */
@@ -156,7 +168,7 @@ static bool touches(const qp_cf_scenario *sc, size_t index, unsigned slot)
     const qp_cf_step *st = &sc->steps[index];
     if (st->op >= QP_CF_FIRST_ACTION)
         return false;
-    return st->slot == slot || wait_watches(sc, index, slot);
+    return qp_cf_step_slot(st) == slot || wait_watches(sc, index, slot);
 }
 
 /* Is there a send with flag before index on a slot of kind (with bytes),
@@ -167,18 +179,19 @@ static bool after_flagged_send(const qp_cf_scenario *sc, size_t index, const qp_
 {
     for (size_t i = 0; i <= index; i++) {
         const qp_cf_step *st = &sc->steps[i];
-        bool sends = (st->op == QP_CF_SEND || st->op == QP_CF_SEND_CALL || st->op == QP_CF_SENDMSG) &&
-                     (st->flags & flag) &&
-                     qp_cf_slot_kind(sc, st->slot) == kind;
+        unsigned slot = qp_cf_step_slot(st);
+        bool sends = is_send(st) && (qp_cf_step_flags(st) & flag) &&
+                     qp_cf_slot_kind(sc, slot) == kind;
         if (!sends)
             continue;
         if (i == index)
-            return !refused || (sim->ret == -1 && sim->err == EOPNOTSUPP && st->size > 0 &&
+            return !refused || (sim->ret == -1 && sim->err == EOPNOTSUPP &&
+                                qp_cf_step_arg(st, "len", st->size) > 0 &&
                                 (kernel->ret > 0 || kernel->err != EOPNOTSUPP));
         /* the pair's other end is the slot beside it (objects take slots in order) */
-        const qp_cf_obj *obj = qp_cf_slot_obj(sc, st->slot);
+        const qp_cf_obj *obj = qp_cf_slot_obj(sc, slot);
         for (unsigned s = 0; s < QP_CF_SLOTS_MAX; s++)
-            if ((s == st->slot || (kind == QP_CF_SOCKETPAIR && qp_cf_slot_obj(sc, s) == obj)) &&
+            if ((s == slot || (kind == QP_CF_SOCKETPAIR && qp_cf_slot_obj(sc, s) == obj)) &&
                 touches(sc, index, s))
                 return true;
     }
@@ -198,16 +211,15 @@ static bool tcp_more(const qp_cf_scenario *sc, size_t index, const qp_cf_result 
                      const qp_cf_result *kernel)
 {
     return index > 0 && after_flagged_send(sc, index, sim, kernel, QP_CF_STREAM, MSG_MORE, false) &&
-           (sc->steps[index].op != QP_CF_SEND || !(sc->steps[index].flags & MSG_MORE));
+           (!is_send(&sc->steps[index]) || !(qp_cf_step_flags(&sc->steps[index]) & MSG_MORE));
 }
 
 /* A UDP socket's datagram that a send with MSG_MORE corked, after it. */
 static bool udp_more(const qp_cf_scenario *sc, size_t index, const qp_cf_result *sim,
                      const qp_cf_result *kernel)
 {
-    bool more = sc->steps[index].op == QP_CF_SEND || sc->steps[index].op == QP_CF_SEND_CALL ||
-                sc->steps[index].op == QP_CF_SENDMSG;
-    return index > 0 && !(more && (sc->steps[index].flags & MSG_MORE)) &&
+    bool more = is_send(&sc->steps[index]) && (qp_cf_step_flags(&sc->steps[index]) & MSG_MORE);
+    return index > 0 && !more &&
            (after_flagged_send(sc, index, sim, kernel, QP_CF_UDP, MSG_MORE, false) ||
             after_flagged_send(sc, index, sim, kernel, QP_CF_UDP_UNCONN, MSG_MORE, false));
 }

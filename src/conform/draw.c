@@ -15,13 +15,8 @@
 
 #include "draw.h"
 #include "quietpoll/sim.h"
+#include "scenarios.h"
 
-static const uint32_t pipe_sizes[] = {1, 10, 100, 3996, 4095, 4096, 4097, 5000, 61440, 65536};
-static const uint32_t stream_sizes[] = {0, 1, 10, 100, 4096, 16384};
-static const uint32_t dgram_sizes[] = {0, 1, 10, 100, 2000};
-static const uint64_t efd_values[] = {0, 1, 2, 3, UINT64_MAX - 3, UINT64_MAX - 2, UINT64_MAX - 1,
-                                      UINT64_MAX};
-static const uint32_t efd_lengths[] = {8, 4, 16};
 static const short poll_masks[] = {POLLIN, POLLOUT, POLLIN | POLLOUT, POLLIN | POLLRDHUP, 0,
                                    POLLIN | POLLOUT | POLLRDHUP, POLLRDNORM, POLLWRNORM | POLLWRBAND,
                                    POLLPRI | POLLIN, POLLIN | POLLRDNORM | POLLOUT | POLLWRNORM};
@@ -83,87 +78,7 @@ static void draw_io(drawer *d)
     qp_cf_step *st = qp__cf_draw_push(d);
     st->slot = (uint8_t)slot;
     bool write = qp_tape_choice(d->tape, 2);
-    switch (d->kind[slot]) {
-    case QP_CF_PIPE:
-        st->op = write ? QP_CF_WRITE : QP_CF_READ;
-        st->size = PICK(d->tape, pipe_sizes);
-        if (!write && d->blocking[slot])
-            st->op = QP_CF_WRITE; /* the sim's reads never block */
-        if (st->op == QP_CF_WRITE && d->blocking[slot])
-            st->op = QP_CF_READ, st->slot = (uint8_t)(slot - 1); /* writes block only with help */
-        break;
-    case QP_CF_EVENTFD:
-        st->op = write ? QP_CF_EFD_WRITE : QP_CF_EFD_READ;
-        st->size = PICK(d->tape, efd_lengths);
-        st->value = PICK(d->tape, efd_values);
-        break;
-    case QP_CF_STREAM:
-    case QP_CF_SOCKETPAIR: {
-        /* MSG_PEEK: drawn on socketpair ends only; MSG_OOB: no out-of-band
-           byte is ever there (EINVAL), and a socketpair end's send of one
-           is drawn of 0 bytes only (the documented divergence unix-oob) */
-        static const int32_t stream_recv_flags[] = {0, 0, MSG_OOB, MSG_ERRQUEUE, MSG_WAITALL,
-                                                    MSG_DONTWAIT, MSG_TRUNC};
-        static const int32_t pair_recv_flags[] = {0, MSG_PEEK, MSG_DONTWAIT, MSG_WAITALL, MSG_OOB,
-                                                  MSG_ERRQUEUE, MSG_TRUNC, MSG_PEEK | MSG_DONTWAIT};
-        static const int32_t send_flags[] = {0, 0, MSG_DONTWAIT, MSG_MORE, MSG_OOB};
-        bool pair = d->kind[slot] == QP_CF_SOCKETPAIR;
-        uint32_t sent_max = pair ? PAIR_SENT_MAX : STREAM_SENT_MAX;
-        st->op = write  ? (pair && qp_tape_choice(d->tape, 2) ? QP_CF_WRITE : QP_CF_SEND)
-                 : qp_tape_choice(d->tape, 2) ? QP_CF_RECV
-                                              : QP_CF_READ;
-        st->size = PICK(d->tape, stream_sizes);
-        if (st->op == QP_CF_RECV || st->op == QP_CF_RECVFROM)
-            st->flags = pair ? PICK(d->tape, pair_recv_flags) : PICK(d->tape, stream_recv_flags);
-        if (st->op == QP_CF_SEND && qp_tape_choice(d->tape, 3) == 0)
-            st->op = QP_CF_SEND_CALL; /* send(), not sendto() */
-        if (st->op == QP_CF_RECV && qp_tape_choice(d->tape, 3) == 0)
-            st->op = QP_CF_RECVFROM;
-        if (st->op == QP_CF_SEND || st->op == QP_CF_SEND_CALL) {
-            st->flags = PICK(d->tape, send_flags);
-            if (st->flags == MSG_OOB && (pair || st->size == 0))
-                st->size = 0; /* a stream's urgent byte goes to the world's peer as any */
-            if ((st->flags == MSG_OOB || st->flags == MSG_MORE) && !pair)
-                st->flags = 0; /* the world's peer drains with plain reads; MSG_MORE
-                                  corks (the documented divergence tcp-more) */
-        }
-        if (write) {
-            if (d->stream_sent[slot] + st->size > sent_max)
-                st->size = 0;
-            d->stream_sent[slot] += st->size;
-        }
-        break;
-    }
-    case QP_CF_UDP:
-    case QP_CF_UDP_UNCONN:
-        if (write) {
-            static const int32_t udp_send_flags[] = {0, 0, MSG_OOB, MSG_DONTWAIT, MSG_CONFIRM};
-            static const uint8_t udp_sends[] = {QP_CF_SENDTO_PEER, QP_CF_SEND, QP_CF_SEND_CALL};
-            st->op = PICK(d->tape, udp_sends);
-            st->size = PICK(d->tape, dgram_sizes);
-            st->flags = PICK(d->tape, udp_send_flags);
-        } else {
-            static const int32_t udp_recv_flags[] = {0, MSG_TRUNC, MSG_ERRQUEUE, MSG_PEEK | MSG_TRUNC,
-                                                     MSG_WAITALL, MSG_OOB};
-            st->op = qp_tape_choice(d->tape, 3) ? QP_CF_RECV : QP_CF_RECVFROM;
-            st->size = PICK(d->tape, dgram_sizes);
-            st->flags = PICK(d->tape, udp_recv_flags);
-        }
-        break;
-    case QP_CF_EPOLL:
-        st->op = QP_CF_EPOLL_WAIT;
-        st->size = QP_CF_EVENTS_MAX;
-        break;
-    case QP_CF_TIMERFD:
-        st->op = write ? QP_CF_EFD_WRITE : QP_CF_EFD_READ;
-        st->size = PICK(d->tape, efd_lengths);
-        st->value = 1;
-        break;
-    case QP_CF_DEVNULL:
-        st->op = write ? QP_CF_WRITE : QP_CF_READ;
-        st->size = PICK(d->tape, pipe_sizes);
-        break;
-    }
+    qp_cf_kinds[d->kind[slot]].draw_io(d, st, slot, write);
 }
 
 void qp__cf_draw_poll(drawer *d, qp_cf_step *st, int timeout_ms)
@@ -188,75 +103,37 @@ static void draw_epoll(drawer *d, qp_cf_step *st, int timeout_ms)
         return;
     }
     static const int ops[] = {EPOLL_CTL_ADD, EPOLL_CTL_MOD, EPOLL_CTL_DEL};
-    st->op = QP_CF_EPOLL_CTL;
-    st->flags = PICK(d->tape, ops);
-    st->slot2 = (uint8_t)qp__cf_draw_slot(d);
-    st->events = PICK(d->tape, epoll_masks);
+    unsigned ep = st->slot;
+    int op = PICK(d->tape, ops);
+    unsigned slot = qp__cf_draw_slot(d);
+    uint32_t events = PICK(d->tape, epoll_masks);
+    *st = (qp_cf_step)EP_CTL(ep, op, slot, events);
 }
 
 void qp__cf_draw_action(drawer *d, qp_cf_step *st)
 {
-    static const uint8_t stream_ops[] = {QP_CF_W_DATA, QP_CF_W_EOF, QP_CF_W_RESET, QP_CF_W_SIGNAL};
-    static const uint8_t udp_ops[] = {QP_CF_W_DGRAM, QP_CF_W_ICMP, QP_CF_W_SIGNAL};
-    static const uint8_t thread_ops[] = {QP_CF_W_WRITE, QP_CF_W_READ, QP_CF_W_CLOSE,
-                                         QP_CF_W_SIGNAL};
     unsigned slot = qp__cf_draw_slot(d);
     st->slot = (uint8_t)slot;
-    switch (d->kind[slot]) {
-    case QP_CF_STREAM:
-        st->op = PICK(d->tape, stream_ops);
-        st->size = PICK(d->tape, stream_sizes);
-        if (d->stream_sent[slot] + st->size > STREAM_SENT_MAX)
-            st->size = 0;
-        break;
-    case QP_CF_UDP:
-    case QP_CF_UDP_UNCONN:
-        st->op = PICK(d->tape, udp_ops);
-        st->size = PICK(d->tape, dgram_sizes);
-        d->actions += st->op == QP_CF_W_ICMP; /* two sim events: a send, then the error */
-        break;
-    default:
-        st->op = PICK(d->tape, thread_ops);
-        st->size = PICK(d->tape, pipe_sizes);
-        if (d->kind[slot] == QP_CF_EVENTFD)
-            st->value = PICK(d->tape, efd_values);
-        if (st->op == QP_CF_W_WRITE && d->kind[slot] == QP_CF_PIPE && !d->write_end[slot])
-            st->op = QP_CF_W_READ;
-        if (st->op == QP_CF_W_READ && d->kind[slot] == QP_CF_PIPE && d->write_end[slot])
-            st->op = QP_CF_W_WRITE;
-        if (d->kind[slot] == QP_CF_EPOLL && st->op != QP_CF_W_CLOSE)
-            st->op = QP_CF_W_SIGNAL;
-        if (st->op == QP_CF_W_WRITE && d->kind[slot] == QP_CF_SOCKETPAIR) {
-            if (d->stream_sent[slot] + st->size > PAIR_SENT_MAX)
-                st->size = PAIR_SENT_MAX - d->stream_sent[slot];
-            d->stream_sent[slot] += st->size;
-        }
-        break;
-    }
+    qp_cf_kinds[d->kind[slot]].draw_action(d, st, slot);
     d->actions++;
 }
 
 /* The slot whose readiness a world action changes, and the events it
  * brings (0: none, the action does not end a wait on its own). A thread's
- * write to a pipe's write end or a socketpair end is read at the other end;
- * its read frees room at the other end. */
+ * write to an end of a two-slot object (a pipe's write end, a socketpair
+ * end) is read at the other end; its read frees room at the other end. */
 static unsigned watched_by(const drawer *d, const qp_cf_step *act, short *events)
 {
-    unsigned slot = act->slot, other = slot;
-    if (d->kind[slot] == QP_CF_PIPE)
-        other = d->write_end[slot] ? slot - 1 : slot + 1;
-    for (unsigned s = 0; s < d->slots && d->kind[slot] == QP_CF_SOCKETPAIR; s++)
-        if (d->kind[s] == QP_CF_SOCKETPAIR && s != slot)
-            other = s; /* the one pair a drawn scenario has */
+    unsigned slot = act->slot, other = d->other_end[slot];
     *events = POLLIN;
     switch (act->op) {
     case QP_CF_W_WRITE:
-        return d->kind[slot] == QP_CF_PIPE || d->kind[slot] == QP_CF_SOCKETPAIR ? other : slot;
+        return other;
     case QP_CF_W_READ:
         *events = POLLOUT;
-        return d->kind[slot] == QP_CF_PIPE || d->kind[slot] == QP_CF_SOCKETPAIR ? other : slot;
+        return other;
     case QP_CF_W_CLOSE:
-        *events = d->kind[slot] == QP_CF_PIPE && !d->write_end[slot] ? POLLOUT : POLLIN;
+        *events = qp_cf_kinds[d->kind[slot]].one_way && !d->write_end[slot] ? POLLOUT : POLLIN;
         return other;
     case QP_CF_W_SIGNAL:
         *events = 0;
@@ -290,9 +167,8 @@ static void draw_block(drawer *d)
         qp__cf_draw_action(d, act);
         act->during = true;
         qp_cf_step *w = qp__cf_draw_push(d);
-        w->op = QP_CF_WRITE;
-        w->slot = (uint8_t)pipe_w;
-        w->size = PICK(d->tape, pipe_sizes);
+        uint32_t size = PICK(d->tape, qp__cf_pipe_sizes);
+        *w = (qp_cf_step)WRITE(pipe_w, size);
         return;
     }
     qp_cf_step *act = qp__cf_draw_push(d);
@@ -332,27 +208,20 @@ void qp_cf_draw(qp_tape *tape, qp_cf_scenario *sc)
     unsigned objs = 1 + qp_tape_choice(tape, 3);
     for (unsigned i = 0; i < objs; i++) {
         unsigned kind = qp_tape_choice(tape, QP_CF_DRAWN_KINDS);
-        unsigned need = qp_cf_obj_slots(kind);
-        bool udp = kind == QP_CF_UDP || kind == QP_CF_UDP_UNCONN;
-        /* one socketpair, so that a drawn socketpair_create has room too;
-           one timerfd, so that expirations keep to one grid of times */
-        if (d.slots + need > QP_CF_SLOTS_MAX || (kind == QP_CF_EPOLL && d.epolls == QP_SIM_EPOLLS_MAX) ||
-            (kind == QP_CF_PIPE && d.pipes == QP_SIM_PIPES_MAX) ||
-            (udp && d.udps == QP_SIM_DGRAMS_MAX) || (kind == QP_CF_SOCKETPAIR && d.pairs > 0) ||
-            (kind == QP_CF_TIMERFD && d.timer_slot >= 0))
+        const qp_cf_kind *row = &qp_cf_kinds[kind];
+        unsigned room_max = row->drawn_max != 0 ? row->drawn_max : qp_cf_rooms[row->room].max;
+        if (d.slots + row->slots > QP_CF_SLOTS_MAX ||
+            (row->room != QP_CF_ROOM_NONE && d.in_room[row->room] >= room_max))
             continue;
-        d.pipes += kind == QP_CF_PIPE;
-        d.udps += udp;
-        d.pairs += kind == QP_CF_SOCKETPAIR;
+        d.in_room[row->room]++;
         qp_cf_obj *obj = &sc->objs[sc->objs_count++];
         obj->kind = (uint8_t)kind;
-        if (kind == QP_CF_EVENTFD) {
-            obj->init = (uint32_t)qp_tape_choice(tape, 3);
-            obj->flags = qp_tape_choice(tape, 2) ? EFD_SEMAPHORE : 0;
-        }
-        for (unsigned k = 0; k < need; k++) {
+        if (row->draw_obj != NULL)
+            row->draw_obj(&d, obj);
+        for (unsigned k = 0; k < row->slots; k++) {
             d.kind[d.slots] = (uint8_t)kind;
-            d.write_end[d.slots] = kind == QP_CF_PIPE && k == 1;
+            d.write_end[d.slots] = row->one_way && k == 1;
+            d.other_end[d.slots] = (uint8_t)(row->slots == 2 ? d.slots + 1 - 2 * k : d.slots);
             d.slots++;
         }
         if (kind == QP_CF_EPOLL) {
@@ -360,11 +229,8 @@ void qp_cf_draw(qp_tape *tape, qp_cf_scenario *sc)
             if (d.epoll_slot < 0)
                 d.epoll_slot = (int)d.slots - 1;
         }
-        if (kind == QP_CF_TIMERFD) {
-            static const uint32_t clocks[] = {CLOCK_MONOTONIC, CLOCK_REALTIME, CLOCK_BOOTTIME};
-            obj->init = PICK(tape, clocks);
+        if (kind == QP_CF_TIMERFD)
             d.timer_slot = (int)d.slots - 1;
-        }
     }
     unsigned drawn = 0;
     while (drawn++ < DRAWN_STEPS_MAX && qp__cf_draw_room(&d, 1) &&
@@ -394,8 +260,8 @@ void qp_cf_draw(qp_tape *tape, qp_cf_scenario *sc)
             break;
         case D_CLOSE: {
             qp_cf_step *st = qp__cf_draw_push(&d);
-            st->op = QP_CF_CLOSE;
-            st->slot = (uint8_t)qp__cf_draw_slot(&d);
+            unsigned slot = qp__cf_draw_slot(&d);
+            *st = (qp_cf_step)CLOSE(slot);
             break;
         }
         }

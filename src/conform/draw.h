@@ -3,6 +3,7 @@
 #ifndef QUIETPOLL_CONFORM_DRAW_H
 #define QUIETPOLL_CONFORM_DRAW_H
 
+#include "kinds.h"
 #include "quietpoll/conform.h"
 #include "quietpoll/sim.h"
 #include "quietpoll/tape.h"
@@ -32,12 +33,24 @@
 
 #define PICK(tape, table) ((table)[qp_tape_choice((tape), sizeof(table) / sizeof((table)[0]))])
 
+/* The sizes and values drawn where bugs live (page and PIPE_BUF edges, a
+   full pipe, the eventfd maximum): draw.c's, and each kind's (kinds.c) */
+#define QP_CF_DRAWN_TABLE static const __attribute__((unused))
+QP_CF_DRAWN_TABLE uint32_t qp__cf_pipe_sizes[] = {1,    10,   100,   3996, 4095,
+                                                  4096, 4097, 5000, 61440, 65536};
+QP_CF_DRAWN_TABLE uint32_t qp__cf_stream_sizes[] = {0, 1, 10, 100, 4096, 16384};
+QP_CF_DRAWN_TABLE uint32_t qp__cf_dgram_sizes[] = {0, 1, 10, 100, 2000};
+QP_CF_DRAWN_TABLE uint64_t qp__cf_efd_values[] = {
+    0, 1, 2, 3, UINT64_MAX - 3, UINT64_MAX - 2, UINT64_MAX - 1, UINT64_MAX};
+QP_CF_DRAWN_TABLE uint32_t qp__cf_efd_lengths[] = {8, 4, 16};
+
 typedef struct drawer {
     qp_cf_scenario *sc;
     qp_tape *tape;
     unsigned slots;
     uint8_t kind[QP_CF_SLOTS_MAX];
-    bool write_end[QP_CF_SLOTS_MAX]; /* a pipe's write end */
+    bool write_end[QP_CF_SLOTS_MAX]; /* a one-way object's (a pipe's) write end */
+    uint8_t other_end[QP_CF_SLOTS_MAX]; /* the object's other slot (a one-slot object's: itself) */
     bool blocking[QP_CF_SLOTS_MAX];
     int epoll_slot; /* the first epoll set, or -1 */
     uint8_t epoll_slots[QP_SIM_EPOLLS_MAX]; /* every epoll set: a set may hold the other */
@@ -46,7 +59,7 @@ typedef struct drawer {
     int timer_slot; /* the one timerfd a drawn scenario has, or -1 */
     uint32_t stream_sent[QP_CF_SLOTS_MAX]; /* streams; socketpair ends: written to it */
     unsigned actions;
-    unsigned pipes, udps, pairs; /* within the sim's QP_SIM_PIPES_MAX, ... */
+    unsigned in_room[QP_CF_ROOM_COUNT]; /* objects drawn of each sim room (kinds.h) */
 } drawer;
 
 bool qp__cf_draw_room(const drawer *d, unsigned steps);

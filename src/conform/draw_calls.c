@@ -19,6 +19,7 @@
 
 #include "draw.h"
 #include "quietpoll/sim.h"
+#include "scenarios.h"
 
 #define MS_NS INT64_C(1000000)
 #define STEP_MS DRAWN_WAIT_MS /* a sleep, or a wait that runs out */
@@ -39,14 +40,8 @@ static const uint8_t masks[] = {QP_CF_MASK_NULL, QP_CF_MASK_EMPTY, QP_CF_MASK_SI
 /* The kinds a slot's bytes are bounded on: what it may still send. */
 static uint32_t send_budget(const drawer *d, unsigned slot)
 {
-    switch (d->kind[slot]) {
-    case QP_CF_STREAM:
-        return STREAM_SENT_MAX - d->stream_sent[slot];
-    case QP_CF_SOCKETPAIR:
-        return PAIR_SENT_MAX - d->stream_sent[slot];
-    default:
-        return QP_CF_IO_BYTES_MAX;
-    }
+    uint32_t sent_max = qp_cf_kinds[d->kind[slot]].sent_max;
+    return sent_max != 0 ? sent_max - d->stream_sent[slot] : QP_CF_IO_BYTES_MAX;
 }
 
 static void draw_iov(drawer *d, qp_cf_step *st, bool sends)
@@ -71,34 +66,52 @@ static void draw_iov(drawer *d, qp_cf_step *st, bool sends)
 
 static void draw_vec(drawer *d, qp_cf_step *st)
 {
-    static const uint8_t ops[] = {QP_CF_READV, QP_CF_WRITEV, QP_CF_RECVMSG, QP_CF_SENDMSG};
-    st->slot = (uint8_t)qp__cf_draw_slot(d);
-    st->op = PICK(d->tape, ops);
-    unsigned kind = d->kind[st->slot];
-    if (d->blocking[st->slot]) {
+    enum { V_READV, V_WRITEV, V_RECVMSG, V_SENDMSG };
+    unsigned slot = qp__cf_draw_slot(d);
+    unsigned call = qp_tape_choice(d->tape, 4);
+    unsigned kind = d->kind[slot];
+    st->slot = (uint8_t)slot;
+    if (d->blocking[slot]) {
         st->op = QP_CF_GETFL; /* a pipe end made blocking: only a world action ends its calls */
         return;
     }
-    bool sends = st->op == QP_CF_WRITEV || st->op == QP_CF_SENDMSG;
-    draw_iov(d, st, sends);
-    if (st->op == QP_CF_RECVMSG) {
-        static const int32_t flags[] = {0, MSG_DONTWAIT, MSG_TRUNC, MSG_CMSG_CLOEXEC, MSG_ERRQUEUE,
-                                        MSG_WAITALL};
-        st->flags = PICK(d->tape, flags);
+    bool udp = kind == QP_CF_UDP || kind == QP_CF_UDP_UNCONN;
+    draw_iov(d, st, call == V_WRITEV || call == V_SENDMSG);
+    int32_t flags = 0;
+    if (call == V_RECVMSG) {
+        static const int32_t recv_flags[] = {0, MSG_DONTWAIT, MSG_TRUNC, MSG_CMSG_CLOEXEC,
+                                             MSG_ERRQUEUE, MSG_WAITALL};
+        flags = PICK(d->tape, recv_flags);
         if (kind == QP_CF_SOCKETPAIR && qp_tape_choice(d->tape, 2))
-            st->flags = MSG_PEEK; /* drawn on socketpair ends only */
+            flags = MSG_PEEK; /* drawn on socketpair ends only */
     }
-    if (st->op == QP_CF_SENDMSG) {
-        static const int32_t flags[] = {0, MSG_DONTWAIT, MSG_MORE};
-        st->flags = PICK(d->tape, flags);
-        if ((kind == QP_CF_STREAM || kind == QP_CF_UDP || kind == QP_CF_UDP_UNCONN) &&
-            st->flags == MSG_MORE)
-            st->flags = 0; /* it corks: the documented divergences tcp-more, udp-more */
-        if ((kind == QP_CF_UDP || kind == QP_CF_UDP_UNCONN) && qp_tape_choice(d->tape, 4) == 0)
-            st->flags = MSG_OOB; /* EOPNOTSUPP */
+    bool to_peer = false;
+    if (call == V_SENDMSG) {
+        static const int32_t send_flags[] = {0, MSG_DONTWAIT, MSG_MORE};
+        flags = PICK(d->tape, send_flags);
+        if ((kind == QP_CF_STREAM || udp) && flags == MSG_MORE)
+            flags = 0; /* it corks: the documented divergences tcp-more, udp-more */
+        if (udp && qp_tape_choice(d->tape, 4) == 0)
+            flags = MSG_OOB; /* EOPNOTSUPP */
+        to_peer = udp && qp_tape_choice(d->tape, 2);
     }
-    if (st->op == QP_CF_SENDMSG)
-        st->arg = (kind == QP_CF_UDP || kind == QP_CF_UDP_UNCONN) && qp_tape_choice(d->tape, 2);
+    qp_cf_step vec;
+    switch (call) {
+    case V_READV:
+        vec = (qp_cf_step)VEC_NONE(readv, slot);
+        break;
+    case V_WRITEV:
+        vec = (qp_cf_step)VEC_NONE(writev, slot);
+        break;
+    case V_RECVMSG:
+        vec = (qp_cf_step)RECVMSG(slot, flags);
+        break;
+    default:
+        vec = to_peer ? (qp_cf_step)SENDMSG_PEER_F(slot, flags) : (qp_cf_step)SENDMSG(slot, flags);
+    }
+    vec.iov_count = st->iov_count;
+    memcpy(vec.iov_len, st->iov_len, sizeof vec.iov_len);
+    *st = vec;
 }
 
 static void draw_create(drawer *d, qp_cf_step *st)
@@ -106,13 +119,13 @@ static void draw_create(drawer *d, qp_cf_step *st)
     st->op = QP_CF_CREATE;
     /* the sim reuses a closed socketpair's or timerfd's room, never a
        pipe's or an epoll's: those are made only while there is room */
-    bool pair_room = d->pairs < QP_SIM_UNIX_PAIRS_MAX;
+    bool pair_room = d->in_room[QP_CF_ROOM_PAIRS] < QP_SIM_UNIX_PAIRS_MAX;
     unsigned which = qp_tape_choice(d->tape, 4);
-    if (which == 2 && d->pipes < QP_SIM_PIPES_MAX) {
+    if (which == 2 && d->in_room[QP_CF_ROOM_PIPES] < QP_SIM_PIPES_MAX) {
         static const int32_t flags[] = {0, O_NONBLOCK, O_CLOEXEC, O_DIRECT, O_RDWR, O_NONBLOCK | O_CLOEXEC};
         st->make = QP_CF_MAKE_PIPE2;
         st->flags = PICK(d->tape, flags);
-        d->pipes++;
+        d->in_room[QP_CF_ROOM_PIPES]++;
         return;
     }
     if (which == 3 && d->epolls + d->epolls_made < QP_SIM_EPOLLS_MAX) {
@@ -125,11 +138,11 @@ static void draw_create(drawer *d, qp_cf_step *st)
     if (which == 0 && qp_tape_choice(d->tape, 2)) {
         static const int32_t efd_flags[] = {0, EFD_NONBLOCK, EFD_SEMAPHORE, O_RDWR};
         static const int32_t types[] = {SOCK_DGRAM, SOCK_DGRAM | SOCK_NONBLOCK, SOCK_DGRAM | 0x1000};
-        bool socket = d->udps < QP_SIM_DGRAMS_MAX && qp_tape_choice(d->tape, 2);
+        bool socket = d->in_room[QP_CF_ROOM_DGRAMS] < QP_SIM_DGRAMS_MAX && qp_tape_choice(d->tape, 2);
         st->make = socket ? QP_CF_MAKE_SOCKET : QP_CF_MAKE_EVENTFD;
         st->arg = socket ? (qp_tape_choice(d->tape, 4) ? AF_INET : 200) : (int32_t)qp_tape_choice(d->tape, 3);
         st->flags = socket ? PICK(d->tape, types) : PICK(d->tape, efd_flags);
-        d->udps += socket;
+        d->in_room[QP_CF_ROOM_DGRAMS] += socket;
         return;
     }
     if (pair_room && which != 0) {
@@ -233,24 +246,26 @@ void qp__cf_draw_call(drawer *d)
         st->op = QP_CF_GETFL;
         st->slot = (uint8_t)qp__cf_draw_slot(d);
         break;
-    case 1:
-        st->op = QP_CF_IOCTL;
-        st->slot = (uint8_t)qp__cf_draw_slot(d);
-        st->request = PICK(d->tape, requests);
-        st->value = 1; /* FIONBIO: non-blocking, as the drawn fds are */
-        if (st->request == FIOASYNC)
-            st->value = qp_tape_choice(d->tape, 2); /* on: the documented divergence fioasync */
-        if (d->blocking[st->slot])
-            st->request = FIONREAD; /* a blocking pipe end stays so */
+    case 1: {
+        unsigned slot = qp__cf_draw_slot(d);
+        uint32_t request = PICK(d->tape, requests);
+        uint64_t value = 1; /* FIONBIO: non-blocking, as the drawn fds are */
+        if (request == FIOASYNC)
+            value = qp_tape_choice(d->tape, 2); /* on: the documented divergence fioasync */
+        if (d->blocking[slot])
+            request = FIONREAD; /* a blocking pipe end stays so */
+        *st = (qp_cf_step)IOCTL_ARG(slot, request, value);
         break;
+    }
     case 2:
         draw_create(d, st);
         break;
-    case 3:
-        st->op = QP_CF_ACCEPT4;
-        st->slot = (uint8_t)qp__cf_draw_slot(d);
-        st->flags = qp_tape_choice(d->tape, 2) ? SOCK_NONBLOCK : 1;
+    case 3: {
+        unsigned slot = qp__cf_draw_slot(d);
+        int32_t flags = qp_tape_choice(d->tape, 2) ? SOCK_NONBLOCK : 1;
+        *st = (qp_cf_step)ACCEPT4(slot, flags);
         break;
+    }
     case 4:
         draw_vec(d, st);
         break;
@@ -262,7 +277,7 @@ void qp__cf_draw_call(drawer *d)
         qp__cf_draw_timed_wait(d, st, STEP_MS);
         break;
     default:
-        st->op = QP_CF_SCHED_YIELD;
+        *st = (qp_cf_step)SCHED_YIELD;
         break;
     }
 }

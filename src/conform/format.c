@@ -157,14 +157,6 @@ static void format_more(char *buf, size_t size, size_t *len, const qp_cf_step *s
     case QP_CF_GETFL:
         put(buf, size, len, "s%u, F_GETFL", st->slot);
         break;
-    case QP_CF_IOCTL:
-        put(buf, size, len, "s%u, %s", st->slot,
-            st->request == FIONBIO ? "FIONBIO" : st->request == FIONREAD ? "FIONREAD" : "?");
-        if (st->request != FIONBIO && st->request != FIONREAD)
-            put(buf, size, len, " %#x", st->request);
-        if (st->request == FIONBIO)
-            put(buf, size, len, ", [%llu]", (unsigned long long)st->value);
-        break;
     case QP_CF_CREATE:
         put(buf, size, len, "%s", st->make < QP_CF_MAKE_COUNT ? qp_sys_table[make_sys[st->make]].name : "?");
         if (st->make == QP_CF_MAKE_EPOLL)
@@ -177,23 +169,6 @@ static void format_more(char *buf, size_t size, size_t *len, const qp_cf_step *s
             put(buf, size, len, " %d, flags %#x", st->arg, st->flags);
         else if (st->make != QP_CF_MAKE_PIPE)
             put(buf, size, len, " flags %#x", st->flags);
-        break;
-    case QP_CF_ACCEPT4:
-        put(buf, size, len, "s%u, NULL, NULL, %#x", st->slot, st->flags);
-        break;
-    case QP_CF_READV:
-    case QP_CF_WRITEV:
-        put(buf, size, len, "s%u, ", st->slot);
-        put_iov(buf, size, len, st);
-        break;
-    case QP_CF_RECVMSG:
-    case QP_CF_SENDMSG:
-        put(buf, size, len, "s%u, {%s, ", st->slot,
-            st->op == QP_CF_RECVMSG ? "name" : st->arg == 1 ? "peer" : "NULL");
-        put_iov(buf, size, len, st);
-        put(buf, size, len, "}, ");
-        put_flags(buf, size, len, msg_bits, sizeof msg_bits / sizeof msg_bits[0],
-                  (unsigned)st->flags);
         break;
     case QP_CF_TFD_SET:
         put(buf, size, len, "s%u, %s, {value ", st->slot,
@@ -258,23 +233,15 @@ static void format_more(char *buf, size_t size, size_t *len, const qp_cf_step *s
 /* The row of the syscall table each call makes (QP_CF_CREATE's is its
  * make's, QP_CF_CALL's its own). */
 static const uint8_t op_sys[QP_CF_OP_COUNT] = {
-    [QP_CF_READ] = QP_SYS_read,           [QP_CF_WRITE] = QP_SYS_write,
-    [QP_CF_EFD_READ] = QP_SYS_read,       [QP_CF_EFD_WRITE] = QP_SYS_write,
-    [QP_CF_RECV] = QP_SYS_recv,           [QP_CF_SEND] = QP_SYS_send,
-    [QP_CF_SENDTO_PEER] = QP_SYS_sendto,  [QP_CF_POLL] = QP_SYS_poll,
-    [QP_CF_EPOLL_CTL] = QP_SYS_epoll_ctl, [QP_CF_EPOLL_WAIT] = QP_SYS_epoll_wait,
-    [QP_CF_CLOSE] = QP_SYS_close,         [QP_CF_SET_BLOCKING] = QP_SYS_fcntl,
-    [QP_CF_CLOCK_GETRES] = QP_SYS_clock_getres, [QP_CF_CLOCK_COARSE] = QP_SYS_clock_gettime,
-    [QP_CF_GETFL] = QP_SYS_fcntl,         [QP_CF_IOCTL] = QP_SYS_ioctl,
-    [QP_CF_ACCEPT4] = QP_SYS_accept4,
-    [QP_CF_READV] = QP_SYS_readv,         [QP_CF_WRITEV] = QP_SYS_writev,
-    [QP_CF_RECVMSG] = QP_SYS_recvmsg,     [QP_CF_SENDMSG] = QP_SYS_sendmsg,
+    [QP_CF_POLL] = QP_SYS_poll,
+    [QP_CF_EPOLL_WAIT] = QP_SYS_epoll_wait,
+    [QP_CF_SET_BLOCKING] = QP_SYS_fcntl,
+    [QP_CF_CLOCK_COARSE] = QP_SYS_clock_gettime,
+    [QP_CF_GETFL] = QP_SYS_fcntl,
     [QP_CF_TFD_SET] = QP_SYS_timerfd_settime, [QP_CF_TFD_GET] = QP_SYS_timerfd_gettime,
     [QP_CF_PPOLL] = QP_SYS_ppoll,         [QP_CF_SELECT] = QP_SYS_select,
     [QP_CF_EPOLL_PWAIT] = QP_SYS_epoll_pwait, [QP_CF_NANOSLEEP] = QP_SYS_nanosleep,
-    [QP_CF_CLOCK_NANOSLEEP] = QP_SYS_clock_nanosleep, [QP_CF_SCHED_YIELD] = QP_SYS_sched_yield,
-    [QP_CF_SEND_CALL] = QP_SYS_send,      [QP_CF_RECVFROM] = QP_SYS_recvfrom,
-    [QP_CF_CONNECT] = QP_SYS_connect,
+    [QP_CF_CLOCK_NANOSLEEP] = QP_SYS_clock_nanosleep,
 };
 
 static const char *const action_names[QP_CF_OP_COUNT] = {
@@ -314,7 +281,8 @@ static void put_args(char *buf, size_t size, size_t *len, const qp_cf_step *st)
     for (unsigned i = 0; i < st->args_count; i++) {
         const qp_cf_arg *a = &st->args[i];
         long long v = (long long)a->value;
-        put(buf, size, len, "%s", i > 0 ? ", " : "");
+        if (a->kind != QP_CF_ARG_IOVCNT) /* put_iov writes the count with the iovecs */
+            put(buf, size, len, "%s", i > 0 ? ", " : "");
         switch (a->kind) {
         case QP_CF_ARG_INT:
             put(buf, size, len, "%lld", v);
@@ -356,6 +324,38 @@ static void put_args(char *buf, size_t size, size_t *len, const qp_cf_step *st)
             break;
         case QP_CF_ARG_BOUND:
             put(buf, size, len, "{s%lld's address}", v);
+            break;
+        case QP_CF_ARG_U64:
+            put(buf, size, len, "[%llu]", (unsigned long long)a->value);
+            break;
+        case QP_CF_ARG_U64_OUT:
+            put(buf, size, len, "[u64]->");
+            break;
+        case QP_CF_ARG_PEER:
+            put(buf, size, len, "{s%lld's peer}", v);
+            break;
+        case QP_CF_ARG_PEER_LEN:
+            put(buf, size, len, "peer length");
+            break;
+        case QP_CF_ARG_EPOLL_EVENT:
+            put(buf, size, len, "{");
+            put_flags(buf, size, len, epoll_bits, sizeof epoll_bits / sizeof epoll_bits[0],
+                      (uint32_t)a->value);
+            put(buf, size, len, ", s%lld}", (long long)((uint64_t)a->value >> 32));
+            break;
+        case QP_CF_ARG_TIMESPEC_OUT:
+            put(buf, size, len, "res");
+            break;
+        case QP_CF_ARG_IOV:
+            put_iov(buf, size, len, st);
+            break;
+        case QP_CF_ARG_IOVCNT:
+            break; /* put_iov writes it */
+        case QP_CF_ARG_MSG:
+            put(buf, size, len, "{%s, ",
+                v == QP_CF_MSG_NAME ? "name" : v == QP_CF_MSG_NO_NAME ? "NULL" : "peer");
+            put_iov(buf, size, len, st);
+            put(buf, size, len, "}");
             break;
         case QP_CF_ARG_PATH:
             put(buf, size, len, "\"%s\"",
@@ -408,59 +408,15 @@ void qp_cf_format_step(char *buf, size_t size, const qp_cf_scenario *sc, size_t 
     }
     put(buf, size, &len, "%s(", name);
     switch (st->op) {
-    case QP_CF_READ:
-    case QP_CF_WRITE:
-    case QP_CF_EFD_READ:
-        put(buf, size, &len, "s%u, %u)", st->slot, st->size);
-        break;
-    case QP_CF_EFD_WRITE:
-        put(buf, size, &len, "s%u, [%llu], %u)", st->slot, (unsigned long long)st->value,
-            st->size);
-        break;
-    case QP_CF_CONNECT:
-        put(buf, size, &len, "s%u, peer)", st->slot);
-        break;
-    case QP_CF_SEND_CALL:
-        put(buf, size, &len, "s%u, %u, MSG_NOSIGNAL|%#x)", st->slot, st->size, (unsigned)st->flags);
-        break;
-    case QP_CF_RECV:
-    case QP_CF_RECVFROM:
-        put(buf, size, &len, "s%u, %u, ", st->slot, st->size);
-        put_flags(buf, size, &len, msg_bits, sizeof msg_bits / sizeof msg_bits[0],
-                  (unsigned)st->flags);
-        put(buf, size, &len, ")");
-        break;
-    case QP_CF_SEND:
-        put(buf, size, &len, "s%u, %u, MSG_NOSIGNAL)", st->slot, st->size);
-        break;
-    case QP_CF_SENDTO_PEER:
-        put(buf, size, &len, "s%u, %u, MSG_NOSIGNAL, peer)", st->slot, st->size);
-        break;
     case QP_CF_POLL:
         put_pfds(buf, size, &len, st);
         put(buf, size, &len, ", %d)", st->timeout_ms);
         break;
-    case QP_CF_EPOLL_CTL:
-        put(buf, size, &len, "s%u, %s, s%u, {", st->slot,
-            st->flags == EPOLL_CTL_ADD   ? "EPOLL_CTL_ADD"
-            : st->flags == EPOLL_CTL_MOD ? "EPOLL_CTL_MOD"
-                                         : "EPOLL_CTL_DEL",
-            st->slot2);
-        put_flags(buf, size, &len, epoll_bits, sizeof epoll_bits / sizeof epoll_bits[0],
-                  st->events);
-        put(buf, size, &len, "})");
-        break;
     case QP_CF_EPOLL_WAIT:
         put(buf, size, &len, "s%u, %u, %d)", st->slot, st->size, st->timeout_ms);
         break;
-    case QP_CF_CLOSE:
-        put(buf, size, &len, "s%u)", st->slot);
-        break;
     case QP_CF_SET_BLOCKING:
         put(buf, size, &len, "s%u, F_SETFL, %s)", st->slot, st->size ? "0" : "O_NONBLOCK");
-        break;
-    case QP_CF_CLOCK_GETRES:
-        put(buf, size, &len, "%s)", qp_clock_name(st->flags));
         break;
     case QP_CF_CLOCK_COARSE:
         put(buf, size, &len, "%s) <= clock_gettime(%s) < it + 2 res", qp_clock_name(st->flags),
@@ -499,24 +455,25 @@ void qp_cf_format_result(char *buf, size_t size, const qp_cf_step *st, const qp_
         return;
     }
     put(buf, size, &len, "%lld", (long long)res->ret);
-    if (st->op == QP_CF_EFD_READ && res->ret >= 8)
-        put(buf, size, &len, " [%llu]", (unsigned long long)res->value);
-    if (st->op == QP_CF_CLOCK_GETRES)
-        put(buf, size, &len, " ({tv_nsec=%llu})", (unsigned long long)res->value);
+    for (unsigned i = 0; st->op == QP_CF_CALL && i < st->args_count; i++) {
+        if (st->args[i].kind == QP_CF_ARG_INT_PTR ||
+            (st->args[i].kind == QP_CF_ARG_U64_OUT && res->ret >= 8))
+            put(buf, size, &len, " [%llu]", (unsigned long long)res->value);
+        if (st->args[i].kind == QP_CF_ARG_TIMESPEC_OUT && res->ret == 0)
+            put(buf, size, &len, " ({%llu ns})", (unsigned long long)res->value);
+        if (st->args[i].kind == QP_CF_ARG_MSG && st->args[i].value == QP_CF_MSG_NAME) {
+            put(buf, size, &len, " (msg_flags ");
+            put_flags(buf, size, &len, msg_bits, sizeof msg_bits / sizeof msg_bits[0],
+                      (unsigned)res->value);
+            put(buf, size, &len, ", msg_namelen %lld)", (long long)res->aux);
+        }
+        if (st->args[i].kind == QP_CF_ARG_LEN_OUT)
+            put(buf, size, &len, " (length %lld)", (long long)res->aux);
+    }
     if (st->op == QP_CF_CLOCK_COARSE)
         put(buf, size, &len, " (%s)", res->value ? "holds" : "does not hold");
     if (st->op == QP_CF_GETFL || st->op == QP_CF_CREATE)
         put(buf, size, &len, " (%s)", res->value ? "O_NONBLOCK" : "blocking");
-    if (st->op == QP_CF_IOCTL)
-        put(buf, size, &len, " ([%lld])", (long long)res->value);
-    if (st->op == QP_CF_RECVFROM)
-        put(buf, size, &len, " (addrlen %lld)", (long long)res->aux);
-    if (st->op == QP_CF_RECVMSG) {
-        put(buf, size, &len, " (msg_flags ");
-        put_flags(buf, size, &len, msg_bits, sizeof msg_bits / sizeof msg_bits[0],
-                  (unsigned)res->value);
-        put(buf, size, &len, ", msg_namelen %lld)", (long long)res->aux);
-    }
     if (st->op == QP_CF_TFD_SET || st->op == QP_CF_TFD_GET) {
         put(buf, size, &len, " ({interval ");
         put_ns(buf, size, &len, (int64_t)res->value);

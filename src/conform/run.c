@@ -11,7 +11,6 @@
 #include "calls.h"
 #include "quietpoll/conform.h"
 
-static uint8_t io_buf[QP_CF_IO_BYTES_MAX]; /* zeros written, whatever read */
 
 int qp__cf_slot_fd(const int *fds, unsigned slot)
 {
@@ -53,63 +52,6 @@ static void do_call(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_step
     case QP_CF_CALL:
         qp__cf_call_row(b, st, fds, res);
         break;
-    case QP_CF_READ:
-        qp__cf_record(res, os->read(os, fd, io_buf, st->size));
-        break;
-    case QP_CF_WRITE:
-        memset(io_buf, 0, st->size);
-        qp__cf_record(res, os->write(os, fd, io_buf, st->size));
-        break;
-    case QP_CF_EFD_READ: {
-        uint8_t buf[16] = {0};
-        size_t n = st->size < sizeof buf ? st->size : sizeof buf;
-        qp__cf_record(res, os->read(os, fd, buf, n));
-        if (res->ret >= 8)
-            memcpy(&res->value, buf, sizeof res->value);
-        break;
-    }
-    case QP_CF_EFD_WRITE: {
-        uint8_t buf[16] = {0};
-        memcpy(buf, &st->value, sizeof st->value);
-        size_t n = st->size < sizeof buf ? st->size : sizeof buf;
-        qp__cf_record(res, os->write(os, fd, buf, n));
-        break;
-    }
-    case QP_CF_RECV:
-        qp__cf_record(res, os->recv(os, fd, io_buf, st->size, st->flags));
-        break;
-    case QP_CF_SEND:
-        memset(io_buf, 0, st->size);
-        qp__cf_record(res, os->send(os, fd, io_buf, st->size, st->flags | MSG_NOSIGNAL));
-        break;
-    case QP_CF_SEND_CALL:
-        memset(io_buf, 0, st->size);
-        qp__cf_record(res, os->send(os, fd, io_buf, st->size, st->flags | MSG_NOSIGNAL));
-        break;
-    case QP_CF_RECVFROM: {
-        struct sockaddr_storage from;
-        socklen_t fromlen = sizeof from;
-        qp__cf_record(res, os->recvfrom(os, fd, io_buf, st->size, st->flags,
-                                        (struct sockaddr *)&from, &fromlen));
-        res->aux = res->ret >= 0 ? (int64_t)fromlen : 0;
-        break;
-    }
-    case QP_CF_CONNECT: {
-        struct sockaddr_storage addr;
-        socklen_t addrlen = 0;
-        b->peer_addr(b, st->slot, &addr, &addrlen);
-        qp__cf_record(res, os->connect(os, fd, (struct sockaddr *)&addr, addrlen));
-        break;
-    }
-    case QP_CF_SENDTO_PEER: {
-        struct sockaddr_storage addr;
-        socklen_t addrlen = 0;
-        b->peer_addr(b, st->slot, &addr, &addrlen);
-        memset(io_buf, 0, st->size);
-        qp__cf_record(res, os->sendto(os, fd, io_buf, st->size, st->flags | MSG_NOSIGNAL,
-                               (struct sockaddr *)&addr, addrlen));
-        break;
-    }
     case QP_CF_POLL: {
         struct pollfd pfds[QP_CF_POLL_FDS_MAX];
         assert(st->pfds_count <= QP_CF_POLL_FDS_MAX);
@@ -128,11 +70,6 @@ static void do_call(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_step
         }
         break;
     }
-    case QP_CF_EPOLL_CTL: {
-        struct epoll_event ev = {.events = st->events, .data.u64 = st->slot2};
-        qp__cf_record(res, os->epoll_ctl(os, fd, st->flags, qp__cf_slot_fd(fds, st->slot2), &ev));
-        break;
-    }
     case QP_CF_EPOLL_WAIT: {
         struct epoll_event events[QP_CF_EVENTS_MAX];
         int maxevents = st->size > QP_CF_EVENTS_MAX ? QP_CF_EVENTS_MAX : (int)st->size;
@@ -143,9 +80,6 @@ static void do_call(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_step
             *ran_out_ns = (uint64_t)st->timeout_ms * 1000000u;
         break;
     }
-    case QP_CF_CLOSE:
-        qp__cf_record(res, os->close(os, fd));
-        break;
     case QP_CF_SET_BLOCKING: {
         long flags = os->fcntl(os, fd, F_GETFL, 0);
         if (flags < 0) {
@@ -154,12 +88,6 @@ static void do_call(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_step
         }
         long want = st->size ? flags & ~(long)O_NONBLOCK : flags | O_NONBLOCK;
         qp__cf_record(res, os->fcntl(os, fd, F_SETFL, want) < 0 ? -1 : 0);
-        break;
-    }
-    case QP_CF_CLOCK_GETRES: {
-        struct timespec ts = {0, 0};
-        qp__cf_record(res, os->clock_getres(os, st->flags, &ts));
-        res->value = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
         break;
     }
     case QP_CF_CLOCK_COARSE: {

@@ -39,16 +39,24 @@
 
 #define MS(n) ((int64_t)(n) * 1000000) /* ns */
 
-#define READ(s, n) {.op = QP_CF_READ, .slot = (s), .size = (n)}
-#define WRITE(s, n) {.op = QP_CF_WRITE, .slot = (s), .size = (n)}
-#define EFD_READ(s, n) {.op = QP_CF_EFD_READ, .slot = (s), .size = (n)}
-#define EFD_WRITE(s, v, n) {.op = QP_CF_EFD_WRITE, .slot = (s), .value = (v), .size = (n)}
-#define RECV(s, n, f) {.op = QP_CF_RECV, .slot = (s), .size = (n), .flags = (f)}
-#define SEND(s, n) {.op = QP_CF_SEND, .slot = (s), .size = (n)}
-#define SENDTO_PEER(s, n) {.op = QP_CF_SENDTO_PEER, .slot = (s), .size = (n)}
-#define SEND_CALL(s, n, f) {.op = QP_CF_SEND_CALL, .slot = (s), .size = (n), .flags = (f)}
-#define RECVFROM(s, n, f) {.op = QP_CF_RECVFROM, .slot = (s), .size = (n), .flags = (f)}
-#define CONNECT_PEER(s) {.op = QP_CF_CONNECT, .slot = (s)}
+/* The calls that are one row of the syscall table each: QP_CF_CALL steps
+   (CALL, below) on argument recipes. A send never raises SIGPIPE. */
+#define READ(s, n) CALL(read, A_SLOT(s), A_BUF(n), A_INT(n))
+#define WRITE(s, n) CALL(write, A_SLOT(s), A_BUF(n), A_INT(n))
+#define EFD_READ(s, n) CALL(read, A_SLOT(s), A_U64_OUT, A_INT(n))    /* the value read compared */
+#define EFD_WRITE(s, v, n) CALL(write, A_SLOT(s), A_U64(v), A_INT(n)) /* the 8 bytes of v */
+#define RECV(s, n, f) CALL(recv, A_SLOT(s), A_BUF(n), A_INT(n), A_INT(f))
+#define SEND(s, n) SEND_CALL(s, n, 0)
+#define SEND_CALL(s, n, f) CALL(send, A_SLOT(s), A_BUF(n), A_INT(n), A_INT((f) | MSG_NOSIGNAL))
+#define SENDTO_PEER(s, n) SENDTO_PEER_F(s, n, 0)
+#define SENDTO_PEER_F(s, n, f)                                                                     \
+    CALL(sendto, A_SLOT(s), A_BUF(n), A_INT(n), A_INT((f) | MSG_NOSIGNAL), A_PEER(s),             \
+         A_PEER_LEN(s))
+/* the source's length compared after the call */
+#define RECVFROM(s, n, f)                                                                          \
+    CALL(recvfrom, A_SLOT(s), A_BUF(n), A_INT(n), A_INT(f),                                       \
+         A_BUF(sizeof(struct sockaddr_storage)), A_LEN_OUT(sizeof(struct sockaddr_storage)))
+#define CONNECT_PEER(s) CALL(connect, A_SLOT(s), A_PEER(s), A_PEER_LEN(s))
 #define CREATE_EFD(init_, f) {.op = QP_CF_CREATE, .make = QP_CF_MAKE_EVENTFD, .arg = (init_), .flags = (f)}
 #define CREATE_SOCKET(d, t, p)                                                                     \
     {.op = QP_CF_CREATE, .make = QP_CF_MAKE_SOCKET, .arg = (d), .flags = (t), .arg2 = (p)}
@@ -57,20 +65,22 @@
 #define POLL2(s1, e1, s2, e2, t)                                                                   \
     {.op = QP_CF_POLL, .pfds_count = 2, .pfd_slots = {(s1), (s2)}, .pfd_events = {(e1), (e2)},    \
      .timeout_ms = (t)}
-#define EP_CTL(ep, op_, s, e)                                                                      \
-    {.op = QP_CF_EPOLL_CTL, .slot = (ep), .slot2 = (s), .flags = (op_), .events = (e)}
+/* epoll_ctl(ep, op, s, {e, data: s}) */
+#define EP_CTL(ep, op_, s, e) CALL(epoll_ctl, A_SLOT(ep), A_INT(op_), A_SLOT(s), A_EPEV(e, s))
 #define EP_ADD(ep, s, e) EP_CTL(ep, EPOLL_CTL_ADD, s, e)
 #define EP_MOD(ep, s, e) EP_CTL(ep, EPOLL_CTL_MOD, s, e)
 #define EP_DEL(ep, s) EP_CTL(ep, EPOLL_CTL_DEL, s, 0)
 #define EP_WAIT(ep, t) {.op = QP_CF_EPOLL_WAIT, .slot = (ep), .size = QP_CF_EVENTS_MAX, .timeout_ms = (t)}
-#define CLOSE(s) {.op = QP_CF_CLOSE, .slot = (s)}
+#define CLOSE(s) CALL(close, A_SLOT(s))
 #define BLOCKING(s) {.op = QP_CF_SET_BLOCKING, .slot = (s), .size = 1}
-#define GETRES(c) {.op = QP_CF_CLOCK_GETRES, .flags = (c)}
+#define GETRES(c) CALL(clock_getres, A_INT(c), A_TIMESPEC_OUT) /* the resolution compared */
 #define COARSE(c, fine) {.op = QP_CF_CLOCK_COARSE, .flags = (c), .size = (fine)}
 #define GETFL(s) {.op = QP_CF_GETFL, .slot = (s)}
-#define IOCTL_NBIO(s, on) {.op = QP_CF_IOCTL, .slot = (s), .request = FIONBIO, .value = (on)}
-#define IOCTL_NREAD(s) {.op = QP_CF_IOCTL, .slot = (s), .request = FIONREAD}
-#define IOCTL_REQ(s, r) {.op = QP_CF_IOCTL, .slot = (s), .request = (r)}
+/* ioctl(s, request, &arg): arg holds v before, and is compared after */
+#define IOCTL_ARG(s, r, v) CALL(ioctl, A_SLOT(s), A_INT(r), A_INTP(v))
+#define IOCTL_NBIO(s, on) IOCTL_ARG(s, FIONBIO, on)
+#define IOCTL_NREAD(s) IOCTL_ARG(s, FIONREAD, 0)
+#define IOCTL_REQ(s, r) IOCTL_ARG(s, r, 0)
 #define IOCTL_UNKNOWN QP_CF_IOCTL_UNKNOWN
 #define CREATE_PIPE {.op = QP_CF_CREATE, .make = QP_CF_MAKE_PIPE}
 #define CREATE_PIPE2(f) {.op = QP_CF_CREATE, .make = QP_CF_MAKE_PIPE2, .flags = (f)}
@@ -79,17 +89,28 @@
 #define CREATE_SP(d, t, p)                                                                         \
     {.op = QP_CF_CREATE, .make = QP_CF_MAKE_SOCKETPAIR, .arg = (d), .flags = (t), .arg2 = (p)}
 #define CREATE_TFD(c, f) {.op = QP_CF_CREATE, .make = QP_CF_MAKE_TIMERFD, .arg = (c), .flags = (f)}
-#define ACCEPT4(s, f) {.op = QP_CF_ACCEPT4, .slot = (s), .flags = (f)}
+#define ACCEPT4(s, f) CALL(accept4, A_SLOT(s), A_NULL, A_NULL, A_INT(f))
 #define IOV(...)                                                                                   \
     .iov_count = sizeof((uint32_t[]){__VA_ARGS__}) / sizeof(uint32_t), .iov_len = {__VA_ARGS__}
-#define READV(s, ...) {.op = QP_CF_READV, .slot = (s), IOV(__VA_ARGS__)}
-#define WRITEV(s, ...) {.op = QP_CF_WRITEV, .slot = (s), IOV(__VA_ARGS__)}
-#define RECVMSG(s, f, ...) {.op = QP_CF_RECVMSG, .slot = (s), .flags = (f), IOV(__VA_ARGS__)}
-#define SENDMSG(s, f, ...) {.op = QP_CF_SENDMSG, .slot = (s), .flags = (f), IOV(__VA_ARGS__)}
-#define SENDMSG_PEER(s, ...) {.op = QP_CF_SENDMSG, .slot = (s), .arg = 1, IOV(__VA_ARGS__)}
-/* op one of READV, WRITEV, RECVMSG, SENDMSG; n QP_CF_IOV_NEGATIVE or QP_CF_IOV_TOO_MANY */
-#define VEC_COUNT(op_, s, n) {.op = (op_), .slot = (s), .iov_count = (n)}
-#define VEC_NONE(op_, s) VEC_COUNT(op_, s, 0) /* iovcnt 0 */
+/* the scatter-gather calls on the step's iovecs; recvmsg's msg_flags and
+   msg_namelen compared after */
+#define VEC_ARGS_readv(s) A_SLOT(s), A_IOV, A_IOVCNT
+#define VEC_ARGS_writev(s) A_SLOT(s), A_IOV, A_IOVCNT
+#define VEC_ARGS_recvmsg(s) A_SLOT(s), A_MSG_NAME, A_INT(0)
+#define VEC_ARGS_sendmsg(s) A_SLOT(s), A_MSG_NO_NAME, A_INT(MSG_NOSIGNAL)
+#define READV(s, ...) {CALL_FIELDS(readv, VEC_ARGS_readv(s)), IOV(__VA_ARGS__)}
+#define WRITEV(s, ...) {CALL_FIELDS(writev, VEC_ARGS_writev(s)), IOV(__VA_ARGS__)}
+#define RECVMSG(s, f, ...)                                                                         \
+    {CALL_FIELDS(recvmsg, A_SLOT(s), A_MSG_NAME, A_INT(f)), IOV(__VA_ARGS__)}
+#define SENDMSG(s, f, ...)                                                                         \
+    {CALL_FIELDS(sendmsg, A_SLOT(s), A_MSG_NO_NAME, A_INT((f) | MSG_NOSIGNAL)), IOV(__VA_ARGS__)}
+#define SENDMSG_PEER(s, ...) SENDMSG_PEER_F(s, 0, __VA_ARGS__)
+#define SENDMSG_PEER_F(s, f, ...)                                                                  \
+    {CALL_FIELDS(sendmsg, A_SLOT(s), A_MSG_TO_PEER(s), A_INT((f) | MSG_NOSIGNAL)),              \
+     IOV(__VA_ARGS__)}
+/* call one of readv, writev, recvmsg, sendmsg; n QP_CF_IOV_NEGATIVE or QP_CF_IOV_TOO_MANY */
+#define VEC_COUNT(call, s, n) {CALL_FIELDS(call, VEC_ARGS_##call(s)), .iov_count = (n)}
+#define VEC_NONE(call, s) VEC_COUNT(call, s, 0) /* iovcnt 0 */
 #define TFD_SET(s, value_ns, interval_ns_, ...)                                                   \
     {.op = QP_CF_TFD_SET, .slot = (s), .time_ns = (value_ns), .interval_ns = (interval_ns_),     \
      __VA_ARGS__}
@@ -117,13 +138,14 @@
 #define NANOSLEEP(ns, ...) {.op = QP_CF_NANOSLEEP, .time_ns = (ns), __VA_ARGS__}
 #define CLOCK_SLEEP(c, f, ns, ...)                                                                 \
     {.op = QP_CF_CLOCK_NANOSLEEP, .clock_id = (c), .flags = (f), .time_ns = (ns), __VA_ARGS__}
-#define SCHED_YIELD {.op = QP_CF_SCHED_YIELD}
+#define SCHED_YIELD {.op = QP_CF_CALL, .sys = QP_SYS_sched_yield}
 
 /* any row of the syscall table, by name, on argument recipes:
    CALL(socket, A_INT(AF_INET), A_INT(SOCK_DGRAM), A_INT(0)) */
-#define CALL(name, ...)                                                                            \
-    {.op = QP_CF_CALL, .sys = QP_SYS_##name,                                                      \
-     .args_count = sizeof((qp_cf_arg[]){__VA_ARGS__}) / sizeof(qp_cf_arg), .args = {__VA_ARGS__}}
+#define CALL(name, ...) {CALL_FIELDS(name, __VA_ARGS__)}
+#define CALL_FIELDS(name, ...)                                                                     \
+    .op = QP_CF_CALL, .sys = QP_SYS_##name,                                                        \
+    .args_count = sizeof((qp_cf_arg[]){__VA_ARGS__}) / sizeof(qp_cf_arg), .args = {__VA_ARGS__}
 #define A_INT(v) {.kind = QP_CF_ARG_INT, .value = (v)}
 #define A_SLOT(s) {.kind = QP_CF_ARG_SLOT, .value = (s)}
 #define A_NULL {.kind = QP_CF_ARG_NULL}
@@ -141,6 +163,18 @@
 #define A_INTP(v) {.kind = QP_CF_ARG_INT_PTR, .value = (v)} /* &int, compared after */
 #define A_LEN_OUT(n) {.kind = QP_CF_ARG_LEN_OUT, .value = (n)} /* &socklen_t, compared after */
 #define A_STR(i) {.kind = QP_CF_ARG_STR, .value = (i)} /* qp_cf_strings[i] */
+#define A_U64(v) {.kind = QP_CF_ARG_U64, .value = (int64_t)(v)} /* the 8 bytes of v */
+#define A_U64_OUT {.kind = QP_CF_ARG_U64_OUT} /* 8 bytes compared after */
+#define A_PEER(s) {.kind = QP_CF_ARG_PEER, .value = (s)} /* slot s's peer's address */
+#define A_PEER_LEN(s) {.kind = QP_CF_ARG_PEER_LEN, .value = (s)} /* its length */
+/* a struct epoll_event of events e, its data slot s */
+#define A_EPEV(e, s) {.kind = QP_CF_ARG_EPOLL_EVENT, .value = (int64_t)(uint32_t)(e) | (int64_t)(s) << 32}
+#define A_TIMESPEC_OUT {.kind = QP_CF_ARG_TIMESPEC_OUT} /* its ns compared after */
+#define A_IOV {.kind = QP_CF_ARG_IOV}       /* the step's iovecs (IOV, .iov_count) */
+#define A_IOVCNT {.kind = QP_CF_ARG_IOVCNT} /* their count */
+#define A_MSG_NAME {.kind = QP_CF_ARG_MSG, .value = QP_CF_MSG_NAME}
+#define A_MSG_NO_NAME {.kind = QP_CF_ARG_MSG, .value = QP_CF_MSG_NO_NAME}
+#define A_MSG_TO_PEER(s) {.kind = QP_CF_ARG_MSG, .value = (s)}
 
 /* world actions; add DURING to have one happen while the next call blocks */
 #define DURING .during = true

@@ -7,7 +7,6 @@
 #include "scenarios.h"
 
 #define EVERY_KIND CF_OBJS(O_PIPE, O_EFD(0), O_EPOLL, O_TFD(CLOCK_MONOTONIC))
-#define IOCTL_ARG(s, r, v) {.op = QP_CF_IOCTL, .slot = (s), .request = (r), .value = (v)}
 
 const qp_cf_scenario qp_cf_scenarios_fdcalls[] = {
     CF_SCENARIO("ioctl/fioqsize", "FIOQSIZE of what is no file: ENOTTY", CF_OBJS(O_PIPE, O_EFD(0), O_SOCKETPAIR),

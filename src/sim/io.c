@@ -53,7 +53,14 @@ ssize_t qp__sim_recvfrom(qp_os *os, int fd, void *buf, size_t len, int flags,
     qp_rec rec;
     qp__sim_enter(sim, &rec, QP_SYS_recvfrom);
     rec.call.io.flags = flags;
-    return (ssize_t)qp__io_receive(sim, &rec, fd, buf, len, true, src_addr, addrlen);
+    /* net/socket.c __sys_recvfrom: the source address (and its length)
+       goes back only when the receive succeeded; a failed one leaves
+       *addrlen as the caller set it */
+    socklen_t addrlen_before = src_addr != NULL && addrlen != NULL ? *addrlen : 0;
+    int64_t ret = qp__io_receive(sim, &rec, fd, buf, len, true, src_addr, addrlen);
+    if (ret < 0 && src_addr != NULL && addrlen != NULL)
+        *addrlen = addrlen_before;
+    return (ssize_t)ret;
 }
 
 int64_t qp__io_write(qp_sim *sim, qp_rec *rec, int fd, const void *buf, size_t count)
