@@ -6,7 +6,9 @@
  *   - a pipe writer that never switches to the blocking mode its writes ask;
  *   - a timed read that stops for good after its first failed read: excused
  *     when a reset (the world's error) failed it, and says so; work-undone
- *     when it stops after an EOF, which is no error. */
+ *     when it stops after an EOF, which is no error;
+ *   - a timer loop whose callback forgets the start its program asks
+ *     (src/oracle/program.c), or makes it with another timeout. */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -142,6 +144,66 @@ static void test_an_end_the_world_caused_is_excused_and_says_so(void)
     CHECK_STR(verdict(), "pass");
 }
 
+/* The timer loop's program (src/machines/timer_loop.c) for two timers:
+ * timer 1 (2 ms) restarts timer 2 (deferred, 3 ms) from its callback. */
+static const qp_schedule two_timers = {
+    .start_ns = T0, .cost_ns = 1000, .slack_ns = 20000, .ops_count = 2,
+    .ops = {{2 * MS, 1 + (3u << 3)}, {3 * MS, 1 + (1u << 5)}}};
+
+static void loop_mark(qp_os *os, unsigned kind, unsigned timer, uint64_t timeout_ns)
+{
+    os->loop_mark(os, &(qp_loop_mark){kind, timer, timeout_ns, CLOCK_MONOTONIC, -1});
+}
+
+/* Runs timer 1 of two_timers; its callback starts timer 2 with
+ * timer2_timeout_ns, or not at all (0). */
+static void timer1_only(qp_os *os, uint64_t timer2_timeout_ns)
+{
+    loop_mark(os, QP_LOOP_TIMER_START, 0, 2 * MS);
+    loop_mark(os, QP_LOOP_ITERATION, 0, 0);
+    os->poll(os, NULL, 0, 2);
+    loop_mark(os, QP_LOOP_ITERATION, 0, 0);
+    loop_mark(os, QP_LOOP_TIMER_FIRE, 0, 0);
+    if (timer2_timeout_ns != 0)
+        loop_mark(os, QP_LOOP_TIMER_START, 1, timer2_timeout_ns);
+}
+
+static void forgets_the_restart(qp_os *os, const qp_machine_ctx *ctx)
+{
+    (void)ctx;
+    timer1_only(os, 0);
+}
+
+static void restarts_with_another_timeout(qp_os *os, const qp_machine_ctx *ctx)
+{
+    (void)ctx;
+    timer1_only(os, 4 * MS);
+    loop_mark(os, QP_LOOP_ITERATION, 0, 0);
+    os->poll(os, NULL, 0, 4);
+    loop_mark(os, QP_LOOP_ITERATION, 0, 0);
+    loop_mark(os, QP_LOOP_TIMER_FIRE, 1, 0);
+}
+
+static void test_a_timer_program_not_followed_fails_work_undone(void)
+{
+    run_schedule(run, &qp_machine_timer_loop, 0, &two_timers);
+    CHECK_STR(verdict(), "pass");
+
+    qp_machine careless = qp_machine_timer_loop;
+    careless.run = forgets_the_restart;
+    run_schedule(run, &careless, 0, &two_timers);
+    CHECK_STR(verdict(), "work-undone");
+    printf("forgotten: %s\n", run->oracle.violation.why);
+    CHECK(strstr(run->oracle.violation.why, "timer 1's callback") != NULL);
+    CHECK(strstr(run->oracle.violation.why, "a start of timer 2") != NULL);
+
+    careless.run = restarts_with_another_timeout;
+    run_schedule(run, &careless, 0, &two_timers);
+    CHECK_STR(verdict(), "work-undone");
+    printf("another timeout: %s\n", run->oracle.violation.why);
+    CHECK(strstr(run->oracle.violation.why, "timeout 3") != NULL);
+}
+
 int main(void)
 {
     run = qp_run_new();
@@ -149,6 +211,7 @@ int main(void)
         TEST(test_each_reference_that_returns_at_once_fails_work_undone),
         TEST(test_a_writer_that_never_sets_blocking_fails_work_undone),
         TEST(test_an_end_the_world_caused_is_excused_and_says_so),
+        TEST(test_a_timer_program_not_followed_fails_work_undone),
     };
     int rc = check_run(tests, sizeof tests / sizeof tests[0]);
     qp_run_free(run);

@@ -8,6 +8,7 @@
  *   bound, then result, then timeouts, at an operation's end: a result
  *   the world contradicts is reported as such before what its timing says;
  *   stranded (input a wait slept through) after them, as a wait's verdict;
+ *   program (a loop's timers started and stopped as its program asks), then
  *   work last: work left undone is the verdict only of a run that waited well.
  * A new family is its file and one row here. */
 #include "oracle_internal.h"
@@ -16,7 +17,7 @@ const qp__monitor *const qp__monitors[] = {
     &qp__monitor_timers, &qp__monitor_spin,  &qp__monitor_eof,      &qp__monitor_wakeup,
     &qp__monitor_waitq,
     &qp__monitor_dgram,  &qp__monitor_bound, &qp__monitor_result,   &qp__monitor_timeouts,
-    &qp__monitor_stranded, &qp__monitor_work,
+    &qp__monitor_stranded, &qp__monitor_program, &qp__monitor_work,
 };
 
 const size_t qp__monitors_count = sizeof qp__monitors / sizeof qp__monitors[0];
