@@ -46,6 +46,7 @@ extern const qp__monitor qp__monitor_timeouts; /* timeouts.c: an operation's dea
 extern const qp__monitor qp__monitor_result;   /* result.c: an operation's result */
 extern const qp__monitor qp__monitor_eof;      /* eof.c: woken by an EOF already read */
 extern const qp__monitor qp__monitor_stranded; /* stranded.c: input a wait slept through */
+extern const qp__monitor qp__monitor_words;    /* result.c: a result's own words */
 extern const qp__monitor qp__monitor_program;  /* program.c: a loop's timer program */
 extern const qp__monitor qp__monitor_work;     /* work.c: what the schedule asked was done */
 
