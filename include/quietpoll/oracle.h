@@ -313,6 +313,8 @@ typedef struct qp_eof_watch {
  * and the starts and stops its last step asked that are not marked yet. */
 typedef struct qp_program_timer {
     bool started;         /* started, neither fired nor stopped since */
+    uint64_t deadline_ns; /* its last start mark's */
+    uint64_t start_seq;   /* that mark's place among the start marks */
     uint8_t repeats_left; /* repeats left of its current start */
     uint8_t starts;       /* act and read starts so far */
 } qp_program_timer;
@@ -330,6 +332,8 @@ typedef struct qp_program_watch {
     qp_program_timer timers[QP_OPS_MAX];
     qp_program_step due[2 * QP_OPS_MAX];   /* asked by the last step, not marked yet */
     uint32_t due_count;
+    bool in_order;                         /* qp_work_asked.timers_in_order */
+    uint64_t starts_marked;
     size_t step_index;                     /* the record of that step */
     char step[64];                         /* that step, in words */
 } qp_program_watch;

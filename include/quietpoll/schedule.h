@@ -153,6 +153,10 @@ typedef struct qp_work_asked {
        setup (the timers not deferred, id by id); 0 timers: none declared */
     qp_work_timer timers[QP_OPS_MAX];
     uint32_t timers_count;
+    /* the loop runs due timers in the order of their deadlines (each start
+       mark's instant + its timeout), those due at the same instant in the
+       order of their starts */
+    bool timers_in_order;
 } qp_work_asked;
 
 /* What a machine's schedule may contain. */

@@ -460,7 +460,6 @@ static void run(qp_os *os, const qp_machine_ctx *ctx)
  * the socket whose reads restart it. */
 static void asked(const qp_schedule *s, size_t variant, qp_work_asked *out)
 {
-    (void)variant;
     static const uint8_t acts[] = {
         [ACT_NONE] = QP_WORK_TIMER_NONE,
         [ACT_START_IF_STOPPED] = QP_WORK_TIMER_START_IF_STOPPED,
@@ -486,6 +485,10 @@ static void asked(const qp_schedule *s, size_t variant, qp_work_asked *out)
         };
     }
     out->timers_count = (uint32_t)count;
+    /* early-floor-start keeps its deadlines from a start floored to whole
+       ms, not the start mark's instant: it runs its timers in the order of
+       those, which it asks no other way */
+    out->timers_in_order = variant != EARLY_FLOOR_START;
     out->timers_finished = true;
     out->bytes_read = true;
 }

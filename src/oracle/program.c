@@ -27,7 +27,11 @@
  *   - no start or stop is marked that no step asked: a timer the program
  *     did not start, or stopped twice, is work the program never asked;
  *   - a timer's callback runs only while it is started (a stopped timer,
- *     or one that has fired and was not restarted, does not run).
+ *     or one that has fired and was not restarted, does not run);
+ *   - in a loop that asks its timers in order (timers_in_order), a timer's
+ *     callback runs only when no started timer is due before it (its start
+ *     mark's instant + timeout), nor at the same instant and started
+ *     before it: a pass takes its due timers earliest first.
  * When each runs (not early, not late) is timers.c's (timeout-early,
  * timeout-late); this file holds who starts and stops what.
  */
@@ -96,6 +100,7 @@ void qp__program_ask(qp_oracle *oracle, const qp_work_asked *asked)
     qp_program_watch *p = &oracle->program;
     memset(p, 0, sizeof *p);
     p->count = asked->timers_count < QP_OPS_MAX ? asked->timers_count : QP_OPS_MAX;
+    p->in_order = asked->timers_in_order;
     begin_step(p, 0, "the setup");
     for (unsigned i = 0; i < p->count; i++) {
         p->rules[i] = asked->timers[i];
@@ -156,6 +161,10 @@ static bool on_start_stop(qp_oracle *oracle, const qp_rec *rec, size_t index)
                                 ? "no time (never)"
                                 : qp_fmt_clock(due, mark->deadline_ns));
         }
+        if (d->mark == QP_LOOP_TIMER_START) {
+            p->timers[d->timer].deadline_ns = mark->deadline_ns;
+            p->timers[d->timer].start_seq = p->starts_marked++;
+        }
         memmove(&p->due[k], &p->due[k + 1], (p->due_count - k - 1) * sizeof p->due[0]);
         p->due_count--;
         return false;
@@ -177,6 +186,22 @@ static bool on_fire(qp_oracle *oracle, unsigned id, size_t index)
                         "timer %u's callback runs, and its program has it stopped (never "
                         "started, stopped, or fired and not restarted)",
                         id + 1);
+    for (unsigned j = 0; p->in_order && j < p->count; j++) {
+        const qp_program_timer *u = &p->timers[j];
+        if (j == id || !u->started || u->deadline_ns > t->deadline_ns ||
+            (u->deadline_ns == t->deadline_ns && u->start_seq > t->start_seq))
+            continue;
+        char a[32], b[32];
+        return qp__fire(oracle, QP_PROP_WORK_UNDONE, index,
+                        "timer %u's callback runs (due at %s) while timer %u, due %s at %s, "
+                        "waits: its program runs due timers earliest first, those due at the "
+                        "same instant in start order",
+                        id + 1, qp_fmt_clock(a, t->deadline_ns), j + 1,
+                        u->deadline_ns == t->deadline_ns ? "at the same instant and started "
+                                                           "first,"
+                                                         : "before it,",
+                        qp_fmt_clock(b, u->deadline_ns));
+    }
     begin_step(p, index, "timer %u's callback", id + 1);
     t->started = false;
     const qp_work_timer *rule = &p->rules[id];
