@@ -71,7 +71,11 @@ static bool check(qp_oracle *oracle, const qp_op_stats *op, unsigned result, siz
  *                 spent), no call's, and is not judged here;
  *   would block   is a non-blocking operation's (timeout 0) word for finding
  *                 nothing: a blocking one that says it at or after its
- *                 deadline timed out.
+ *                 deadline timed out. (The converse is not held: an
+ *                 operation that begins with no time left, its deadline
+ *                 passed, is marked with timeout 0 as a non-blocking one
+ *                 is, and its timeout is the right word: a c-ares session
+ *                 whose time ran out before its operation began.)
  * It runs after timeouts.c: an operation that gives up before its deadline
  * with nothing from the world ("would block" after a spurious wakeup, an
  * error made of an EINTR) is timeout-early, the root of what it says. */
