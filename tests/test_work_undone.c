@@ -8,7 +8,8 @@
  *     when a reset (the world's error) failed it, and says so; work-undone
  *     when it stops after an EOF, which is no error;
  *   - a timer loop whose callback forgets the start its program asks
- *     (src/oracle/program.c), or makes it with another timeout. */
+ *     (src/oracle/program.c), or makes it with another timeout, and one
+ *     that runs a later timer before an earlier one. */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -204,6 +205,37 @@ static void test_a_timer_program_not_followed_fails_work_undone(void)
     CHECK(strstr(run->oracle.violation.why, "timeout 3") != NULL);
 }
 
+/* Timer 1 (5 ms) and timer 2 (2 ms), both started by the setup; the loop
+ * sleeps to the later deadline and runs timer 1 first. */
+static const qp_schedule later_first = {
+    .start_ns = T0, .cost_ns = 1000, .slack_ns = 20000, .ops_count = 2,
+    .ops = {{5 * MS, 1}, {2 * MS, 1}}};
+
+static void runs_the_later_timer_first(qp_os *os, const qp_machine_ctx *ctx)
+{
+    (void)ctx;
+    loop_mark(os, QP_LOOP_TIMER_START, 0, 5 * MS);
+    loop_mark(os, QP_LOOP_TIMER_START, 1, 2 * MS);
+    loop_mark(os, QP_LOOP_ITERATION, 0, 0);
+    os->poll(os, NULL, 0, 5);
+    loop_mark(os, QP_LOOP_ITERATION, 0, 0);
+    loop_mark(os, QP_LOOP_TIMER_FIRE, 0, 0);
+    loop_mark(os, QP_LOOP_TIMER_FIRE, 1, 0);
+}
+
+static void test_due_timers_out_of_order_fail_work_undone(void)
+{
+    run_schedule(run, &qp_machine_timer_loop, 0, &later_first);
+    CHECK_STR(verdict(), "pass");
+    qp_machine careless = qp_machine_timer_loop;
+    careless.run = runs_the_later_timer_first;
+    run_schedule(run, &careless, 0, &later_first);
+    CHECK_STR(verdict(), "work-undone");
+    printf("out of order: %s\n", run->oracle.violation.why);
+    CHECK(strstr(run->oracle.violation.why, "timer 1's callback runs") != NULL);
+    CHECK(strstr(run->oracle.violation.why, "timer 2, due before it") != NULL);
+}
+
 int main(void)
 {
     run = qp_run_new();
@@ -212,6 +244,7 @@ int main(void)
         TEST(test_a_writer_that_never_sets_blocking_fails_work_undone),
         TEST(test_an_end_the_world_caused_is_excused_and_says_so),
         TEST(test_a_timer_program_not_followed_fails_work_undone),
+        TEST(test_due_timers_out_of_order_fail_work_undone),
     };
     int rc = check_run(tests, sizeof tests / sizeof tests[0]);
     qp_run_free(run);
