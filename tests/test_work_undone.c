@@ -6,7 +6,10 @@
  *   - a pipe writer that never switches to the blocking mode its writes ask;
  *   - a timed read that stops for good after its first failed read: excused
  *     when a reset (the world's error) failed it, and says so; work-undone
- *     when it stops after an EOF, which is no error. */
+ *     when it stops after an EOF, which is no error;
+ *   - a timer loop whose callback forgets the start its program asks
+ *     (src/oracle/program.c), or makes it with another timeout, and one
+ *     that runs a later timer before an earlier one. */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -142,6 +145,96 @@ static void test_an_end_the_world_caused_is_excused_and_says_so(void)
     CHECK_STR(verdict(), "pass");
 }
 
+/* The timer loop's program (src/machines/timer_loop.c) for two timers:
+ * timer 1 (2 ms) restarts timer 2 (deferred, 3 ms) from its callback. */
+static const qp_schedule two_timers = {
+    .start_ns = T0, .cost_ns = 1000, .slack_ns = 20000, .ops_count = 2,
+    .ops = {{2 * MS, 1 + (3u << 3)}, {3 * MS, 1 + (1u << 5)}}};
+
+static void loop_mark(qp_os *os, unsigned kind, unsigned timer, uint64_t timeout_ns)
+{
+    os->loop_mark(os, &(qp_loop_mark){kind, timer, timeout_ns, CLOCK_MONOTONIC, -1});
+}
+
+/* Runs timer 1 of two_timers; its callback starts timer 2 with
+ * timer2_timeout_ns, or not at all (0). */
+static void timer1_only(qp_os *os, uint64_t timer2_timeout_ns)
+{
+    loop_mark(os, QP_LOOP_TIMER_START, 0, 2 * MS);
+    loop_mark(os, QP_LOOP_ITERATION, 0, 0);
+    os->poll(os, NULL, 0, 2);
+    loop_mark(os, QP_LOOP_ITERATION, 0, 0);
+    loop_mark(os, QP_LOOP_TIMER_FIRE, 0, 0);
+    if (timer2_timeout_ns != 0)
+        loop_mark(os, QP_LOOP_TIMER_START, 1, timer2_timeout_ns);
+}
+
+static void forgets_the_restart(qp_os *os, const qp_machine_ctx *ctx)
+{
+    (void)ctx;
+    timer1_only(os, 0);
+}
+
+static void restarts_with_another_timeout(qp_os *os, const qp_machine_ctx *ctx)
+{
+    (void)ctx;
+    timer1_only(os, 4 * MS);
+    loop_mark(os, QP_LOOP_ITERATION, 0, 0);
+    os->poll(os, NULL, 0, 4);
+    loop_mark(os, QP_LOOP_ITERATION, 0, 0);
+    loop_mark(os, QP_LOOP_TIMER_FIRE, 1, 0);
+}
+
+/* The timer loop passes sched; a careless loop, run instead, fails
+ * work-undone, its reason naming each of the words given. */
+static void check_careless_loop(const qp_schedule *sched, const char *label,
+                                void (*careless_run)(qp_os *, const qp_machine_ctx *),
+                                const char *const words[], size_t words_count)
+{
+    run_schedule(run, &qp_machine_timer_loop, 0, sched);
+    CHECK_STR(verdict(), "pass");
+    qp_machine careless = qp_machine_timer_loop;
+    careless.run = careless_run;
+    run_schedule(run, &careless, 0, sched);
+    CHECK_STR(verdict(), "work-undone");
+    printf("%s: %s\n", label, run->oracle.violation.why);
+    for (size_t i = 0; i < words_count; i++)
+        CHECK(strstr(run->oracle.violation.why, words[i]) != NULL);
+}
+
+static void test_a_timer_program_not_followed_fails_work_undone(void)
+{
+    static const char *const forgotten[] = {"timer 1's callback", "a start of timer 2"};
+    check_careless_loop(&two_timers, "forgotten", forgets_the_restart, forgotten, 2);
+    static const char *const another[] = {"timeout 3"};
+    check_careless_loop(&two_timers, "another timeout", restarts_with_another_timeout, another,
+                        1);
+}
+
+/* Timer 1 (5 ms) and timer 2 (2 ms), both started by the setup; the loop
+ * sleeps to the later deadline and runs timer 1 first. */
+static const qp_schedule later_first = {
+    .start_ns = T0, .cost_ns = 1000, .slack_ns = 20000, .ops_count = 2,
+    .ops = {{5 * MS, 1}, {2 * MS, 1}}};
+
+static void runs_the_later_timer_first(qp_os *os, const qp_machine_ctx *ctx)
+{
+    (void)ctx;
+    loop_mark(os, QP_LOOP_TIMER_START, 0, 5 * MS);
+    loop_mark(os, QP_LOOP_TIMER_START, 1, 2 * MS);
+    loop_mark(os, QP_LOOP_ITERATION, 0, 0);
+    os->poll(os, NULL, 0, 5);
+    loop_mark(os, QP_LOOP_ITERATION, 0, 0);
+    loop_mark(os, QP_LOOP_TIMER_FIRE, 0, 0);
+    loop_mark(os, QP_LOOP_TIMER_FIRE, 1, 0);
+}
+
+static void test_due_timers_out_of_order_fail_work_undone(void)
+{
+    static const char *const words[] = {"timer 1's callback runs", "timer 2, due before it"};
+    check_careless_loop(&later_first, "out of order", runs_the_later_timer_first, words, 2);
+}
+
 int main(void)
 {
     run = qp_run_new();
@@ -149,6 +242,8 @@ int main(void)
         TEST(test_each_reference_that_returns_at_once_fails_work_undone),
         TEST(test_a_writer_that_never_sets_blocking_fails_work_undone),
         TEST(test_an_end_the_world_caused_is_excused_and_says_so),
+        TEST(test_a_timer_program_not_followed_fails_work_undone),
+        TEST(test_due_timers_out_of_order_fail_work_undone),
     };
     int rc = check_run(tests, sizeof tests / sizeof tests[0]);
     qp_run_free(run);

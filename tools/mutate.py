@@ -23,6 +23,15 @@ Judges:
   sim files (every .c of src/sim/ the build compiles): `quietpoll conform`,
     then `quietpoll prop` over every machine.
 A mutant that does not compile is stillborn and counted apart.
+A machine file's survivor is judged once more, by the same checks, in a
+build with ASan and UBSan (--sanitized DIR, ci/mutate's build-mutate-san/):
+a read past an array that the plain build lets through aborts there, the
+failure a sanitizer build of the project shows. Only survivors: a mutant the
+plain build kills is killed whatever the sanitizers say, so the score is that
+of judging every mutant in the sanitizer build, at a fraction of its cost.
+The sim's survivors are not: their checks (conform, then prop over every
+machine, the real libraries' included) take several times as long under the
+sanitizers, per survivor (the README has the figures).
 ci/mutants-equivalent.tsv lists, each with its reason, the equivalent
 mutants (run, and reported if a check kills one) and the excluded ones (not
 the code under test: not built); neither counts in the score, killed /
@@ -485,6 +494,8 @@ def main():
     ap.add_argument("--trials", type=int, default=1000, help="prop trials per check")
     ap.add_argument("--sim-trials", type=int, default=200,
                     help="prop trials per machine for a sim mutant conform lets through")
+    ap.add_argument("--sanitized", help="a configured ASan+UBSan build: survivors are judged "
+                    "again in it")
     ap.add_argument("--list", action="store_true", help="list the mutants, run nothing")
     ap.add_argument("--min-score", type=float, default=None,
                     help="fail when the score of the run is below this percentage")
@@ -499,6 +510,7 @@ def main():
     builder = Builder(args.build, root, builder_tmp)
     exe0 = os.path.join(builder.build_dir, "quietpoll")
     machines = model_machines(exe0, root)
+    builder_san = Builder(args.sanitized, root, builder_tmp + "-san") if args.sanitized else None
     files = [f for f in builder.files()
              if (f.startswith("src/machines/") and
                  os.path.splitext(os.path.basename(f))[0] in machines) or
@@ -529,26 +541,32 @@ def main():
 
     # the unmutated program must pass every check, and sets the time limit
     t0 = time.monotonic()
-    baseline = {}
-    for f in files:
-        kind = "machine" if f.startswith("src/machines/") else "sim"
-        for name, cmd in judge.checks(f, exe0):
-            if name in baseline:
-                continue
-            s = time.monotonic()
-            rc, out = run_check(cmd, root, 600)
-            if rc != 0:
-                raise SystemExit("mutate: the unmutated program fails %s (exit %s):\n%s" %
-                                 (" ".join(cmd), rc, out[-2000:]))
-            baseline[name] = time.monotonic() - s
-    # a mutant that loops where no budget sees it is killed by the time limit
-    timeouts_s = {name: int(10 * t + 5) for name, t in baseline.items()}
+
+    def time_limits(exe):
+        baseline = {}
+        for f in files:
+            for name, cmd in judge.checks(f, exe):
+                if name in baseline:
+                    continue
+                s = time.monotonic()
+                rc, out = run_check(cmd, root, 600)
+                if rc != 0:
+                    raise SystemExit("mutate: the unmutated program fails %s (exit %s):\n%s" %
+                                     (" ".join(cmd), rc, out[-2000:]))
+                baseline[name] = time.monotonic() - s
+        # a mutant that loops where no budget sees it is killed by the time limit
+        return {name: int(10 * t + 5) for name, t in baseline.items()}
+
+    timeouts_s = time_limits(exe0)
+    timeouts_san_s = time_limits(os.path.join(builder_san.build_dir, "quietpoll")) \
+        if builder_san else None
     print("mutate: %d mutants of %d files; the unmutated program passes every check "
           "(%.1fs); a check taking ten times as long as it did (+5 s) kills its mutant" %
           (len(plan), len(files), time.monotonic() - t0), flush=True)
 
     stats = {}
     survivors = []
+    san_s, san_count = 0.0, 0
     start = time.monotonic()
     for k, (f, src, m) in enumerate(plan, 1):
         st = stats.setdefault(f, {"mutants": 0, "killed": 0, "survived": 0, "equivalent": 0,
@@ -563,6 +581,17 @@ def main():
             st["stillborn"] += 1
         else:
             by, why = judge.judge(f, builder.exe("m"), timeouts_s)
+            if by is None and builder_san is not None and f.startswith("src/machines/"):
+                san_start = time.monotonic()
+                san_count += 1
+                exe_san, err = builder_san.build(f, apply(src, m), "m")
+                if exe_san is None:
+                    raise SystemExit("mutate: %s builds, but not with the sanitizers:\n%s" %
+                                     (m.id, err[-2000:]))
+                by, why = judge.judge(f, exe_san, timeouts_san_s)
+                san_s += time.monotonic() - san_start
+                if by is not None:
+                    by = "sanitized " + by
             if row is not None:
                 verdict = "equivalent" if by is None else "killed"
                 if by is not None:
@@ -572,7 +601,8 @@ def main():
                 verdict = "killed" if by is not None else "survived"
             st[verdict] += 1
             if by is not None:
-                key = by.split(" ")[0] if f.startswith("src/sim/") else \
+                key = "sanitized" if by.startswith("sanitized ") else \
+                    by.split(" ")[0] if f.startswith("src/sim/") else \
                     ("ref" if "every variant" not in by else "variants")
                 st["by"][key] = st["by"].get(key, 0) + 1
             if verdict == "survived":
@@ -625,6 +655,9 @@ def main():
           "score %.1f%% of the mutants that build, neither equivalent nor excluded" %
           (tot["mutants"], tot["killed"], tot["survived"], tot["equivalent"], tot["excluded"],
            tot["stillborn"], score))
+    if builder_san is not None:
+        print("the sanitized build judged %d mutants the plain one let through, in %.0f s of "
+              "the run's %.0f s" % (san_count, san_s, time.monotonic() - start))
     if survivors:
         print("\nsurvivors (no check fails; kill each, or list it in %s with its reason):" %
               args.equivalent)

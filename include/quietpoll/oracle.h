@@ -339,6 +339,35 @@ typedef struct qp_eof_watch {
     bool read_eof[QP_SIM_FDS_MAX]; /* the loop has read the fd's EOF */
 } qp_eof_watch;
 
+/* What program.c keeps: the timer program's books (qp_work_asked.timers),
+ * and the starts and stops its last step asked that are not marked yet. */
+typedef struct qp_program_timer {
+    bool started;         /* started, neither fired nor stopped since */
+    uint64_t deadline_ns; /* its last start mark's */
+    uint64_t start_seq;   /* that mark's place among the start marks */
+    uint8_t repeats_left; /* repeats left of its current start */
+    uint8_t starts;       /* act and read starts so far */
+} qp_program_timer;
+
+typedef struct qp_program_step {
+    uint8_t mark;        /* QP_LOOP_TIMER_START or QP_LOOP_TIMER_CANCEL */
+    uint8_t timer;
+    uint64_t timeout_ns; /* a start's */
+} qp_program_step;
+
+typedef struct qp_program_watch {
+    uint32_t count;                        /* the program's timers; 0: none declared */
+    qp_work_timer rules[QP_OPS_MAX];       /* as asked */
+    int32_t read_fds[QP_OPS_MAX];          /* each timer's read target's fd, or -1 */
+    qp_program_timer timers[QP_OPS_MAX];
+    qp_program_step due[2 * QP_OPS_MAX];   /* asked by the last step, not marked yet */
+    uint32_t due_count;
+    bool in_order;                         /* qp_work_asked.timers_in_order */
+    uint64_t starts_marked;
+    size_t step_index;                     /* the record of that step */
+    char step[64];                         /* that step, in words */
+} qp_program_watch;
+
 typedef struct qp_oracle {
     uint64_t cost_ns;
     uint64_t slack_ns;
@@ -351,6 +380,7 @@ typedef struct qp_oracle {
     qp_loop_watch loop;
     qp_spin_watch spin;
     qp_work_watch work;
+    qp_program_watch program;
     qp_stranded_watch stranded;
     qp_eof_watch eof;
     bool keep_going; /* count every violation instead of stopping at the first */
@@ -374,6 +404,10 @@ void qp_oracle_init(qp_oracle *oracle, const qp_schedule *sched);
 /* What the schedule asks of the machine (qp_machine.asked), which the run
  * is held to at its end (work-undone); call after qp_oracle_init. */
 void qp_oracle_ask(qp_oracle *oracle, const qp_work_asked *asked);
+
+/* The fds of the machine's world objects, by index (a timer program's read
+ * targets); call after qp_oracle_ask, once the world is set up. */
+void qp_oracle_world(qp_oracle *oracle, const int *fds, unsigned fds_count);
 
 /* Checks the record just appended at index. Returns true on a violation. */
 bool qp_oracle_on_rec(qp_oracle *oracle, const qp_trace *trace, size_t index);

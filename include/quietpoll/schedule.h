@@ -120,6 +120,36 @@ typedef struct qp_work_write {
     bool nonblocking; /* on an fd with O_NONBLOCK set (else clear) */
 } qp_work_write;
 
+/* What a loop's program asks of one of its timers (qp_work_asked.timers).
+ * The oracle keeps the program's books from these rules and holds every
+ * timer start and stop mark, and every timer callback, to them (work-undone,
+ * src/oracle/program.c). A start here is a start mark with the timeout the
+ * rule names; a stop, a stop mark. */
+enum qp_work_timer_act {
+    QP_WORK_TIMER_NONE,             /* its callback leaves timer `target` alone */
+    QP_WORK_TIMER_START_IF_STOPPED, /* starts it if it is stopped (an act start) */
+    QP_WORK_TIMER_STOP,             /* stops it if it is started */
+    QP_WORK_TIMER_RESTART,          /* starts it, started or not (an act start) */
+};
+
+typedef struct qp_work_timer {
+    uint64_t timeout_ns; /* each start's timeout but a repeat's (QP_NS_INFINITE: never due) */
+    uint64_t repeat_ns;  /* a repeat's timeout */
+    /* a start is followed by up to 1 + repeats fires: the callback of each
+       fire but the last restarts the timer first (a repeat) */
+    uint8_t repeats;
+    uint8_t act;         /* enum qp_work_timer_act: then what the callback does to target */
+    uint8_t target;      /* a timer of the program */
+    /* act starts and read starts of this timer, at most: the program gives
+       up on it after that many (the setup's start and repeats not counted) */
+    uint8_t starts_max;
+    bool deferred;       /* the setup does not start it */
+    /* the world object (its index in the machine's world) whose reads act
+       on it: a read that brings bytes starts it (a read start), one that
+       ends (EOF, an error but EAGAIN) stops it if started; -1: none */
+    int8_t read_target;
+} qp_work_timer;
+
 typedef struct qp_work_asked {
     uint32_t ops_marked; /* task 0 marks this many operations (op begin, op end) */
     /* task 0's write calls, in order (a writer's operations) */
@@ -134,6 +164,14 @@ typedef struct qp_work_asked {
     /* bit sys (enum qp_sys): task 0 waits with these calls only, the
        backend the schedule (or the variant) chose; 0: any */
     uint64_t wait_calls;
+    /* the loop's timer program: timer id's rules, in start order at the
+       setup (the timers not deferred, id by id); 0 timers: none declared */
+    qp_work_timer timers[QP_OPS_MAX];
+    uint32_t timers_count;
+    /* the loop runs due timers in the order of their deadlines (each start
+       mark's instant + its timeout), those due at the same instant in the
+       order of their starts */
+    bool timers_in_order;
 } qp_work_asked;
 
 /* What a machine's schedule may contain. */

@@ -455,10 +455,17 @@ static void run(qp_os *os, const qp_machine_ctx *ctx)
 
 /* What the program asks of its loop: its backend's waits, the timers not
  * deferred started, no timer left due when the loop returns, the sockets'
- * bytes read. */
+ * bytes read; and the program itself (the spec above): each timer's
+ * repeats, its callback's act on the next timer, its starts at most, and
+ * the socket whose reads restart it. */
 static void asked(const qp_schedule *s, size_t variant, qp_work_asked *out)
 {
-    (void)variant;
+    static const uint8_t acts[] = {
+        [ACT_NONE] = QP_WORK_TIMER_NONE,
+        [ACT_START_IF_STOPPED] = QP_WORK_TIMER_START_IF_STOPPED,
+        [ACT_STOP] = QP_WORK_TIMER_STOP,
+        [ACT_RESTART] = QP_WORK_TIMER_RESTART,
+    };
     out->wait_calls = UINT64_C(1) << (spec_epoll(s) ? QP_SYS_epoll_wait : QP_SYS_poll);
     size_t count = s->ops_count < TIMERS_MAX ? s->ops_count : TIMERS_MAX;
     for (size_t i = 0; i < count; i++) {
@@ -466,7 +473,22 @@ static void asked(const qp_schedule *s, size_t variant, qp_work_asked *out)
         decode_spec(&s->ops[i], &t);
         if (!t.deferred)
             out->timers_started |= UINT32_C(1) << i;
+        out->timers[i] = (qp_work_timer){
+            .timeout_ns = t.timeout_ns,
+            .repeat_ns = t.zero_interval ? 0 : t.timeout_ns,
+            .repeats = t.repeats,
+            .act = acts[t.action],
+            .target = (uint8_t)((i + 1) % count),
+            .starts_max = RESTARTS_MAX,
+            .deferred = t.deferred,
+            .read_target = t.idle ? (int8_t)(i % SOCKETS) : -1,
+        };
     }
+    out->timers_count = (uint32_t)count;
+    /* early-floor-start keeps its deadlines from a start floored to whole
+       ms, not the start mark's instant: it runs its timers in the order of
+       those, which it asks no other way */
+    out->timers_in_order = variant != EARLY_FLOOR_START;
     out->timers_finished = true;
     out->bytes_read = true;
 }

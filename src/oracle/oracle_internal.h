@@ -28,6 +28,9 @@ typedef struct qp__monitor {
     bool (*finish)(qp_oracle *oracle, size_t rec_index, bool blocked_forever);
 } qp__monitor;
 
+/* program.c's books from qp_oracle_ask's timer program. */
+void qp__program_ask(qp_oracle *oracle, const qp_work_asked *asked);
+
 /* In the order of the checks: a record that breaks several properties is
  * reported as the first monitor of this table sees it. */
 extern const qp__monitor *const qp__monitors[];
@@ -43,6 +46,8 @@ extern const qp__monitor qp__monitor_timeouts; /* timeouts.c: an operation's dea
 extern const qp__monitor qp__monitor_result;   /* result.c: an operation's result */
 extern const qp__monitor qp__monitor_eof;      /* eof.c: woken by an EOF already read */
 extern const qp__monitor qp__monitor_stranded; /* stranded.c: input a wait slept through */
+extern const qp__monitor qp__monitor_words;    /* result.c: a result's own words */
+extern const qp__monitor qp__monitor_program;  /* program.c: a loop's timer program */
 extern const qp__monitor qp__monitor_work;     /* work.c: what the schedule asked was done */
 
 /* A wait outside any operation timed out at once with a zero timeout: in an

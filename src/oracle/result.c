@@ -1,8 +1,9 @@
 /* wrong-result: an operation's reported result against what its own
- * syscalls saw. The oracle keeps, per operation (oracle.c), whether a
- * receive of its fd returned data (bytes, or a datagram: a datagram may be
- * empty) or EOF (0 from a byte stream asked for at least one byte), and
- * whether its last wait reported its fd ready with no receive of it after.
+ * syscalls saw, and (below) against its own words. The oracle keeps, per
+ * operation (oracle.c), whether a receive of its fd returned data (bytes,
+ * or a datagram: a datagram may be empty) or EOF (0 from a byte stream
+ * asked for at least one byte), and whether its last wait reported its fd
+ * ready with no receive of it after.
  *   data     needs a receive of its fd that returned data;
  *   eof      needs a receive of its fd that returned EOF: the peer closed;
  *   timeout  (at or after the deadline; before it is timeout-early) is wrong
@@ -130,12 +131,70 @@ static bool check(qp_oracle *oracle, const qp_op_stats *op, unsigned result, siz
     return false;
 }
 
-static bool on_record(qp_oracle *oracle, const qp_trace *trace, size_t index)
+/* ----------------------------------------------------------------------
+ * The results' own words (qp__monitor_words, after timeouts.c): a result
+ * that no syscall of the operation contradicts (above) and that ends in
+ * time (timeouts.c), but says what did not happen (include/quietpoll/os.h):
+ *   error         of a timed read or a select needs a call of the operation
+ *                 that failed with an error other than EAGAIN and EINTR:
+ *                 QP_OP_ERROR is "a call failed", and those kinds' result is
+ *                 their own calls'. A resolver's error is its library's word
+ *                 for a query that failed (an error reply, its retries
+ *                 spent), no call's, and is not judged here;
+ *   would block   is a non-blocking operation's (timeout 0) word for finding
+ *                 nothing: a blocking one that says it at or after its
+ *                 deadline timed out. (The converse is not held: an
+ *                 operation that begins with no time left, its deadline
+ *                 passed, is marked with timeout 0 as a non-blocking one
+ *                 is, and its timeout is the right word: a c-ares session
+ *                 whose time ran out before its operation began.)
+ * It runs after timeouts.c: an operation that gives up before its deadline
+ * with nothing from the world ("would block" after a spurious wakeup, an
+ * error made of an EINTR) is timeout-early, the root of what it says. */
+static bool check_words(qp_oracle *oracle, const qp_op_stats *op, unsigned result, size_t index)
+{
+    const char *kind = qp_op_kind_name(op->kind);
+    switch (result) {
+    case QP_OP_ERROR:
+        if (op->world_error || (op->kind != QP_OP_TIMED_READ && op->kind != QP_OP_SELECT))
+            return false;
+        qp__magnitude(oracle, "one %s reports an error, a wrong result (per operation)", kind);
+        return qp__fire(oracle, QP_PROP_WRONG_RESULT, index,
+                        "the %s reported an error, but none of its calls failed (EAGAIN and "
+                        "EINTR are no error)",
+                        kind);
+    case QP_OP_WOULDBLOCK:
+        if (op->deadline_ns == op->begin_ns)
+            return false;
+        qp__magnitude(oracle, "one %s reports would-block, a wrong result (per operation)",
+                      kind);
+        return qp__fire(oracle, QP_PROP_WRONG_RESULT, index,
+                        "the %s reported would-block, a non-blocking operation's result, but it "
+                        "had a timeout, and it has passed: that is a timeout",
+                        kind);
+    default:
+        return false;
+    }
+}
+
+static bool on_op_end(qp_oracle *oracle, const qp_trace *trace, size_t index,
+                      bool (*checker)(qp_oracle *, const qp_op_stats *, unsigned, size_t))
 {
     const qp_rec *rec = &trace->recs[index];
     if (rec->type != QP_REC_OP_END)
         return false;
-    return check(oracle, qp__open_op(oracle, rec), rec->op_end.result, index);
+    return checker(oracle, qp__open_op(oracle, rec), rec->op_end.result, index);
+}
+
+static bool on_record(qp_oracle *oracle, const qp_trace *trace, size_t index)
+{
+    return on_op_end(oracle, trace, index, check);
+}
+
+static bool on_record_words(qp_oracle *oracle, const qp_trace *trace, size_t index)
+{
+    return on_op_end(oracle, trace, index, check_words);
 }
 
 const qp__monitor qp__monitor_result = {"result", on_record, NULL};
+const qp__monitor qp__monitor_words = {"words", on_record_words, NULL};

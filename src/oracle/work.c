@@ -50,6 +50,7 @@ void qp_oracle_ask(qp_oracle *oracle, const qp_work_asked *asked)
     w->asked_any = asked->ops_marked > 0 || asked->writes_count > 0 ||
                    asked->timers_started != 0 || asked->timers_finished || asked->bytes_read ||
                    asked->wait_calls != 0;
+    qp__program_ask(oracle, asked);
 }
 
 /* Errors a call gets from what the world did, not from how it was called. */

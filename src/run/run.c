@@ -156,6 +156,7 @@ bool qp_run_bytes(qp_run *run, const qp_machine *machine, size_t variant, const 
     memset(run->state, 0, sizeof run->state);
     run->ctx = (qp_machine_ctx){&run->world, &run->sched, variant, run->state};
     machine->setup(&run->sim, &run->world);
+    qp_oracle_world(&run->oracle, run->world.fds, run->world.fds_count);
     if (machine->world != NULL)
         qp_sim_set_world_hook(&run->sim, world_action, run, machine->world_at_waits);
     if (machine->pipe_policy != NULL)
