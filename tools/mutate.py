@@ -21,7 +21,13 @@ Judges:
     variant, then `quietpoll prop --machine <m>`: every catalogued variant
     still fires what it is expected to, and nothing else;
   sim files (every .c of src/sim/ the build compiles): `quietpoll conform`,
-    then `quietpoll prop` over every machine.
+    then `quietpoll prop` over every machine. A sim mutant does not change
+    what Linux does: the kernel's side of every scenario is recorded once per
+    run, by the unmutated program (`quietpoll conform --host-results`), and
+    each mutant's sim is compared with it (`quietpoll conform --against`):
+    killed still means some scenario's sim result differs from Linux's, and
+    no mutant is killed, or spared, by the host's timing on a loaded machine
+    (`--host live` runs both sides for every mutant, as before).
 A mutant that does not compile is stillborn and counted apart.
 ci/mutants-equivalent.tsv lists, each with its reason, the equivalent
 mutants (run, and reported if a check kills one) and the excluded ones (not
@@ -35,6 +41,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -329,6 +336,10 @@ class Builder:
         link = [l for l in out.splitlines() if " -o quietpoll " in l][-1]
         self.link = shlex.split(link)
         self.lib_index = self.link.index("libquietpoll.a")
+        # lld links the program in half the time of bfd's ld, the same code
+        if shutil.which("ld.lld") and not any(a.startswith("-fuse-ld") for a in self.link):
+            self.link.insert(1, "-fuse-ld=lld")
+        self.build_s = 0.0  # the time spent compiling and linking mutants
 
     def files(self):
         return sorted(self.compile)
@@ -339,6 +350,13 @@ class Builder:
     def build(self, path, text, tag):
         """Builds a quietpoll program with path's object compiled from text;
         returns its path, or None with the compiler's message."""
+        t0 = time.monotonic()
+        try:
+            return self._build(path, text, tag)
+        finally:
+            self.build_s += time.monotonic() - t0
+
+    def _build(self, path, text, tag):
         e = self.compile[path]
         d = os.path.join(self.work, tag)
         os.makedirs(d, exist_ok=True)
@@ -402,8 +420,9 @@ def first_failure(out):
 
 
 class Judge:
-    def __init__(self, args, root, machines):
+    def __init__(self, args, root, machines, host_record):
         self.args, self.root, self.machines = args, root, machines
+        self.host_record = host_record  # the kernel's results, or None: run it live
 
     def checks(self, path, exe):
         """The commands that judge a mutant of path, in order, each with its name."""
@@ -416,7 +435,11 @@ class Judge:
             out.append(("prop %s (every variant as catalogued)" % base,
                         [exe, "prop", "--machine", base, "--no-db", "--trials", t]))
             return out
-        return [("conform", [exe, "conform"]),
+        conform = [exe, "conform"] if self.host_record is None else \
+            [exe, "conform", "--against", self.host_record]
+        if self.args.conform_only:
+            return [("conform", conform)]
+        return [("conform", conform),
                 ("prop (every machine)", [exe, "prop", "--no-db", "--no-fork", "--trials",
                                           str(self.args.sim_trials)])]
 
@@ -426,13 +449,27 @@ class Judge:
             timeout_s = timeouts_s[name]
             rc, out = run_check(cmd, self.root, timeout_s)
             if rc != 0:
-                why = "timeout after %ds" % timeout_s if rc == "timeout" else \
+                why = "timeout after %.1fs" % timeout_s if rc == "timeout" else \
                     "exit %s: %s" % (rc, first_failure(out))
                 return name, why
         return None, ""
 
 
 # ---------------------------------------------------------------- main
+
+
+def record_host(exe, root, path):
+    """Records the kernel's side of every scenario in path, with the
+    unmutated program; a recording the unmutated sim does not agree with (a
+    timed scenario the loaded host ran late) is made again, up to 3 times."""
+    for attempt in range(3):
+        rc, out = run_check([exe, "conform", "--host-results", path], root, 600)
+        if rc == 0:
+            rc, out = run_check([exe, "conform", "--against", path], root, 600)
+            if rc == 0:
+                return
+    raise SystemExit("mutate: the unmutated program's conform fails 3 times (exit %s):\n%s" %
+                     (rc, out[-2000:]))
 
 
 def model_machines(exe, root):
@@ -492,6 +529,14 @@ def main():
     ap.add_argument("--equivalent", default="ci/mutants-equivalent.tsv")
     ap.add_argument("--survivors", help="write the survivors' ids and diffs here")
     ap.add_argument("--quiet", action="store_true", help="no line per mutant, only progress")
+    ap.add_argument("--host", choices=("recorded", "live"), default="recorded",
+                    help="the kernel's side of conform for a sim mutant: recorded once per run "
+                    "by the unmutated program (the default), or run live for every mutant")
+    ap.add_argument("--conform-only", action="store_true",
+                    help="judge a sim mutant by quietpoll conform alone (no prop run): the "
+                    "score and survivors are conform's")
+    ap.add_argument("--ids", help="a file of mutant ids (the first word of each line, as "
+                    "--survivors writes them): those mutants only")
     args = ap.parse_args()
 
     root = os.getcwd()
@@ -509,8 +554,14 @@ def main():
             raise SystemExit("mutate: --only %s names no file mutated (src/machines/<model>.c, "
                              "src/sim/*.c)" % " ".join(args.only))
     equivalent = load_equivalent(os.path.join(root, args.equivalent))
-    judge = Judge(args, root, machines)
+    judge = Judge(args, root, machines,
+                  os.path.join(builder_tmp, "host-results") if args.host == "recorded" else None)
 
+    ids = None
+    if args.ids:
+        ids = {l.split()[0] for l in open(args.ids) if l.strip() and re.match(r"[0-9a-f]{10}\s", l)}
+        if not ids:
+            raise SystemExit("mutate: --ids %s holds no mutant id" % args.ids)
     plan = []
     for f in files:
         src = open(os.path.join(root, f)).read()
@@ -518,6 +569,8 @@ def main():
         if args.sample:
             ms = sorted(ms, key=lambda m: m.id)[:args.sample]
             ms.sort(key=lambda m: m.start)
+        if ids is not None:
+            ms = [m for m in ms if m.id in ids]
         plan += [(f, src, m) for m in ms]
     if args.list:
         for f, src, m in plan:
@@ -529,6 +582,8 @@ def main():
 
     # the unmutated program must pass every check, and sets the time limit
     t0 = time.monotonic()
+    if judge.host_record is not None and any(f.startswith("src/sim/") for f in files):
+        record_host(exe0, root, judge.host_record)
     baseline = {}
     for f in files:
         kind = "machine" if f.startswith("src/machines/") else "sim"
@@ -542,10 +597,18 @@ def main():
                                  (" ".join(cmd), rc, out[-2000:]))
             baseline[name] = time.monotonic() - s
     # a mutant that loops where no budget sees it is killed by the time limit
-    timeouts_s = {name: int(10 * t + 5) for name, t in baseline.items()}
+    # (the sim alone is deterministic and quick: 2 s of margin are ample)
+    margin_s = {name: 2 if name == "conform" and judge.host_record is not None else 5
+                for name in baseline}
+    timeouts_s = {name: 10 * t + margin_s[name] for name, t in baseline.items()}
     print("mutate: %d mutants of %d files; the unmutated program passes every check "
-          "(%.1fs); a check taking ten times as long as it did (+5 s) kills its mutant" %
-          (len(plan), len(files), time.monotonic() - t0), flush=True)
+          "(%.1fs: %s); a check taking ten times as long as it did (%s) kills its mutant%s" %
+          (len(plan), len(files), time.monotonic() - t0,
+           ", ".join("%s %.2fs" % kv for kv in baseline.items()),
+           ", ".join("+%d s for %s" % (v, k) for k, v in margin_s.items()),
+           "; the sim's mutants are compared with the kernel's results recorded in %s" %
+           judge.host_record if judge.host_record is not None and "conform" in baseline
+           else ""), flush=True)
 
     stats = {}
     survivors = []
@@ -588,6 +651,10 @@ def main():
                   (k, len(plan), m.id, f, m.line, m.op, m.desc, verdict,
                    " by " + by if verdict == "killed" else "", eta), flush=True)
 
+    elapsed = time.monotonic() - start
+    print("\nmutate: %d mutants in %.0fs, %.1f a minute (building %.0fs, judging %.0fs)" %
+          (len(plan), elapsed, 60.0 * len(plan) / elapsed if elapsed > 0 else 0.0,
+           builder.build_s, elapsed - builder.build_s), flush=True)
     print()
     print("%-28s %7s %7s %9s %10s %8s %9s %7s  %s" % (
         "file", "mutants", "killed", "survived", "equivalent", "excluded", "stillborn", "score",
