@@ -140,7 +140,7 @@ check "conform --input runs a drawn scenario" 0 "$qp" conform --input corpus/fuz
 contains "both runs side by side" "$work/out" "kernel"
 # the kernel's side recorded once, the sim run alone against it
 check "conform --host-results records the kernel's runs" 0 "$qp" conform --only pipe/ --host-results "$work/host"
-contains "the record names this kernel" "$work/host" "quietpoll-host-results 1 $(uname -r)"
+contains "the record names this kernel" "$work/host" "quietpoll-host-results 2 $(uname -r)"
 check "conform --against runs the sim alone" 0 "$qp" conform --only pipe/ --against "$work/host"
 contains "the output says the kernel's side was recorded" "$work/out" "recorded in $work/host"
 check "conform --against refuses a scenario it has no record of" 2 "$qp" conform --only eventfd/ --against "$work/host"

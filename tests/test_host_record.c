@@ -27,6 +27,7 @@ static void same_outcome(const qp_cf_scenario *sc, const qp_cf_outcome *a, const
         CHECK_EQ_I(x->aux, y->aux);
         CHECK_EQ_U(x->time_class, y->time_class);
         CHECK_EQ_U(x->time_ns, y->time_ns);
+        CHECK_EQ_U(x->bytes_hash, y->bytes_hash);
         CHECK_EQ_U(a->at_ns[i], b->at_ns[i]);
         CHECK_EQ_U(x->events_count, y->events_count);
         for (unsigned e = 0; e < x->events_count; e++) {
@@ -100,14 +101,14 @@ static void test_a_file_not_recorded_here_is_refused(void)
     write_file("scenario pipe/x 0 0 0 0\n");
     CHECK(qp_cf_records_load(path, why, sizeof why) == NULL);
     CHECK(strstr(why, "not a record") != NULL);
-    write_file("quietpoll-host-results 1 0.0.0-elsewhere 100 1 0\n");
+    write_file("quietpoll-host-results 2 0.0.0-elsewhere 100 1 0\n");
     CHECK(qp_cf_records_load(path, why, sizeof why) == NULL);
     CHECK(strstr(why, "record it again here") != NULL);
     /* a record cut short */
     FILE *out = fopen(path, "w");
     CHECK(out != NULL);
     qp_cf_records_write_header(out, 2);
-    fputs("scenario pipe/x 0 0 0 1 \nstep 1 0 0 0 0 0 0 0 0\n", out);
+    fputs("scenario pipe/x 0 0 0 1 \nstep 1 0 0 0 0 0 0 0 0 0\n", out);
     CHECK(fclose(out) == 0);
     CHECK(qp_cf_records_load(path, why, sizeof why) == NULL);
     CHECK(strstr(why, "ends before its last scenario") != NULL);

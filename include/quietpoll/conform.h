@@ -276,6 +276,8 @@ typedef struct qp_cf_result {
     int64_t aux;    /* QP_CF_RECVMSG: msg_namelen */
     uint8_t time_class; /* enum qp_cf_time_class */
     uint64_t time_ns;   /* the time measured (shown, not compared) */
+    uint32_t bytes_hash; /* a read's: FNV-1a of the bytes it returned (0: none); the
+                            scenario's writes write a pattern of their step's, not zeros */
     uint8_t events_count;
     qp_cf_event events[QP_CF_EVENTS_MAX];
 } qp_cf_result;

@@ -14,12 +14,14 @@
 
 #define IOV_MAX_LINUX 1024 /* UIO_MAXIOV */
 
-static uint8_t vec_buf[QP_CF_IO_BYTES_MAX]; /* zeros written, whatever read */
+static uint8_t vec_buf[QP_CF_IO_BYTES_MAX]; /* a pattern written (qp__cf_fill), whatever read */
 static struct iovec too_many[IOV_MAX_LINUX + 1]; /* empty iovecs */
+static size_t iov_bytes; /* the bytes of the last step's iovecs, from vec_buf's start */
 
 /* The step's iovecs over vec_buf; returns iovcnt. */
 static int iovecs(const qp_cf_step *st, struct iovec *iov, const struct iovec **use)
 {
+    iov_bytes = 0;
     if (st->iov_count == QP_CF_IOV_TOO_MANY) {
         *use = too_many;
         return IOV_MAX_LINUX + 1;
@@ -33,6 +35,7 @@ static int iovecs(const qp_cf_step *st, struct iovec *iov, const struct iovec **
         at += st->iov_len[i];
     }
     assert(at <= sizeof vec_buf);
+    iov_bytes = at;
     return st->iov_count;
 }
 
@@ -82,7 +85,6 @@ static void create(qp_os *os, const qp_cf_step *st, qp_cf_result *res)
 void qp__cf_call_io(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_step *st,
                     const int *fds, qp_cf_result *res)
 {
-    (void)sc;
     qp_os *os = b->os;
     int fd = qp__cf_slot_fd(fds, st->slot);
     struct iovec iov[QP_CF_IOV_MAX];
@@ -120,11 +122,12 @@ void qp__cf_call_io(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_step
     case QP_CF_READV: {
         int n = iovecs(st, iov, &use);
         qp__cf_record(res, os->readv(os, fd, use, n));
+        qp__cf_record_bytes(res, vec_buf, iov_bytes);
         break;
     }
     case QP_CF_WRITEV: {
         int n = iovecs(st, iov, &use);
-        memset(vec_buf, 0, sizeof vec_buf);
+        qp__cf_fill(vec_buf, iov_bytes, sc, st);
         qp__cf_record(res, os->writev(os, fd, use, n));
         break;
     }
@@ -138,6 +141,7 @@ void qp__cf_call_io(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_step
             res->value = (uint32_t)msg.msg_flags;
             res->aux = msg.msg_namelen;
         }
+        qp__cf_record_bytes(res, vec_buf, iov_bytes);
         break;
     }
     case QP_CF_SENDMSG: {
@@ -148,7 +152,7 @@ void qp__cf_call_io(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_step
         struct msghdr msg = {.msg_name = st->arg == 1 ? &name : NULL, .msg_namelen = namelen};
         msg.msg_iovlen = (size_t)iovecs(st, iov, &use);
         msg.msg_iov = (struct iovec *)use;
-        memset(vec_buf, 0, sizeof vec_buf);
+        qp__cf_fill(vec_buf, iov_bytes, sc, st);
         qp__cf_record(res, os->sendmsg(os, fd, &msg, st->flags | MSG_NOSIGNAL));
         break;
     }

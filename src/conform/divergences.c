@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 
+#include "calls.h"
 #include "quietpoll/conform.h"
 
 static int by_slot(const void *a, const void *b)
@@ -34,6 +35,25 @@ static bool epoll_order(const qp_cf_scenario *sc, size_t index, const qp_cf_resu
     qsort(a, sim->events_count, sizeof a[0], by_slot);
     qsort(b, kernel->events_count, sizeof b[0], by_slot);
     return memcmp(a, b, sim->events_count * sizeof a[0]) == 0;
+}
+
+/* A read of a pipe that returned what the kernel's did, its bytes zeros:
+   the sim's pipe keeps counts, not bytes. */
+static bool pipe_bytes(const qp_cf_scenario *sc, size_t index, const qp_cf_result *sim,
+                       const qp_cf_result *kernel)
+{
+    const qp_cf_step *st = &sc->steps[index];
+    if ((st->op != QP_CF_READ && st->op != QP_CF_READV) ||
+        qp_cf_slot_kind(sc, st->slot) != QP_CF_PIPE || sim->kind != QP_CF_RES_CALL ||
+        kernel->kind != QP_CF_RES_CALL || sim->ret <= 0 || sim->ret != kernel->ret ||
+        sim->err != kernel->err || sim->value != kernel->value || sim->aux != kernel->aux ||
+        sim->time_class != kernel->time_class || sim->events_count != 0 ||
+        kernel->events_count != 0)
+        return false;
+    static const uint8_t zero_bytes[QP_CF_IO_BYTES_MAX];
+    qp_cf_result zeros = {.ret = sim->ret};
+    qp__cf_record_bytes(&zeros, zero_bytes, sizeof zero_bytes);
+    return sim->bytes_hash == zeros.bytes_hash;
 }
 
 /* Does the wait at index watch slot: a pollfd of it, or (epoll) an entry
@@ -317,6 +337,14 @@ const qp_cf_divergence qp_cf_divergences[] = {
      "every machine waits in one thread and wakes it from others; no scenario can show the "
      "difference, as one thread runs a scenario's calls",
      never_in_a_scenario},
+
+    {"pipe-bytes",
+     "the sim's pipe keeps how many bytes each buffer holds, not the bytes: its reader reads as "
+     "many as Linux's, zeros; the scenario's writes write a pattern, which Linux's reader reads "
+     "back (fs/pipe.c pipe_read copies each buffer's page out)",
+     "no machine reads what a pipe carries (a wakeup byte, or a count of bytes); the sockets "
+     "the loops read keep their bytes (socketpair ends), and their reads are compared",
+     pipe_bytes},
 
     {"epoll-nest-depth",
      "the sim holds QP_SIM_EPOLLS_MAX epoll sets, so a chain of sets inside sets stops there; "

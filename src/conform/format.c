@@ -475,6 +475,8 @@ void qp_cf_format_result(char *buf, size_t size, const qp_cf_step *st, const qp_
         return;
     }
     put(buf, size, &len, "%lld", (long long)res->ret);
+    if (res->bytes_hash != 0)
+        put(buf, size, &len, " (bytes #%08x)", (unsigned)res->bytes_hash);
     if (st->op == QP_CF_EFD_READ && res->ret >= 8)
         put(buf, size, &len, " [%llu]", (unsigned long long)res->value);
     if (st->op == QP_CF_CLOCK_GETRES)

@@ -3,8 +3,8 @@
  * does, so `quietpoll conform --host-results FILE` writes each scenario's
  * kernel outcome and `quietpoll conform --against FILE` runs the sim alone
  * and compares it with them. A record holds what qp_cf_compare compares
- * (each step's kind, return value, errno, value, aux, time class and
- * events) and what the side-by-side print shows (the time measured, where
+ * (each step's kind, return value, errno, value, aux, time class, the hash
+ * of the bytes it read and events) and what the side-by-side print shows (the time measured, where
  * each step ended), keyed by the scenario's name and a fingerprint of its
  * objects and steps, so that a scenario changed since is not judged by a
  * stale record (and two scenarios of one name are told apart). The file's first line names the kernel, its HZ and the
@@ -14,7 +14,7 @@
  * The format, one line each, numbers in decimal:
  *   quietpoll-host-results 1 RELEASE HZ SLACK_NS SCENARIOS
  *   scenario NAME FINGERPRINT SETUP_FAILED INCONCLUSIVE STEPS FORBIDDEN...
- *   step KIND RET ERR VALUE AUX TIME_CLASS TIME_NS AT_NS EVENTS [SLOT EVENTS]...
+ *   step KIND RET ERR VALUE AUX TIME_CLASS BYTES_HASH TIME_NS AT_NS EVENTS [SLOT EVENTS]...
  * (STEPS step lines follow each scenario line.) */
 #include <assert.h>
 #include <inttypes.h>
@@ -27,7 +27,7 @@
 #include "quietpoll/host.h"
 
 #define MAGIC "quietpoll-host-results"
-#define FORMAT_VERSION 1
+#define FORMAT_VERSION 2
 #define LINE_BYTES_MAX 1024
 
 typedef struct record {
@@ -91,9 +91,11 @@ void qp_cf_records_write(FILE *out, const qp_cf_scenario *sc, const qp_cf_outcom
             kernel->setup_failed, kernel->inconclusive, (unsigned)sc->steps_count, forbidden);
     for (size_t i = 0; i < sc->steps_count; i++) {
         const qp_cf_result *r = &kernel->results[i];
-        fprintf(out, "step %u %" PRId64 " %d %" PRIu64 " %" PRId64 " %u %" PRIu64 " %" PRIu64 " %u",
+        fprintf(out,
+                "step %u %" PRId64 " %d %" PRIu64 " %" PRId64 " %u %" PRIu32 " %" PRIu64
+                " %" PRIu64 " %u",
                 (unsigned)r->kind, r->ret, r->err, r->value, r->aux, (unsigned)r->time_class,
-                r->time_ns, kernel->at_ns[i], (unsigned)r->events_count);
+                r->bytes_hash, r->time_ns, kernel->at_ns[i], (unsigned)r->events_count);
         for (unsigned e = 0; e < r->events_count && e < QP_CF_EVENTS_MAX; e++)
             fprintf(out, " %u %" PRIu32, (unsigned)r->events[e].slot, r->events[e].events);
         fprintf(out, "\n");
@@ -112,10 +114,10 @@ static bool parse_step(char *line, qp_cf_result *r, uint64_t *at_ns)
     unsigned kind, time_class, events_count;
     int used = 0;
     memset(r, 0, sizeof *r);
-    if (sscanf(line, "step %u %" SCNd64 " %d %" SCNu64 " %" SCNd64 " %u %" SCNu64 " %" SCNu64
-                     " %u%n",
-               &kind, &r->ret, &r->err, &r->value, &r->aux, &time_class, &r->time_ns, at_ns,
-               &events_count, &used) != 9 ||
+    if (sscanf(line, "step %u %" SCNd64 " %d %" SCNu64 " %" SCNd64 " %u %" SCNu32 " %" SCNu64
+                     " %" SCNu64 " %u%n",
+               &kind, &r->ret, &r->err, &r->value, &r->aux, &time_class, &r->bytes_hash,
+               &r->time_ns, at_ns, &events_count, &used) != 10 ||
         kind > QP_CF_RES_SETUP_FAILED || time_class >= QP_CF_TIME_CLASS_COUNT ||
         events_count > QP_CF_EVENTS_MAX)
         return false;

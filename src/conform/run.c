@@ -11,11 +11,31 @@
 #include "calls.h"
 #include "quietpoll/conform.h"
 
-static uint8_t io_buf[QP_CF_IO_BYTES_MAX]; /* zeros written, whatever read */
+static uint8_t io_buf[QP_CF_IO_BYTES_MAX]; /* a pattern written (qp__cf_fill), whatever read */
 
 int qp__cf_slot_fd(const int *fds, unsigned slot)
 {
     return slot < QP_CF_SLOTS_MAX ? fds[slot] : -1;
+}
+
+void qp__cf_fill(uint8_t *buf, size_t size, const qp_cf_scenario *sc, const qp_cf_step *st)
+{
+    size_t index = (size_t)(st - sc->steps);
+    assert(index < sc->steps_count);
+    for (size_t i = 0; i < size; i++)
+        buf[i] = (uint8_t)(1 + (index * 37 + i) % 251);
+}
+
+void qp__cf_record_bytes(qp_cf_result *res, const uint8_t *buf, size_t size)
+{
+    res->bytes_hash = 0;
+    if (res->ret <= 0)
+        return;
+    size_t n = (uint64_t)res->ret < size ? (size_t)res->ret : size;
+    uint32_t h = UINT32_C(2166136261);
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ buf[i]) * UINT32_C(16777619);
+    res->bytes_hash = h != 0 ? h : 1;
 }
 
 void qp__cf_record(qp_cf_result *res, int64_t ret)
@@ -55,9 +75,10 @@ static void do_call(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_step
         break;
     case QP_CF_READ:
         qp__cf_record(res, os->read(os, fd, io_buf, st->size));
+        qp__cf_record_bytes(res, io_buf, st->size);
         break;
     case QP_CF_WRITE:
-        memset(io_buf, 0, st->size);
+        qp__cf_fill(io_buf, st->size, sc, st);
         qp__cf_record(res, os->write(os, fd, io_buf, st->size));
         break;
     case QP_CF_EFD_READ: {
@@ -77,13 +98,14 @@ static void do_call(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_step
     }
     case QP_CF_RECV:
         qp__cf_record(res, os->recv(os, fd, io_buf, st->size, st->flags));
+        qp__cf_record_bytes(res, io_buf, st->size);
         break;
     case QP_CF_SEND:
-        memset(io_buf, 0, st->size);
+        qp__cf_fill(io_buf, st->size, sc, st);
         qp__cf_record(res, os->send(os, fd, io_buf, st->size, st->flags | MSG_NOSIGNAL));
         break;
     case QP_CF_SEND_CALL:
-        memset(io_buf, 0, st->size);
+        qp__cf_fill(io_buf, st->size, sc, st);
         qp__cf_record(res, os->send(os, fd, io_buf, st->size, st->flags | MSG_NOSIGNAL));
         break;
     case QP_CF_RECVFROM: {
@@ -92,6 +114,7 @@ static void do_call(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_step
         qp__cf_record(res, os->recvfrom(os, fd, io_buf, st->size, st->flags,
                                         (struct sockaddr *)&from, &fromlen));
         res->aux = res->ret >= 0 ? (int64_t)fromlen : 0;
+        qp__cf_record_bytes(res, io_buf, st->size);
         break;
     }
     case QP_CF_CONNECT: {
@@ -105,7 +128,7 @@ static void do_call(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_step
         struct sockaddr_storage addr;
         socklen_t addrlen = 0;
         b->peer_addr(b, st->slot, &addr, &addrlen);
-        memset(io_buf, 0, st->size);
+        qp__cf_fill(io_buf, st->size, sc, st);
         qp__cf_record(res, os->sendto(os, fd, io_buf, st->size, st->flags | MSG_NOSIGNAL,
                                (struct sockaddr *)&addr, addrlen));
         break;
