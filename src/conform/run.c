@@ -172,11 +172,11 @@ static void do_call(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_step
     case QP_CF_SET_BLOCKING: {
         long flags = os->fcntl(os, fd, F_GETFL, 0);
         if (flags < 0) {
-            qp__cf_record(res, -1);
+            qp__cf_record(res, flags); /* -1 exactly, as every failure */
             break;
         }
         long want = st->size ? flags & ~(long)O_NONBLOCK : flags | O_NONBLOCK;
-        qp__cf_record(res, os->fcntl(os, fd, F_SETFL, want) < 0 ? -1 : 0);
+        qp__cf_record(res, os->fcntl(os, fd, F_SETFL, want));
         break;
     }
     case QP_CF_CLOCK_GETRES: {
