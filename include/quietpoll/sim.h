@@ -264,6 +264,8 @@ typedef struct qp_obj {
     uint8_t end;   /* a socketpair end: 0 or 1; a pipe end: 0 reads, 1 writes */
     bool blocking; /* O_NONBLOCK clear, as F_GETFL reports it (only pipes, timerfds and
                       socketpair ends then block) */
+    bool keep_on_exec; /* FD_CLOEXEC cleared (F_SETFD, FIONCLEX): an fd is made
+                          close-on-exec (the divergence "cloexec-as-made") */
     qp_stream stream;
     uint64_t eventfd_count;
     bool eventfd_semaphore; /* EFD_SEMAPHORE: a read takes 1 */

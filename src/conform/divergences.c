@@ -338,6 +338,14 @@ const qp_cf_divergence qp_cf_divergences[] = {
      "difference, as one thread runs a scenario's calls",
      never_in_a_scenario},
 
+    {"cloexec-as-made",
+     "every fd the sim makes is close-on-exec (F_GETFD says FD_CLOEXEC) until F_SETFD or "
+     "FIONCLEX clears it; Linux makes an fd close-on-exec only when its call asks (O_CLOEXEC, "
+     "SOCK_CLOEXEC, EFD_CLOEXEC, ...: fs/file.c fd_install's close_on_exec bit)",
+     "the sim runs no exec, so the bit changes nothing but F_GETFD; the host makes a scenario's "
+     "objects close-on-exec, and the fds a scenario's calls make are closed at once",
+     never_in_a_scenario},
+
     {"pipe-bytes",
      "the sim's pipe keeps how many bytes each buffer holds, not the bytes: its reader reads as "
      "many as Linux's, zeros; the scenario's writes write a pattern, which Linux's reader reads "

@@ -38,8 +38,10 @@ int qp__sim_ioctl(qp_os *os, int fd, unsigned long request, void *arg)
        FIONCLEX set and clear close-on-exec (the sim runs no exec), FIOASYNC
        0 leaves O_ASYNC off (the sim never turns it on: SIGIO is not
        modelled, the documented divergence "fioasync") */
-    if (request == FIOCLEX || request == FIONCLEX)
+    if (request == FIOCLEX || request == FIONCLEX) {
+        obj->keep_on_exec = request == FIONCLEX;
         return (int)qp__sim_exit(sim, &rec, 0, 0);
+    }
     if (request == FIOASYNC) {
         if (arg == NULL)
             return (int)qp__sim_exit(sim, &rec, -1, EFAULT);
@@ -78,9 +80,10 @@ int qp__sim_fcntl(qp_os *os, int fd, int cmd, long arg)
     case F_SETFL:
         obj->blocking = !(arg & O_NONBLOCK);
         return (int)qp__sim_exit(sim, &rec, 0, 0);
-    case F_GETFD:
-        return (int)qp__sim_exit(sim, &rec, FD_CLOEXEC, 0);
+    case F_GETFD: /* fs/fcntl.c do_fcntl: close_on_exec() */
+        return (int)qp__sim_exit(sim, &rec, obj->keep_on_exec ? 0 : FD_CLOEXEC, 0);
     case F_SETFD:
+        obj->keep_on_exec = !(arg & FD_CLOEXEC);
         return (int)qp__sim_exit(sim, &rec, 0, 0);
     }
     const qp_kind *kind = qp__kind(obj->type);
