@@ -8,7 +8,7 @@
 
 #define QP_CF_SUITE_TABLES(X)                                                                      \
     X(poll), X(epoll), X(epoll_nest), X(pipe), X(eventfd), X(timerfd), X(stream), X(socketpair),  \
-        X(udp), X(fdcalls), X(msgflags), X(create), X(time)
+        X(udp), X(fdcalls), X(msgflags), X(create), X(time), X(args)
 
 #define QP_CF_SUITE_DECLARE(name)                                                                  \
     extern const qp_cf_scenario qp_cf_scenarios_##name[];                                          \
@@ -27,5 +27,6 @@ QP_CF_SUITE_DECLARE(fdcalls);
 QP_CF_SUITE_DECLARE(msgflags);
 QP_CF_SUITE_DECLARE(create);
 QP_CF_SUITE_DECLARE(time);
+QP_CF_SUITE_DECLARE(args);
 
 #endif
