@@ -492,17 +492,21 @@ def model_machines(exe, root):
 
 def load_equivalent(path):
     """{mutant id or file:function: (kind, reason)}: kind 'equivalent' (no
-    run can tell the mutant from the original) or 'excluded' (every mutant
-    of a function that is not the code under test, with why)."""
+    run can tell the mutant from the original), 'excluded' (every mutant
+    of a function that is not the code under test, with why) or 'props' (a
+    sim mutant no conformance scenario can reach, Linux having no such thing:
+    the machines' world, the trace; judged as any in a full run, left out of
+    --conform-only's score)."""
     eq = {}
     if os.path.exists(path):
         for n, line in enumerate(open(path), 1):
             if not line.strip() or line.startswith("#"):
                 continue
             f = line.rstrip("\n").split("\t")
-            if len(f) != 3 or f[1] not in ("equivalent", "excluded") or not f[2].strip():
+            if len(f) != 3 or f[1] not in ("equivalent", "excluded", "props") or \
+                    not f[2].strip():
                 raise SystemExit("mutate: %s:%d: a row is: id (or file:function), "
-                                 "equivalent|excluded, the reason; not %r" % (path, n, line))
+                                 "equivalent|excluded|props, the reason; not %r" % (path, n, line))
             eq[f[0]] = (f[1], f[2])
     return eq
 
@@ -615,18 +619,21 @@ def main():
     start = time.monotonic()
     for k, (f, src, m) in enumerate(plan, 1):
         st = stats.setdefault(f, {"mutants": 0, "killed": 0, "survived": 0, "equivalent": 0,
-                                   "excluded": 0, "stillborn": 0, "by": {}})
+                                   "excluded": 0, "props": 0, "stillborn": 0, "by": {}})
         st["mutants"] += 1
         row = listed(equivalent, m)
         if row is not None and row[0] == "excluded":  # not built: not the code under test
             verdict, by = "excluded", ""
             st["excluded"] += 1
+        elif row is not None and row[0] == "props" and args.conform_only:
+            verdict, by = "props", ""  # not built: no scenario can reach it
+            st["props"] += 1
         elif builder.build(f, apply(src, m), "m")[0] is None:
             verdict, by = "stillborn", ""
             st["stillborn"] += 1
         else:
             by, why = judge.judge(f, builder.exe("m"), timeouts_s)
-            if row is not None:
+            if row is not None and row[0] == "equivalent":
                 verdict = "equivalent" if by is None else "killed"
                 if by is not None:
                     print("mutate: %s is listed as equivalent, yet %s kills it: remove it from %s"
@@ -656,11 +663,11 @@ def main():
           (len(plan), elapsed, 60.0 * len(plan) / elapsed if elapsed > 0 else 0.0,
            builder.build_s, elapsed - builder.build_s), flush=True)
     print()
-    print("%-28s %7s %7s %9s %10s %8s %9s %7s  %s" % (
-        "file", "mutants", "killed", "survived", "equivalent", "excluded", "stillborn", "score",
-        "killed by"))
+    print("%-28s %7s %7s %9s %10s %8s %5s %9s %7s  %s" % (
+        "file", "mutants", "killed", "survived", "equivalent", "excluded", "props", "stillborn",
+        "score", "killed by"))
     tot = {"mutants": 0, "killed": 0, "survived": 0, "equivalent": 0, "excluded": 0,
-           "stillborn": 0}
+           "props": 0, "stillborn": 0}
     groups = {}
     for f in files:
         if f not in stats:
@@ -675,23 +682,25 @@ def main():
         for k2, v in st["by"].items():
             g["by"][k2] = g["by"].get(k2, 0) + v
         judged = st["killed"] + st["survived"]
-        print("%-28s %7d %7d %9d %10d %8d %9d %6.1f%%  %s" % (
+        print("%-28s %7d %7d %9d %10d %8d %5d %9d %6.1f%%  %s" % (
             f, st["mutants"], st["killed"], st["survived"], st["equivalent"], st["excluded"],
-            st["stillborn"],
+            st["props"], st["stillborn"],
             100.0 * st["killed"] / judged if judged else 100.0,
             ", ".join("%s %d" % kv for kv in sorted(st["by"].items()))))
     for g, v in groups.items():
         judged = v["killed"] + v["survived"]
-        print("%-28s %7s %7d %9d %10s %8s %9s %6.1f%%  %s" % (
-            g + "/ (all)", "", v["killed"], v["survived"], "", "", "",
+        print("%-28s %7s %7d %9d %10s %8s %5s %9s %6.1f%%  %s" % (
+            g + "/ (all)", "", v["killed"], v["survived"], "", "", "", "",
             100.0 * v["killed"] / judged if judged else 100.0,
             ", ".join("%s %d" % kv for kv in sorted(v["by"].items()))))
     judged = tot["killed"] + tot["survived"]
     score = 100.0 * tot["killed"] / judged if judged else 100.0
-    print("total: %d mutants, %d killed, %d survived, %d equivalent, %d excluded, %d stillborn: "
-          "score %.1f%% of the mutants that build, neither equivalent nor excluded" %
+    print("total: %d mutants, %d killed, %d survived, %d equivalent, %d excluded, %d for the props "
+          "alone, %d stillborn: score %.1f%% of the mutants that build, neither equivalent nor "
+          "excluded%s" %
           (tot["mutants"], tot["killed"], tot["survived"], tot["equivalent"], tot["excluded"],
-           tot["stillborn"], score))
+           tot["props"], tot["stillborn"], score,
+           " nor for the props alone" if args.conform_only else ""))
     if survivors:
         print("\nsurvivors (no check fails; kill each, or list it in %s with its reason):" %
               args.equivalent)

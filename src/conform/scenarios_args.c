@@ -44,6 +44,22 @@ const qp_cf_scenario qp_cf_scenarios_args[] = {
                 FCNTL(0, F_SETFD, 0), FCNTL(0, F_GETFD, 0), FCNTL(0, F_SETFD, FD_CLOEXEC), FCNTL(0, F_GETFD, 0),
                 IOCTL_REQ(2, FIONCLEX), FCNTL(2, F_GETFD, 0), FCNTL(4, F_GETFD, 0), IOCTL_REQ(2, FIOCLEX),
                 FCNTL(2, F_GETFD, 0), FCNTL(5, F_SETFD, 0), FCNTL(4, F_GETFD, 0), FCNTL(5, F_GETFD, 0)),
+    CF_SCENARIO("args/null-buffers", "read, write, recv and send of a NULL buffer: EFAULT when there are bytes to copy, 0 when the count is 0 (a read of 0 from a socket returns at once)",
+                CF_OBJS(O_PIPE, O_SOCKETPAIR),
+                WRITE(1, 10), CALL(read, A_SLOT(0), A_NULL, A_INT(5)), CALL(read, A_SLOT(0), A_NULL, A_INT(0)),
+                CALL(write, A_SLOT(1), A_NULL, A_INT(5)), CALL(write, A_SLOT(1), A_NULL, A_INT(0)),
+                READ(0, 20), WRITE(3, 4), CALL(read, A_SLOT(2), A_NULL, A_INT(4)),
+                CALL(read, A_SLOT(2), A_NULL, A_INT(0)), CALL(recv, A_SLOT(2), A_NULL, A_INT(4), A_INT(0)),
+                CALL(send, A_SLOT(3), A_NULL, A_INT(4), A_INT(0)), CALL(send, A_SLOT(3), A_NULL, A_INT(0), A_INT(0)),
+                CALL(write, A_SLOT(3), A_NULL, A_INT(3)), READ(2, 20)),
+    CF_SCENARIO("args/no-read-write", "an epoll fd and a timerfd have no write, an epoll fd no read: EINVAL (fs/read_write.c vfs_read, vfs_write: FMODE_CAN_READ, FMODE_CAN_WRITE)",
+                CF_OBJS(O_EPOLL, O_TFD(CLOCK_MONOTONIC)),
+                READ(0, 8), WRITE(0, 8), WRITE(1, 8), READ(1, 8), CALL(read, A_SLOT(0), A_NULL, A_INT(0))),
+    CF_SCENARIO("args/pipe-null", "pipe2 and pipe with no array: EFAULT; pipe2's unknown flags: EINVAL, before the array is looked at",
+                CF_OBJS(O_EPOLL),
+                CALL(pipe2, A_NULL, A_INT(0)), CALL(pipe2, A_NULL, A_INT(O_NONBLOCK)), CALL(pipe, A_NULL),
+                CALL(pipe2, A_NULL, A_INT(O_APPEND)), CALL(pipe2, A_FDS, A_INT(O_APPEND)),
+                CALL(pipe2, A_FDS, A_INT(O_CLOEXEC | O_NONBLOCK))),
 };
 
 const size_t qp_cf_scenarios_args_count = sizeof qp_cf_scenarios_args / sizeof qp_cf_scenarios_args[0];
