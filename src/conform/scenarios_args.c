@@ -60,6 +60,12 @@ const qp_cf_scenario qp_cf_scenarios_args[] = {
                 CALL(pipe2, A_NULL, A_INT(0)), CALL(pipe2, A_NULL, A_INT(O_NONBLOCK)), CALL(pipe, A_NULL),
                 CALL(pipe2, A_NULL, A_INT(O_APPEND)), CALL(pipe2, A_FDS, A_INT(O_APPEND)),
                 CALL(pipe2, A_FDS, A_INT(O_CLOEXEC | O_NONBLOCK))),
+    CF_SCENARIO("args/rlimit-resources", "getrlimit of any resource there is: 0; of none (-1, RLIM_NLIMITS): EINVAL, as setrlimit's (kernel/sys.c do_prlimit: resource >= RLIM_NLIMITS); RLIMIT_NOFILE set to what it is",
+                CF_OBJS(O_EPOLL),
+                CALL(getrlimit, A_INT(RLIMIT_CPU), A_BUF(16)), CALL(getrlimit, A_INT(RLIMIT_STACK), A_BUF(16)),
+                CALL(getrlimit, A_INT(RLIM_NLIMITS - 1), A_BUF(16)), CALL(getrlimit, A_INT(RLIM_NLIMITS), A_BUF(16)),
+                CALL(getrlimit, A_INT(-1), A_BUF(16)), CALL(setrlimit, A_INT(-1), A_RLIMIT(NOW)),
+                CALL(setrlimit, A_INT(RLIM_NLIMITS), A_RLIMIT(NOW)), CALL(setrlimit, A_INT(RLIMIT_NOFILE), A_RLIMIT(NOW))),
 };
 
 const size_t qp_cf_scenarios_args_count = sizeof qp_cf_scenarios_args / sizeof qp_cf_scenarios_args[0];
