@@ -66,6 +66,13 @@ const qp_cf_scenario qp_cf_scenarios_args[] = {
                 CALL(getrlimit, A_INT(RLIM_NLIMITS - 1), A_BUF(16)), CALL(getrlimit, A_INT(RLIM_NLIMITS), A_BUF(16)),
                 CALL(getrlimit, A_INT(-1), A_BUF(16)), CALL(setrlimit, A_INT(-1), A_RLIMIT(NOW)),
                 CALL(setrlimit, A_INT(RLIM_NLIMITS), A_RLIMIT(NOW)), CALL(setrlimit, A_INT(RLIMIT_NOFILE), A_RLIMIT(NOW))),
+    CF_SCENARIO("args/vec-null", "readv, writev with no iovec array: EFAULT when iovcnt > 0, 0 when it is 0; recvmsg and sendmsg with no msghdr: EFAULT (fs/read_write.c import_iovec, net/socket.c copy_msghdr_from_user)",
+                CF_OBJS(O_PIPE, O_SOCKETPAIR),
+                WRITE(1, 6), CALL(readv, A_SLOT(0), A_NULL, A_INT(1)), CALL(readv, A_SLOT(0), A_NULL, A_INT(0)),
+                CALL(writev, A_SLOT(1), A_NULL, A_INT(2)), CALL(writev, A_SLOT(1), A_NULL, A_INT(0)),
+                CALL(readv, A_SLOT(1), A_NULL, A_INT(1)), WRITE(3, 5), CALL(readv, A_SLOT(2), A_NULL, A_INT(3)),
+                CALL(recvmsg, A_SLOT(2), A_NULL, A_INT(0)), CALL(sendmsg, A_SLOT(3), A_NULL, A_INT(0)),
+                CALL(recvmsg, A_SLOT(0), A_NULL, A_INT(0)), READ(2, 10), READ(0, 10)),
 };
 
 const size_t qp_cf_scenarios_args_count = sizeof qp_cf_scenarios_args / sizeof qp_cf_scenarios_args[0];
