@@ -545,6 +545,13 @@ def main():
 
     root = os.getcwd()
     builder_tmp = tempfile.mkdtemp(prefix="qp-mutate-")
+    try:
+        return run(args, root, builder_tmp)
+    finally:
+        shutil.rmtree(builder_tmp, ignore_errors=True)  # the mutants' programs, the host record
+
+
+def run(args, root, builder_tmp):
     builder = Builder(args.build, root, builder_tmp)
     exe0 = os.path.join(builder.build_dir, "quietpoll")
     machines = model_machines(exe0, root)
