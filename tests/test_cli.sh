@@ -138,6 +138,14 @@ check "conform refuses an unknown argument" 2 "$qp" conform --bogus
 check "conform --divergences" 0 "$qp" conform --divergences && contains "the table gives each reason" "$work/out" "why:"
 check "conform --input runs a drawn scenario" 0 "$qp" conform --input corpus/fuzz_conform/pipe
 contains "both runs side by side" "$work/out" "kernel"
+# the kernel's side recorded once, the sim run alone against it
+check "conform --host-results records the kernel's runs" 0 "$qp" conform --only pipe/ --host-results "$work/host"
+contains "the record names this kernel" "$work/host" "quietpoll-host-results 2 $(uname -r)"
+check "conform --against runs the sim alone" 0 "$qp" conform --only pipe/ --against "$work/host"
+contains "the output says the kernel's side was recorded" "$work/out" "recorded in $work/host"
+check "conform --against refuses a scenario it has no record of" 2 "$qp" conform --only eventfd/ --against "$work/host"
+check "conform --against refuses a file that is not a record" 2 "$qp" conform --against "$work/out"
+check "conform refuses --host-results with --against" 2 "$qp" conform --host-results "$work/h2" --against "$work/host"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

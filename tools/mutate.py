@@ -21,7 +21,13 @@ Judges:
     variant, then `quietpoll prop --machine <m>`: every catalogued variant
     still fires what it is expected to, and nothing else;
   sim files (every .c of src/sim/ the build compiles): `quietpoll conform`,
-    then `quietpoll prop` over every machine.
+    then `quietpoll prop` over every machine. A sim mutant does not change
+    what Linux does: the kernel's side of every scenario is recorded once per
+    run, by the unmutated program (`quietpoll conform --host-results`), and
+    each mutant's sim is compared with it (`quietpoll conform --against`):
+    killed still means some scenario's sim result differs from Linux's, and
+    no mutant is killed, or spared, by the host's timing on a loaded machine
+    (`--host live` runs both sides for every mutant, as before).
 A mutant that does not compile is stillborn and counted apart.
 A machine file's survivor is judged once more, by the same checks, in a
 build with ASan and UBSan (--sanitized DIR, ci/mutate's build-mutate-san/):
@@ -44,6 +50,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -338,6 +345,10 @@ class Builder:
         link = [l for l in out.splitlines() if " -o quietpoll " in l][-1]
         self.link = shlex.split(link)
         self.lib_index = self.link.index("libquietpoll.a")
+        # lld links the program in half the time of bfd's ld, the same code
+        if shutil.which("ld.lld") and not any(a.startswith("-fuse-ld") for a in self.link):
+            self.link.insert(1, "-fuse-ld=lld")
+        self.build_s = 0.0  # the time spent compiling and linking mutants
 
     def files(self):
         return sorted(self.compile)
@@ -348,6 +359,13 @@ class Builder:
     def build(self, path, text, tag):
         """Builds a quietpoll program with path's object compiled from text;
         returns its path, or None with the compiler's message."""
+        t0 = time.monotonic()
+        try:
+            return self._build(path, text, tag)
+        finally:
+            self.build_s += time.monotonic() - t0
+
+    def _build(self, path, text, tag):
         e = self.compile[path]
         d = os.path.join(self.work, tag)
         os.makedirs(d, exist_ok=True)
@@ -411,8 +429,9 @@ def first_failure(out):
 
 
 class Judge:
-    def __init__(self, args, root, machines):
+    def __init__(self, args, root, machines, host_record):
         self.args, self.root, self.machines = args, root, machines
+        self.host_record = host_record  # the kernel's results, or None: run it live
 
     def checks(self, path, exe):
         """The commands that judge a mutant of path, in order, each with its name."""
@@ -425,7 +444,11 @@ class Judge:
             out.append(("prop %s (every variant as catalogued)" % base,
                         [exe, "prop", "--machine", base, "--no-db", "--trials", t]))
             return out
-        return [("conform", [exe, "conform"]),
+        conform = [exe, "conform"] if self.host_record is None else \
+            [exe, "conform", "--against", self.host_record]
+        if self.args.conform_only:
+            return [("conform", conform)]
+        return [("conform", conform),
                 ("prop (every machine)", [exe, "prop", "--no-db", "--no-fork", "--trials",
                                           str(self.args.sim_trials)])]
 
@@ -435,13 +458,27 @@ class Judge:
             timeout_s = timeouts_s[name]
             rc, out = run_check(cmd, self.root, timeout_s)
             if rc != 0:
-                why = "timeout after %ds" % timeout_s if rc == "timeout" else \
+                why = "timeout after %.1fs" % timeout_s if rc == "timeout" else \
                     "exit %s: %s" % (rc, first_failure(out))
                 return name, why
         return None, ""
 
 
 # ---------------------------------------------------------------- main
+
+
+def record_host(exe, root, path):
+    """Records the kernel's side of every scenario in path, with the
+    unmutated program; a recording the unmutated sim does not agree with (a
+    timed scenario the loaded host ran late) is made again, up to 3 times."""
+    for attempt in range(3):
+        rc, out = run_check([exe, "conform", "--host-results", path], root, 600)
+        if rc == 0:
+            rc, out = run_check([exe, "conform", "--against", path], root, 600)
+            if rc == 0:
+                return
+    raise SystemExit("mutate: the unmutated program's conform fails 3 times (exit %s):\n%s" %
+                     (rc, out[-2000:]))
 
 
 def model_machines(exe, root):
@@ -464,17 +501,21 @@ def model_machines(exe, root):
 
 def load_equivalent(path):
     """{mutant id or file:function: (kind, reason)}: kind 'equivalent' (no
-    run can tell the mutant from the original) or 'excluded' (every mutant
-    of a function that is not the code under test, with why)."""
+    run can tell the mutant from the original), 'excluded' (every mutant
+    of a function that is not the code under test, with why) or 'props' (a
+    sim mutant no conformance scenario can reach, Linux having no such thing:
+    the machines' world, the trace; judged as any in a full run, left out of
+    --conform-only's score)."""
     eq = {}
     if os.path.exists(path):
         for n, line in enumerate(open(path), 1):
             if not line.strip() or line.startswith("#"):
                 continue
             f = line.rstrip("\n").split("\t")
-            if len(f) != 3 or f[1] not in ("equivalent", "excluded") or not f[2].strip():
+            if len(f) != 3 or f[1] not in ("equivalent", "excluded", "props") or \
+                    not f[2].strip():
                 raise SystemExit("mutate: %s:%d: a row is: id (or file:function), "
-                                 "equivalent|excluded, the reason; not %r" % (path, n, line))
+                                 "equivalent|excluded|props, the reason; not %r" % (path, n, line))
             eq[f[0]] = (f[1], f[2])
     return eq
 
@@ -503,10 +544,25 @@ def main():
     ap.add_argument("--equivalent", default="ci/mutants-equivalent.tsv")
     ap.add_argument("--survivors", help="write the survivors' ids and diffs here")
     ap.add_argument("--quiet", action="store_true", help="no line per mutant, only progress")
+    ap.add_argument("--host", choices=("recorded", "live"), default="recorded",
+                    help="the kernel's side of conform for a sim mutant: recorded once per run "
+                    "by the unmutated program (the default), or run live for every mutant")
+    ap.add_argument("--conform-only", action="store_true",
+                    help="judge a sim mutant by quietpoll conform alone (no prop run): the "
+                    "score and survivors are conform's")
+    ap.add_argument("--ids", help="a file of mutant ids (the first word of each line, as "
+                    "--survivors writes them): those mutants only")
     args = ap.parse_args()
 
     root = os.getcwd()
     builder_tmp = tempfile.mkdtemp(prefix="qp-mutate-")
+    try:
+        return run(args, root, builder_tmp)
+    finally:
+        shutil.rmtree(builder_tmp, ignore_errors=True)  # the mutants' programs, the host record
+
+
+def run(args, root, builder_tmp):
     builder = Builder(args.build, root, builder_tmp)
     exe0 = os.path.join(builder.build_dir, "quietpoll")
     machines = model_machines(exe0, root)
@@ -521,8 +577,14 @@ def main():
             raise SystemExit("mutate: --only %s names no file mutated (src/machines/<model>.c, "
                              "src/sim/*.c)" % " ".join(args.only))
     equivalent = load_equivalent(os.path.join(root, args.equivalent))
-    judge = Judge(args, root, machines)
+    judge = Judge(args, root, machines,
+                  os.path.join(builder_tmp, "host-results") if args.host == "recorded" else None)
 
+    ids = None
+    if args.ids:
+        ids = {l.split()[0] for l in open(args.ids) if l.strip() and re.match(r"[0-9a-f]{10}\s", l)}
+        if not ids:
+            raise SystemExit("mutate: --ids %s holds no mutant id" % args.ids)
     plan = []
     for f in files:
         src = open(os.path.join(root, f)).read()
@@ -530,6 +592,8 @@ def main():
         if args.sample:
             ms = sorted(ms, key=lambda m: m.id)[:args.sample]
             ms.sort(key=lambda m: m.start)
+        if ids is not None:
+            ms = [m for m in ms if m.id in ids]
         plan += [(f, src, m) for m in ms]
     if args.list:
         for f, src, m in plan:
@@ -541,8 +605,10 @@ def main():
 
     # the unmutated program must pass every check, and sets the time limit
     t0 = time.monotonic()
+    if judge.host_record is not None and any(f.startswith("src/sim/") for f in files):
+        record_host(exe0, root, judge.host_record)
 
-    def time_limits(exe):
+    def check_times(exe):
         baseline = {}
         for f in files:
             for name, cmd in judge.checks(f, exe):
@@ -554,15 +620,26 @@ def main():
                     raise SystemExit("mutate: the unmutated program fails %s (exit %s):\n%s" %
                                      (" ".join(cmd), rc, out[-2000:]))
                 baseline[name] = time.monotonic() - s
-        # a mutant that loops where no budget sees it is killed by the time limit
-        return {name: int(10 * t + 5) for name, t in baseline.items()}
+        return baseline
 
-    timeouts_s = time_limits(exe0)
-    timeouts_san_s = time_limits(os.path.join(builder_san.build_dir, "quietpoll")) \
-        if builder_san else None
+    baseline = check_times(exe0)
+    # a mutant that loops where no budget sees it is killed by the time limit
+    # (the sim alone is deterministic and quick: 2 s of margin are ample)
+    margin_s = {name: 2 if name == "conform" and judge.host_record is not None else 5
+                for name in baseline}
+    timeouts_s = {name: 10 * t + margin_s[name] for name, t in baseline.items()}
+    timeouts_san_s = None
+    if builder_san:
+        timeouts_san_s = {name: 10 * t + margin_s.get(name, 5) for name, t in
+                          check_times(os.path.join(builder_san.build_dir, "quietpoll")).items()}
     print("mutate: %d mutants of %d files; the unmutated program passes every check "
-          "(%.1fs); a check taking ten times as long as it did (+5 s) kills its mutant" %
-          (len(plan), len(files), time.monotonic() - t0), flush=True)
+          "(%.1fs: %s); a check taking ten times as long as it did (%s) kills its mutant%s" %
+          (len(plan), len(files), time.monotonic() - t0,
+           ", ".join("%s %.2fs" % kv for kv in baseline.items()),
+           ", ".join("+%d s for %s" % (v, k) for k, v in margin_s.items()),
+           "; the sim's mutants are compared with the kernel's results recorded in %s" %
+           judge.host_record if judge.host_record is not None and "conform" in baseline
+           else ""), flush=True)
 
     stats = {}
     survivors = []
@@ -570,12 +647,15 @@ def main():
     start = time.monotonic()
     for k, (f, src, m) in enumerate(plan, 1):
         st = stats.setdefault(f, {"mutants": 0, "killed": 0, "survived": 0, "equivalent": 0,
-                                   "excluded": 0, "stillborn": 0, "by": {}})
+                                   "excluded": 0, "props": 0, "stillborn": 0, "by": {}})
         st["mutants"] += 1
         row = listed(equivalent, m)
         if row is not None and row[0] == "excluded":  # not built: not the code under test
             verdict, by = "excluded", ""
             st["excluded"] += 1
+        elif row is not None and row[0] == "props" and args.conform_only:
+            verdict, by = "props", ""  # not built: no scenario can reach it
+            st["props"] += 1
         elif builder.build(f, apply(src, m), "m")[0] is None:
             verdict, by = "stillborn", ""
             st["stillborn"] += 1
@@ -592,7 +672,7 @@ def main():
                 san_s += time.monotonic() - san_start
                 if by is not None:
                     by = "sanitized " + by
-            if row is not None:
+            if row is not None and row[0] == "equivalent":
                 verdict = "equivalent" if by is None else "killed"
                 if by is not None:
                     print("mutate: %s is listed as equivalent, yet %s kills it: remove it from %s"
@@ -618,12 +698,16 @@ def main():
                   (k, len(plan), m.id, f, m.line, m.op, m.desc, verdict,
                    " by " + by if verdict == "killed" else "", eta), flush=True)
 
+    elapsed = time.monotonic() - start
+    print("\nmutate: %d mutants in %.0fs, %.1f a minute (building %.0fs, judging %.0fs)" %
+          (len(plan), elapsed, 60.0 * len(plan) / elapsed if elapsed > 0 else 0.0,
+           builder.build_s, elapsed - builder.build_s), flush=True)
     print()
-    print("%-28s %7s %7s %9s %10s %8s %9s %7s  %s" % (
-        "file", "mutants", "killed", "survived", "equivalent", "excluded", "stillborn", "score",
-        "killed by"))
+    print("%-28s %7s %7s %9s %10s %8s %5s %9s %7s  %s" % (
+        "file", "mutants", "killed", "survived", "equivalent", "excluded", "props", "stillborn",
+        "score", "killed by"))
     tot = {"mutants": 0, "killed": 0, "survived": 0, "equivalent": 0, "excluded": 0,
-           "stillborn": 0}
+           "props": 0, "stillborn": 0}
     groups = {}
     for f in files:
         if f not in stats:
@@ -638,23 +722,25 @@ def main():
         for k2, v in st["by"].items():
             g["by"][k2] = g["by"].get(k2, 0) + v
         judged = st["killed"] + st["survived"]
-        print("%-28s %7d %7d %9d %10d %8d %9d %6.1f%%  %s" % (
+        print("%-28s %7d %7d %9d %10d %8d %5d %9d %6.1f%%  %s" % (
             f, st["mutants"], st["killed"], st["survived"], st["equivalent"], st["excluded"],
-            st["stillborn"],
+            st["props"], st["stillborn"],
             100.0 * st["killed"] / judged if judged else 100.0,
             ", ".join("%s %d" % kv for kv in sorted(st["by"].items()))))
     for g, v in groups.items():
         judged = v["killed"] + v["survived"]
-        print("%-28s %7s %7d %9d %10s %8s %9s %6.1f%%  %s" % (
-            g + "/ (all)", "", v["killed"], v["survived"], "", "", "",
+        print("%-28s %7s %7d %9d %10s %8s %5s %9s %6.1f%%  %s" % (
+            g + "/ (all)", "", v["killed"], v["survived"], "", "", "", "",
             100.0 * v["killed"] / judged if judged else 100.0,
             ", ".join("%s %d" % kv for kv in sorted(v["by"].items()))))
     judged = tot["killed"] + tot["survived"]
     score = 100.0 * tot["killed"] / judged if judged else 100.0
-    print("total: %d mutants, %d killed, %d survived, %d equivalent, %d excluded, %d stillborn: "
-          "score %.1f%% of the mutants that build, neither equivalent nor excluded" %
+    print("total: %d mutants, %d killed, %d survived, %d equivalent, %d excluded, %d for the props "
+          "alone, %d stillborn: score %.1f%% of the mutants that build, neither equivalent nor "
+          "excluded%s" %
           (tot["mutants"], tot["killed"], tot["survived"], tot["equivalent"], tot["excluded"],
-           tot["stillborn"], score))
+           tot["props"], tot["stillborn"], score,
+           " nor for the props alone" if args.conform_only else ""))
     if builder_san is not None:
         print("the sanitized build judged %d mutants the plain one let through, in %.0f s of "
               "the run's %.0f s" % (san_count, san_s, time.monotonic() - start))

@@ -310,6 +310,8 @@ typedef struct qp_cf_result {
     int64_t aux;    /* QP_CF_RECVMSG: msg_namelen */
     uint8_t time_class; /* enum qp_cf_time_class */
     uint64_t time_ns;   /* the time measured (shown, not compared) */
+    uint32_t bytes_hash; /* a read's: FNV-1a of the bytes it returned (0: none); the
+                            scenario's writes write a pattern of their step's, not zeros */
     uint8_t events_count;
     qp_cf_event events[QP_CF_EVENTS_MAX];
 } qp_cf_result;
@@ -468,5 +470,25 @@ uint64_t qp_cf_during_delay_ns(const qp_cf_scenario *sc);
 /* The object behind slot (NULL: none), and its kind (QP_CF_OBJ_KIND_COUNT). */
 const qp_cf_obj *qp_cf_slot_obj(const qp_cf_scenario *sc, unsigned slot);
 unsigned qp_cf_slot_kind(const qp_cf_scenario *sc, unsigned slot);
+
+/* The kernel's outcomes recorded once (src/conform/host_record.c), for
+ * runs of the sim alone: `quietpoll conform --host-results FILE` writes
+ * them, `--against FILE` reads them. */
+typedef struct qp_cf_records qp_cf_records;
+/* A fingerprint of a scenario's objects and steps (a record of another
+   version of the scenario is stale). */
+uint64_t qp_cf_fingerprint(const qp_cf_scenario *sc);
+/* The file's first line (this kernel, its HZ and timer slack), then one
+   record per scenario. */
+void qp_cf_records_write_header(FILE *out, size_t scenarios_count);
+void qp_cf_records_write(FILE *out, const qp_cf_scenario *sc, const qp_cf_outcome *kernel);
+/* NULL, with why, when the file cannot be read or was recorded on another
+   kernel, HZ or timer slack. */
+qp_cf_records *qp_cf_records_load(const char *path, char *why, size_t why_size);
+/* sc's recorded outcome; NULL when there is none, *stale when the record
+   is of another version of sc. */
+const qp_cf_outcome *qp_cf_records_find(const qp_cf_records *recs, const qp_cf_scenario *sc,
+                                        bool *stale);
+void qp_cf_records_free(qp_cf_records *recs);
 
 #endif

@@ -18,6 +18,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: quietpoll conform [--verbose] [--only PREFIX] [--divergences] [--skip-forbidden]\n"
+            "                         [--host-results FILE | --against FILE]\n"
             "\n"
             "Runs every conformance scenario on the sim and on this machine's kernel and\n"
             "compares each call's return value, errno, revents, select sets or epoll events,\n"
@@ -30,7 +31,13 @@ static void usage(FILE *out)
             "  --only PREFIX   run the scenarios whose name starts with PREFIX (e.g. pipe/)\n"
             "  --divergences   list the documented divergences and why the model needs each\n"
             "  --input FILE    run the scenario fuzz_conform draws from FILE (a crash file, a\n"
-            "                  corpus entry) and print both runs side by side; may repeat\n");
+            "                  corpus entry) and print both runs side by side; may repeat\n"
+            "  --host-results FILE\n"
+            "                  also write the kernel's results of every scenario run to FILE\n"
+            "  --against FILE  run the sim alone and compare it with the kernel's results\n"
+            "                  recorded in FILE by --host-results on this machine (a sim that\n"
+            "                  changes does not change what Linux does); a scenario FILE has\n"
+            "                  no record of, or one of another version of it, is an error\n");
 }
 
 static void print_divergences(FILE *out)
@@ -118,7 +125,7 @@ static int run_inputs(char **paths, size_t paths_count)
 int cmd_conform(int argc, char **argv)
 {
     bool verbose = false, skip_forbidden = false;
-    const char *only = NULL;
+    const char *only = NULL, *record_path = NULL, *against_path = NULL;
     char *inputs[64];
     size_t inputs_count = 0;
     for (int i = 1; i < argc; i++) {
@@ -139,14 +146,39 @@ int cmd_conform(int argc, char **argv)
             inputs[inputs_count++] = argv[++i];
         } else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
             only = argv[++i];
+        } else if (strcmp(argv[i], "--host-results") == 0 && i + 1 < argc) {
+            record_path = argv[++i];
+        } else if (strcmp(argv[i], "--against") == 0 && i + 1 < argc) {
+            against_path = argv[++i];
         } else {
             return cli_usage_error("conform", "unknown argument '%s'", argv[i]);
         }
     }
+    if (record_path != NULL && against_path != NULL)
+        return cli_usage_error("conform", "--host-results records the kernel's runs, which "
+                                          "--against does not make: one of them");
     if (inputs_count > 0)
         return run_inputs(inputs, inputs_count);
+    qp_cf_records *recorded = NULL;
+    FILE *record = NULL;
+    if (against_path != NULL) {
+        char why[512];
+        recorded = qp_cf_records_load(against_path, why, sizeof why);
+        if (recorded == NULL)
+            return cli_usage_error("conform", "--against %s", why);
+    }
+    if (record_path != NULL) {
+        record = fopen(record_path, "w");
+        if (record == NULL)
+            return cli_usage_error("conform", "--host-results %s: cannot write it", record_path);
+        size_t run_count = 0;
+        for (size_t i = 0; i < qp_cf_suite_count(); i++)
+            run_count += only == NULL ||
+                         strncmp(qp_cf_suite_at(i)->name, only, strlen(only)) == 0;
+        qp_cf_records_write_header(record, run_count);
+    }
     qp_cf_backend *sim = qp_cf_sim_backend_new();
-    qp_cf_backend *kernel = qp_cf_host_backend_new();
+    qp_cf_backend *kernel = recorded == NULL ? qp_cf_host_backend_new() : NULL;
     static qp_cf_outcome on_sim, on_kernel;
     unsigned counts[4] = {0}; /* same, documented, diverges, forbidden */
     const char *forbidden = NULL;
@@ -158,7 +190,24 @@ int cmd_conform(int argc, char **argv)
         if (only != NULL && strncmp(sc->name, only, strlen(only)) != 0)
             continue;
         qp_cf_run(sim, sc, &on_sim);
-        qp_cf_run_against(kernel, sc, &on_sim, &on_kernel);
+        if (recorded != NULL) {
+            bool stale;
+            const qp_cf_outcome *rec = qp_cf_records_find(recorded, sc, &stale);
+            if (rec == NULL) {
+                fprintf(stderr, "quietpoll conform: --against %s has %s of scenario %s: "
+                                "record it again (quietpoll conform --host-results %s)\n",
+                        against_path, stale ? "a record of another version" : "no record",
+                        sc->name, against_path);
+                qp_cf_records_free(recorded);
+                qp_cf_backend_free(sim);
+                return CLI_EXIT_USAGE;
+            }
+            on_kernel = *rec;
+        } else {
+            qp_cf_run_against(kernel, sc, &on_sim, &on_kernel);
+        }
+        if (record != NULL)
+            qp_cf_records_write(record, sc, &on_kernel);
         bool called[QP_SYS_COUNT] = {false};
         qp_cf_sim_backend_calls(sim, called);
         for (unsigned r = 0; r < QP_SYS_COUNT; r++)
@@ -191,8 +240,14 @@ int cmd_conform(int argc, char **argv)
         fflush(stdout);
     }
     qp_cf_backend_free(sim);
-    qp_cf_backend_free(kernel);
+    if (kernel != NULL)
+        qp_cf_backend_free(kernel);
+    qp_cf_records_free(recorded);
+    if (record != NULL && fclose(record) != 0)
+        return cli_usage_error("conform", "--host-results %s: cannot write it", record_path);
     print_calls(calls_by_row);
+    if (against_path != NULL)
+        printf("\nthe kernel's results: recorded in %s\n", against_path);
     printf("\n%u scenarios: %u same, %u documented divergences, %u undocumented, %u forbidden\n",
            counts[0] + counts[1] + counts[2] + counts[3], counts[0], counts[1], counts[2],
            counts[3]);

@@ -195,12 +195,15 @@ static int64_t compared_ret(const qp_cf_step *st, const uint64_t *v, int64_t ret
 static uint8_t arg_buf[QP_CF_ARGS_MAX][QP_CF_IO_BYTES_MAX]; /* zeros */
 
 #define IOV_MAX_LINUX 1024 /* UIO_MAXIOV */
-static uint8_t vec_buf[QP_CF_IO_BYTES_MAX];      /* zeros written, whatever read */
+static uint8_t vec_buf[QP_CF_IO_BYTES_MAX];      /* a pattern sent (qp__cf_fill), whatever read */
 static struct iovec too_many[IOV_MAX_LINUX + 1]; /* empty iovecs */
 
-/* The step's iovecs over vec_buf (zeros); returns their count. */
-static int iovecs(const qp_cf_step *st, struct iovec *iov, struct iovec **use)
+/* The step's iovecs over vec_buf (the step's pattern for a send, zeros
+ * otherwise); returns their count, *bytes their length in all. */
+static int iovecs(const qp_cf_scenario *sc, const qp_cf_step *st, struct iovec *iov,
+                  struct iovec **use, size_t *bytes)
 {
+    *bytes = 0;
     if (st->iov_count == QP_CF_IOV_TOO_MANY) {
         *use = too_many;
         return IOV_MAX_LINUX + 1;
@@ -214,12 +217,22 @@ static int iovecs(const qp_cf_step *st, struct iovec *iov, struct iovec **use)
         at += st->iov_len[i];
     }
     assert(at <= sizeof vec_buf);
-    memset(vec_buf, 0, at);
+    if (qp_sys_table[st->sys].sys_class == QP_CLASS_SEND)
+        qp__cf_fill(vec_buf, at, sc, st);
+    else
+        memset(vec_buf, 0, at);
+    *bytes = at;
     return st->iov_count;
 }
 
-void qp__cf_call_row(qp_cf_backend *b, const qp_cf_step *st, const int *fds, qp_cf_result *res)
+void qp__cf_call_row(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_step *st,
+                     const int *fds, qp_cf_result *res)
 {
+    /* what a send offers is the step's own pattern, and what a receive
+       returns is compared byte for byte (a digest of them) */
+    bool sends = qp_sys_table[st->sys].sys_class == QP_CLASS_SEND;
+    bool receives = qp_sys_table[st->sys].sys_class == QP_CLASS_RECEIVE;
+    int64_t read_buf = -1; /* the buffer argument a receive fills */
     assert(st->sys < QP_SYS_COUNT && st->args_count <= QP_CF_ARGS_MAX);
     qp_os *os = b->os;
     uint64_t v[QP_CF_ARGS_MAX] = {0};
@@ -243,7 +256,8 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_step *st, const int *fds, qp_
     struct timespec times[QP_CF_ARGS_MAX];
     int64_t timespec_out = -1; /* the argument whose time is compared */
     struct iovec iov[QP_CF_IOV_MAX], *use = iov;
-    int iovcnt = iovecs(st, iov, &use);
+    size_t iov_bytes = 0;
+    int iovcnt = iovecs(sc, st, iov, &use, &iov_bytes);
     struct msghdr msgs[QP_CF_ARGS_MAX];
     int64_t msg_out = -1; /* the msghdr whose flags and name length are compared */
     for (unsigned i = 0; i < st->args_count; i++) {
@@ -260,7 +274,12 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_step *st, const int *fds, qp_
             break;
         case QP_CF_ARG_BUF:
             assert(a->value >= 0 && (size_t)a->value <= sizeof arg_buf[i]);
-            memset(arg_buf[i], 0, (size_t)a->value);
+            if (sends)
+                qp__cf_fill(arg_buf[i], (size_t)a->value, sc, st);
+            else
+                memset(arg_buf[i], 0, (size_t)a->value);
+            if (receives && read_buf < 0)
+                read_buf = i;
             v[i] = (uintptr_t)arg_buf[i];
             break;
         case QP_CF_ARG_FDS:
@@ -432,6 +451,10 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_step *st, const int *fds, qp_
                      (uint64_t)times[timespec_out].tv_nsec;
     if (u64_out >= 0 && ret >= 8)
         memcpy(&res->value, arg_buf[u64_out], sizeof res->value);
+    if (receives && read_buf >= 0)
+        qp__cf_record_bytes(res, arg_buf[read_buf], (size_t)st->args[read_buf].value);
+    else if (receives && iov_bytes > 0)
+        qp__cf_record_bytes(res, vec_buf, iov_bytes);
     if (returns_fd(st->sys, v) && ret >= 0)
         made[0] = (int)ret;
     for (unsigned k = 0; k < 2; k++)

@@ -46,7 +46,7 @@ static void create(qp_os *os, const qp_cf_step *st, qp_cf_result *res)
     default:
         assert(!"an unknown call to create an object");
     }
-    qp__cf_record(res, rc < 0 ? -1 : 0);
+    qp__cf_record(res, rc < 0 ? rc : 0); /* a failure's -1 exactly; never an fd's number */
     if (rc < 0)
         return;
     int fl = os->fcntl(os, made[0], F_GETFL, 0);
@@ -66,7 +66,7 @@ void qp__cf_call_io(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_step
     switch (st->op) {
     case QP_CF_GETFL: {
         int fl = os->fcntl(os, fd, F_GETFL, 0);
-        qp__cf_record(res, fl < 0 ? -1 : 0);
+        qp__cf_record(res, fl < 0 ? fl : 0);
         res->value = fl >= 0 && (fl & O_NONBLOCK);
         break;
     }

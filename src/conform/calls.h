@@ -12,6 +12,13 @@ void qp__cf_record(qp_cf_result *res, int64_t ret);
 /* epoll's events: the data registered is the slot. */
 void qp__cf_record_epoll(qp_cf_result *res, const struct epoll_event *events, int n);
 
+/* The bytes a step's write writes: a pattern of the step's index, each
+   byte its offset's, so that bytes read from the wrong place, in the wrong
+   order or not at all read otherwise (the world's bytes are zeros). */
+void qp__cf_fill(uint8_t *buf, size_t size, const qp_cf_scenario *sc, const qp_cf_step *st);
+/* A read's bytes: res->bytes_hash of the first min(ret, size) bytes of buf. */
+void qp__cf_record_bytes(qp_cf_result *res, const uint8_t *buf, size_t size);
+
 /* The fd of slot, -1 for none. */
 int qp__cf_slot_fd(const int *fds, unsigned slot);
 
@@ -26,6 +33,7 @@ bool qp__cf_is_time_call(unsigned op);
 /* The index of the row's parameter named param ("flags"), or -1. */
 int qp__cf_row_param(unsigned sys, const char *param);
 /* QP_CF_CALL: the step's row on its recipes (call_row.c). */
-void qp__cf_call_row(qp_cf_backend *b, const qp_cf_step *st, const int *fds, qp_cf_result *res);
+void qp__cf_call_row(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_step *st,
+                     const int *fds, qp_cf_result *res);
 
 #endif

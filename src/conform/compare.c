@@ -14,7 +14,8 @@ static bool same(const qp_cf_result *a, const qp_cf_result *b)
     if (a->kind != QP_CF_RES_CALL)
         return true;
     if (a->ret != b->ret || a->err != b->err || a->value != b->value || a->aux != b->aux ||
-        a->time_class != b->time_class || a->events_count != b->events_count)
+        a->time_class != b->time_class || a->bytes_hash != b->bytes_hash ||
+        a->events_count != b->events_count)
         return false;
     for (unsigned i = 0; i < a->events_count; i++)
         if (a->events[i].slot != b->events[i].slot || a->events[i].events != b->events[i].events)

@@ -470,6 +470,8 @@ void qp_cf_format_result(char *buf, size_t size, const qp_cf_step *st, const qp_
         if (st->args[i].kind == QP_CF_ARG_LEN_OUT)
             put(buf, size, &len, " (length %lld)", (long long)res->aux);
     }
+    if (res->bytes_hash != 0)
+        put(buf, size, &len, " (bytes #%08x)", (unsigned)res->bytes_hash);
     if (st->op == QP_CF_CLOCK_COARSE)
         put(buf, size, &len, " (%s)", res->value ? "holds" : "does not hold");
     if (st->op == QP_CF_GETFL || st->op == QP_CF_CREATE)

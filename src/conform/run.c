@@ -17,6 +17,26 @@ int qp__cf_slot_fd(const int *fds, unsigned slot)
     return slot < QP_CF_SLOTS_MAX ? fds[slot] : -1;
 }
 
+void qp__cf_fill(uint8_t *buf, size_t size, const qp_cf_scenario *sc, const qp_cf_step *st)
+{
+    size_t index = (size_t)(st - sc->steps);
+    assert(index < sc->steps_count);
+    for (size_t i = 0; i < size; i++)
+        buf[i] = (uint8_t)(1 + (index * 37 + i) % 251);
+}
+
+void qp__cf_record_bytes(qp_cf_result *res, const uint8_t *buf, size_t size)
+{
+    res->bytes_hash = 0;
+    if (res->ret <= 0)
+        return;
+    size_t n = (uint64_t)res->ret < size ? (size_t)res->ret : size;
+    uint32_t h = UINT32_C(2166136261);
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ buf[i]) * UINT32_C(16777619);
+    res->bytes_hash = h != 0 ? h : 1;
+}
+
 void qp__cf_record(qp_cf_result *res, int64_t ret)
 {
     res->kind = QP_CF_RES_CALL;
@@ -50,7 +70,7 @@ static void do_call(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_step
     errno = 0;
     switch (st->op) {
     case QP_CF_CALL:
-        qp__cf_call_row(b, st, fds, res);
+        qp__cf_call_row(b, sc, st, fds, res);
         break;
     case QP_CF_POLL: {
         struct pollfd pfds[QP_CF_POLL_FDS_MAX];
@@ -83,11 +103,11 @@ static void do_call(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_step
     case QP_CF_SET_BLOCKING: {
         long flags = os->fcntl(os, fd, F_GETFL, 0);
         if (flags < 0) {
-            qp__cf_record(res, -1);
+            qp__cf_record(res, flags); /* -1 exactly, as every failure */
             break;
         }
         long want = st->size ? flags & ~(long)O_NONBLOCK : flags | O_NONBLOCK;
-        qp__cf_record(res, os->fcntl(os, fd, F_SETFL, want) < 0 ? -1 : 0);
+        qp__cf_record(res, os->fcntl(os, fd, F_SETFL, want));
         break;
     }
     case QP_CF_CLOCK_COARSE: {

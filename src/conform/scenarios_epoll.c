@@ -34,6 +34,11 @@ const qp_cf_scenario qp_cf_scenarios_epoll[] = {
                 {.op = QP_CF_EPOLL_PWAIT, .slot = 0, .size = 0, .sigmask = QP_CF_MASK_EMPTY}),
     CF_SCENARIO("epoll/pwait-non-epoll", "epoll_pwait on a pipe: EINVAL", CF_OBJS(O_PIPE),
                 EP_PWAIT(0, 0, QP_CF_MASK_NULL)),
+    CF_SCENARIO("epoll/pwait-zero-timeout", "epoll_pwait with a timeout of 0 and nothing ready: 0 at once, whatever the mask; then the entry that is ready",
+                CF_OBJS(O_PIPE, O_EPOLL), EP_ADD(2, 0, EPOLLIN), EP_PWAIT(2, 0, QP_CF_MASK_NULL),
+                EP_PWAIT(2, 0, QP_CF_MASK_EMPTY), EP_PWAIT(2, 0, QP_CF_MASK_SIGNAL), WRITE(1, 3),
+                EP_PWAIT(2, 0, QP_CF_MASK_SIGNAL), EP_PWAIT(2, 5, QP_CF_MASK_NULL), READ(0, 3),
+                EP_PWAIT(2, 3, QP_CF_MASK_EMPTY)),
     /* EPOLLEXCLUSIVE */
     CF_SCENARIO("epoll/exclusive-add", "EPOLLEXCLUSIVE with EPOLLIN: added, reported as any entry",
                 CF_OBJS(O_PIPE, O_EPOLL), EP_ADD(2, 0, EPOLLIN | EX), EP_WAIT(2, 0), WRITE(1, 1),

@@ -76,6 +76,12 @@ const qp_cf_scenario qp_cf_scenarios_pipe[] = {
     CF_SCENARIO("pipe/two-pipes", "two pipes are independent", CF_OBJS(O_PIPE, O_PIPE),
                 WRITE(1, 10), POLL2(0, POLLIN, 2, POLLIN, 0), CLOSE(3), POLL2(0, POLLIN, 2, POLLIN, 0),
                 READ(2, 10), READ(0, 10)),
+    /* a writer blocked on a full pipe sleeps on its wait queue until a
+       read frees a page (pipe_read's wake_up_interruptible_sync_poll) */
+    CF_SCENARIO("pipe/blocked-writer-takes-room", "a writer blocked on a full pipe writes what it can as each page is read, then returns with all of it",
+                CF_OBJS(O_PIPE),
+                WRITE(1, 65536), BLOCKING(1), W_READ(0, 8192, DURING), WRITE(1, 4096), IOCTL_NREAD(0),
+                W_READ(0, 100, DURING), WRITE(1, 100), IOCTL_NREAD(1), READ(0, 69632), IOCTL_NREAD(0)),
 };
 
 const size_t qp_cf_scenarios_pipe_count = sizeof qp_cf_scenarios_pipe / sizeof qp_cf_scenarios_pipe[0];

@@ -74,6 +74,14 @@ const qp_cf_scenario qp_cf_scenarios_udp[] = {
     CF_SCENARIO("recvfrom/stream-pair", "recvfrom of a stream and a socketpair end: no source address", CF_OBJS(O_STREAM, O_SOCKETPAIR),
                 W_DATA(0, 4), RECVFROM(0, 10, 0), WRITE(2, 3), RECVFROM(1, 10, 0), RECVFROM(1, 10, 0),
                 RECVFROM(0, 10, MSG_OOB)),
+    CF_SCENARIO("udp/largest-datagram", "a datagram of 65507 bytes is sent, one of 65508 is EMSGSIZE (net/ipv4/ip_output.c ip_append_data: 0xFFFF less the IP and UDP headers), on a connected and an unconnected socket",
+                CF_OBJS(O_UDP, O_UDP_UNCONN),
+                SEND(0, 65507), SEND(0, 65508), SENDTO_PEER(1, 65507), SENDTO_PEER(1, 65508),
+                SEND_CALL(0, 65508, 0), SEND(1, 10), SENDTO_PEER(0, 0)),
+    CF_SCENARIO("udp/datagram-bytes", "each datagram is read whole or cut (MSG_TRUNC), never merged: its bytes as they were sent",
+                CF_OBJS(O_UDP),
+                W_DGRAM(0, 40), W_DGRAM(0, 3), RECV(0, 10, 0), RECV(0, 10, MSG_PEEK), RECV(0, 2, MSG_TRUNC),
+                READ(0, 10), RECVMSG(0, 0, 4, 4)),
 };
 
 const size_t qp_cf_scenarios_udp_count = sizeof qp_cf_scenarios_udp / sizeof qp_cf_scenarios_udp[0];

@@ -84,7 +84,7 @@ int qp__sim_fcntl(qp_os *os, int fd, int cmd, long arg)
     case F_SETFL:
         obj->blocking = !(arg & O_NONBLOCK);
         return (int)qp__sim_exit(sim, &rec, 0, 0);
-    case F_GETFD:
+    case F_GETFD: /* fs/fcntl.c do_fcntl: close_on_exec() */
         return (int)qp__sim_exit(sim, &rec, sim->objs[fd].no_cloexec ? 0 : FD_CLOEXEC, 0);
     case F_SETFD:
         sim->objs[fd].no_cloexec = !(arg & FD_CLOEXEC);

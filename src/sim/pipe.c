@@ -95,10 +95,12 @@ static void open_pipe(qp_sim *sim, int rfd, int wfd, bool blocking)
 static int64_t pipe_create(qp_sim *sim, qp_rec *rec, int pipefd[2], int flags)
 {
     rec->call.pipe.flags = flags;
-    if (pipefd == NULL)
-        return qp__sim_exit(sim, rec, -1, EFAULT);
+    /* fs/pipe.c do_pipe2: the flags first (__do_pipe_flags), the array
+       only when the fds are copied out */
     if (flags & ~(O_NONBLOCK | O_CLOEXEC))
         return qp__sim_exit(sim, rec, -1, EINVAL);
+    if (pipefd == NULL)
+        return qp__sim_exit(sim, rec, -1, EFAULT);
     if (sim->pipes_count == QP_SIM_PIPES_MAX) {
         qp__sim_limit(sim, QP_LIMIT_PIPES, QP_SIM_PIPES_MAX);
         return qp__sim_exit(sim, rec, -1, ENFILE);
