@@ -8,9 +8,10 @@
  * UV_DISCONNECT; data, EOFs, resets (on the pipe: its writer closing),
  * signals and spurious readiness come on the schedule, and other threads
  * wake the loop with uv_async_send() (QP_EV_WAKEUP), as that thread. The
- * pipe is not a uv_pipe_t: uv_pipe_init (uv__stream_init, src/unix/stream.c)
- * opens /dev/null for the loop's spare fd (loop->emfile_fd), and the
- * simulator models no open().
+ * pipe is not a uv_pipe_t: a pipe watched with uv_poll_t keeps this
+ * machine's traces as they were before the simulator had open("/dev/null"),
+ * which uv_pipe_init (uv__stream_init, src/unix/stream.c) would open for the
+ * loop's spare fd (loop->emfile_fd); libuv_listener runs that path.
  *
  * The program. Op i of the schedule is timer i + 1, a uv_timer_t, its spec
  * the op's size - 1 (include/quietpoll/timer_spec.h: restarts, deferred
