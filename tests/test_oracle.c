@@ -172,6 +172,22 @@ static void test_readiness_starts_afresh_after_a_wait_without_the_fd(void)
     CHECK_STR(fired(&f), "spin");
 }
 
+/* A timed write, connect or serving window that waits again once its
+ * deadline passed wastes the wait (bound.c), whatever its sends did. */
+static void test_a_timed_write_waiting_past_its_deadline_is_over_its_bound(void)
+{
+    fixture f;
+    start(&f);
+    feed(&f, (qp_rec){.type = QP_REC_OP_BEGIN, .t_enter_ns = T0, .t_exit_ns = T0,
+                      .op_begin = {.kind = QP_OP_TIMED_WRITE, .fd = 3,
+                                   .deadline_ns = qp_deadline_ns(T0, 2 * MS)}});
+    sys_poll(&f, T0 + COST, 2 * MS, 2, 0);
+    CHECK_STR(fired(&f), "none");
+    sys_poll(&f, T0 + 2 * COST + 2 * MS, COST, 1, 0);
+    op_end(&f, T0 + 3 * COST + 3 * MS, QP_OP_TIMEOUT);
+    CHECK_STR(fired(&f), "syscall-bound");
+}
+
 static void test_bound_counts_signals_and_spurious(void)
 {
     /* read, poll (EINTR), read, poll (timeout), read: 5 calls, one signal: bound 5 */
@@ -552,6 +568,7 @@ int main(void)
         TEST(test_spin_quiet_for_undershooting_nonzero_timeout),
         TEST(test_spin_fires_on_readiness_waited_again),
         TEST(test_readiness_starts_afresh_after_a_wait_without_the_fd),
+        TEST(test_a_timed_write_waiting_past_its_deadline_is_over_its_bound),
         TEST(test_bound_counts_signals_and_spurious),
         TEST(test_bound_is_one_when_ready_at_begin),
         TEST(test_timeout_early_and_its_edge),
