@@ -162,18 +162,22 @@ static void test_fork_mode_reports_a_hang_and_shrinks_it(void)
 {
     const uint8_t tape[] = {1, 2, 250, 3};
     CHECK_EQ_I(qp_check_forked(hangs_crashes_or_a, NULL, 100, tape, sizeof tape, NULL), QP_PROP_HANG);
+    /* a run that ends is given 10 s: a loaded machine's fork is never taken
+     * for a hang */
     int signal = 0;
     const uint8_t crash[] = {160};
-    CHECK_EQ_I(qp_check_forked(hangs_crashes_or_a, NULL, 100, crash, 1, &signal), QP_PROP_CRASH);
+    CHECK_EQ_I(qp_check_forked(hangs_crashes_or_a, NULL, 10000, crash, 1, &signal), QP_PROP_CRASH);
     CHECK_EQ_I(signal, SIGABRT);
     const uint8_t a[] = {0, 120};
-    CHECK_EQ_I(qp_check_forked(hangs_crashes_or_a, NULL, 1000, a, 2, NULL), PROP_A);
-    CHECK_EQ_I(qp_check_forked(hangs_crashes_or_a, NULL, 1000, a, 1, NULL), -1);
+    CHECK_EQ_I(qp_check_forked(hangs_crashes_or_a, NULL, 10000, a, 2, NULL), PROP_A);
+    CHECK_EQ_I(qp_check_forked(hangs_crashes_or_a, NULL, 10000, a, 1, NULL), -1);
 
-    /* the engine: always-seed hangs, is reported as one, and shrinks to [200] */
+    /* the engine: always-seed hangs, is reported as one, and shrinks to
+     * [200]; each hanging candidate costs the fork timeout, and a candidate
+     * that ends must end within it, loaded or not */
     qp_prop_config config;
     qp_prop_config_defaults(&config);
-    config.fork_timeout_ms = 50;
+    config.fork_timeout_ms = 400;
     config.trials = 0;
     char path[] = "/tmp/qp-test-hang-XXXXXX";
     int fd = mkstemp(path);
@@ -233,7 +237,7 @@ static void test_a_hanging_run_keeps_its_trace(void)
     s.ops[1].timeout_ns = QP_NS_PER_MS;
     qp_writer_init(&w);
     qp_schedule_encode(&w, &spinner.shape, &s);
-    CHECK(!qp_run_bytes_forked(run, &spinner, 0, w.data, w.size, 1000));
+    CHECK(!qp_run_bytes_forked(run, &spinner, 0, w.data, w.size, 10000));
     qp_run_free(run);
 }
 
