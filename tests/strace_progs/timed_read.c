@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define READS_COUNT 16
+#define READS_COUNT 64
 #define TIMEOUT_NS UINT64_C(1900000) /* 1.9 ms: the last 0.9 ms is where floor spins */
 #define NS_PER_MS UINT64_C(1000000)
 
