@@ -113,6 +113,8 @@ static void on_event(qp_oracle *oracle, const qp_rec *rec)
     const qp_rec_event *ev = &rec->event;
     if (ev->kind != QP_EV_DGRAM && ev->kind != QP_EV_REPLY && ev->kind != QP_EV_DGRAM_ERROR)
         return;
+    if (ev->stream)
+        return; /* a reply over TCP: bytes on a stream, no datagram */
     qp_dgram_socket_watch *sw = socket_of(oracle, ev->fd, true);
     if (sw == NULL)
         return;
