@@ -25,6 +25,21 @@ qp_os *sim_direct(qp_sim *sim, const qp_schedule *sched, qp_trace *trace, qp_rec
     return &sim->os;
 }
 
+qp_schedule events_schedule(uint64_t start_ns, const qp_event *events, size_t count)
+{
+    qp_schedule sched = {.start_ns = start_ns, .cost_ns = 10};
+    for (size_t i = 0; i < count && i < QP_EVENTS_MAX; i++)
+        sched.events[i] = events[i];
+    sched.events_count = count < QP_EVENTS_MAX ? count : QP_EVENTS_MAX;
+    return sched;
+}
+
+short poll_one(qp_os *os, int fd, short events, int timeout_ms)
+{
+    struct pollfd pfd = {.fd = fd, .events = events};
+    return os->poll(os, &pfd, 1, timeout_ms) == 1 ? pfd.revents : 0;
+}
+
 void check_last_call(const qp_trace *trace, const char *want)
 {
     const qp_rec *rec = NULL;

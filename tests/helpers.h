@@ -24,6 +24,12 @@ bool run_schedule(qp_run *run, const qp_machine *machine, size_t variant, const 
 qp_os *sim_direct(qp_sim *sim, const qp_schedule *sched, qp_trace *trace, qp_rec *recs,
                   jmp_buf *stopped);
 
+/* A schedule from start_ns with syscalls of 10 ns and these events, no ops. */
+qp_schedule events_schedule(uint64_t start_ns, const qp_event *events, size_t count);
+
+/* poll of one fd: its revents, 0 when the poll returned anything but 1. */
+short poll_one(qp_os *os, int fd, short events, int timeout_ms);
+
 /* Does the newest syscall record of trace print want (a part of its line)? */
 void check_last_call(const qp_trace *trace, const char *want);
 

@@ -30,20 +30,10 @@ static jmp_buf stopped;
 
 static qp_os *fresh(const qp_event *events, size_t count)
 {
-    sched = (qp_schedule){.start_ns = START_NS, .cost_ns = 10};
-    for (size_t i = 0; i < count; i++)
-        sched.events[i] = events[i];
-    sched.events_count = count;
-    trace = (qp_trace){recs, 0, QP_SIM_TRACE_CAP};
-    qp_sim_init(&sim, &sched, &trace, NULL, &stopped);
-    return &sim.os;
+    sched = events_schedule(START_NS, events, count);
+    return sim_direct(&sim, &sched, &trace, recs, &stopped);
 }
 
-static short poll1(qp_os *os, int fd, short events, int timeout_ms)
-{
-    struct pollfd pfd = {.fd = fd, .events = events};
-    return os->poll(os, &pfd, 1, timeout_ms) == 1 ? pfd.revents : 0;
-}
 
 /* A listener on 127.0.0.1, port 0, with backlog; its port in *port. */
 static int listener(qp_os *os, int backlog, uint16_t *port)
@@ -78,8 +68,8 @@ static void test_burst_beyond_backlog_retries(void)
     CHECK_EQ_I(qp_sim_add_tcp_peers(&sim, 8), 0);
     uint16_t port;
     int l = listener(os, 1, &port);
-    CHECK_EQ_I(poll1(os, l, POLLIN | POLLOUT, 0), 0);
-    CHECK_EQ_I(poll1(os, l, POLLIN | POLLOUT, 10), POLLIN);
+    CHECK_EQ_I(poll_one(os, l, POLLIN | POLLOUT, 0), 0);
+    CHECK_EQ_I(poll_one(os, l, POLLIN | POLLOUT, 10), POLLIN);
     /* backlog 1 holds 2 (sk_acceptq_is_full); the peer's address comes back */
     struct sockaddr_in peer = {0};
     socklen_t len = sizeof peer;
@@ -96,10 +86,10 @@ static void test_burst_beyond_backlog_retries(void)
     CHECK(accept_nb(os, l) >= 0);
     CHECK_EQ_I(accept_nb(os, l), -1);
     CHECK_EQ_I(errno, EAGAIN);
-    CHECK_EQ_I(poll1(os, l, POLLIN, 0), 0);
+    CHECK_EQ_I(poll_one(os, l, POLLIN, 0), 0);
     /* the two dropped SYNs come again after 1 s, and both fit now */
-    CHECK_EQ_I(poll1(os, l, POLLIN, 900), 0);
-    CHECK_EQ_I(poll1(os, l, POLLIN, 200), POLLIN);
+    CHECK_EQ_I(poll_one(os, l, POLLIN, 900), 0);
+    CHECK_EQ_I(poll_one(os, l, POLLIN, 200), POLLIN);
     CHECK(accept_nb(os, l) >= 0);
     CHECK(accept_nb(os, l) >= 0);
     CHECK_EQ_I(accept_nb(os, l), -1);
@@ -125,13 +115,13 @@ static void test_emfile_leaves_it_queued(void)
     int spare = os->eventfd(os, 0, 0);
     struct rlimit limit = {.rlim_cur = (rlim_t)spare + 1, .rlim_max = 1024};
     CHECK_EQ_I(os->setrlimit(os, RLIMIT_NOFILE, &limit), 0);
-    CHECK_EQ_I(poll1(os, l, POLLIN, 10), POLLIN);
+    CHECK_EQ_I(poll_one(os, l, POLLIN, 10), POLLIN);
     CHECK_EQ_I(accept_nb(os, l), -1);
     CHECK_EQ_I(errno, EMFILE);
-    CHECK_EQ_I(poll1(os, l, POLLIN, 0), POLLIN); /* still queued: level-triggered, at once */
+    CHECK_EQ_I(poll_one(os, l, POLLIN, 0), POLLIN); /* still queued: level-triggered, at once */
     CHECK_EQ_I(os->close(os, spare), 0);
     CHECK_EQ_I(accept_nb(os, l), spare);
-    CHECK_EQ_I(poll1(os, l, POLLIN, 0), 0);
+    CHECK_EQ_I(poll_one(os, l, POLLIN, 0), 0);
 }
 
 static void test_before_accept_data_and_reset(void)
@@ -147,7 +137,7 @@ static void test_before_accept_data_and_reset(void)
     qp_sim_add_tcp_peers(&sim, 2);
     uint16_t port;
     int l = listener(os, 4, &port);
-    CHECK_EQ_I(poll1(os, l, POLLIN, 10), POLLIN);
+    CHECK_EQ_I(poll_one(os, l, POLLIN, 10), POLLIN);
     pass_ms(os, 5);
     /* a FIN after data: the bytes, then 0; the accept's record tells the
        oracle what came while it was queued (the events then named no fd) */
@@ -156,7 +146,7 @@ static void test_before_accept_data_and_reset(void)
     CHECK(qp_rec_is_call(last, QP_SYS_accept4));
     CHECK_EQ_U(last->call.accept.queued, 100);
     CHECK(last->call.accept.eof);
-    CHECK_EQ_I(poll1(os, a, P_IN_OUT_RDHUP, 0), POLLIN | POLLOUT | POLLRDHUP);
+    CHECK_EQ_I(poll_one(os, a, P_IN_OUT_RDHUP, 0), POLLIN | POLLOUT | POLLRDHUP);
     char buf[200];
     CHECK_EQ_I(os->read(os, a, buf, sizeof buf), 100);
     CHECK_EQ_I(os->read(os, a, buf, sizeof buf), 0);
@@ -164,7 +154,7 @@ static void test_before_accept_data_and_reset(void)
        its error pending */
     int b = accept_nb(os, l);
     CHECK(b >= 0);
-    CHECK_EQ_I(poll1(os, b, P_IN_OUT_RDHUP, 0),
+    CHECK_EQ_I(poll_one(os, b, P_IN_OUT_RDHUP, 0),
                POLLIN | POLLOUT | POLLRDHUP | POLLERR | POLLHUP);
     CHECK_EQ_I(os->read(os, b, buf, sizeof buf), -1);
     CHECK_EQ_I(errno, ECONNRESET);
@@ -186,8 +176,8 @@ static void test_world_listener_answers(void)
     CHECK_EQ_I(errno, EINPROGRESS);
     CHECK_EQ_I(os->connect(os, fd, (struct sockaddr *)&to, sizeof to), -1);
     CHECK_EQ_I(errno, EALREADY);
-    CHECK_EQ_I(poll1(os, fd, POLLOUT, 0), 0);
-    CHECK_EQ_I(poll1(os, fd, POLLOUT, 10), POLLOUT);
+    CHECK_EQ_I(poll_one(os, fd, POLLOUT, 0), 0);
+    CHECK_EQ_I(poll_one(os, fd, POLLOUT, 10), POLLOUT);
     int err = -1;
     socklen_t len = sizeof err;
     CHECK_EQ_I(os->getsockopt(os, fd, SOL_SOCKET, SO_ERROR, &err, &len), 0);
@@ -199,13 +189,13 @@ static void test_world_listener_answers(void)
     int fd2 = os->socket(os, AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
     CHECK_EQ_I(os->connect(os, fd2, (struct sockaddr *)&to, sizeof to), -1);
     CHECK_EQ_I(errno, EINPROGRESS);
-    CHECK_EQ_I(poll1(os, fd2, POLLOUT, 0), POLLOUT);
+    CHECK_EQ_I(poll_one(os, fd2, POLLOUT, 0), POLLOUT);
     /* refusing: a RST */
-    CHECK_EQ_I(poll1(os, fd2, POLLIN, 30), 0);
+    CHECK_EQ_I(poll_one(os, fd2, POLLIN, 30), 0);
     int fd3 = os->socket(os, AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
     CHECK_EQ_I(os->connect(os, fd3, (struct sockaddr *)&to, sizeof to), -1);
     CHECK_EQ_I(errno, EINPROGRESS);
-    CHECK_EQ_I(poll1(os, fd3, POLLOUT, 0), POLLOUT | POLLERR | POLLHUP);
+    CHECK_EQ_I(poll_one(os, fd3, POLLOUT, 0), POLLOUT | POLLERR | POLLHUP);
     CHECK_EQ_I(os->getsockopt(os, fd3, SOL_SOCKET, SO_ERROR, &err, &len), 0);
     CHECK_EQ_I(err, ECONNREFUSED);
 }
@@ -234,7 +224,7 @@ static void test_send_buffer_fills_and_drains(void)
     CHECK_EQ_I(os->epoll_wait(os, ep, out, 2, 0), 0);
     /* 4 KiB read: free space under half what is queued, not writable yet */
     CHECK_EQ_I(os->epoll_wait(os, ep, out, 2, 7), 0);
-    CHECK_EQ_I(poll1(os, fd, POLLOUT, 0), 0);
+    CHECK_EQ_I(poll_one(os, fd, POLLOUT, 0), 0);
     /* 8 KiB more: writable, and the edge comes */
     CHECK_EQ_I(os->epoll_wait(os, ep, out, 2, 10), 1);
     CHECK_EQ_U(out[0].events, EPOLLOUT);
@@ -251,13 +241,13 @@ static void test_peer_half_close_still_reads(void)
     qp_os *os = fresh(events, 3);
     SIM_GUARD(stopped);
     int fd = qp_sim_add_tcp_connection(&sim);
-    CHECK_EQ_I(poll1(os, fd, POLLIN, 3), POLLIN);
-    CHECK_EQ_I(poll1(os, fd, P_IN_OUT_RDHUP, 0), POLLIN | POLLOUT | POLLRDHUP);
+    CHECK_EQ_I(poll_one(os, fd, POLLIN, 3), POLLIN);
+    CHECK_EQ_I(poll_one(os, fd, P_IN_OUT_RDHUP, 0), POLLIN | POLLOUT | POLLRDHUP);
     char buf[16];
     CHECK_EQ_I(os->read(os, fd, buf, sizeof buf), 0);
     static const char bytes[4096];
     CHECK_EQ_I(os->send(os, fd, bytes, sizeof bytes, MSG_NOSIGNAL), (int)sizeof bytes);
-    CHECK_EQ_I(poll1(os, fd, POLLERR, 10), 0);
+    CHECK_EQ_I(poll_one(os, fd, POLLERR, 10), 0);
     /* closed for good: the next bytes meet its RST */
     CHECK_EQ_I(os->send(os, fd, bytes, 10, MSG_NOSIGNAL), 10);
     CHECK_EQ_I(os->send(os, fd, bytes, 10, MSG_NOSIGNAL), -1);
@@ -275,16 +265,16 @@ static void test_listener_close_drops_the_queue(void)
     qp_sim_add_tcp_peers(&sim, 3);
     uint16_t port;
     int l = listener(os, 0, &port);
-    CHECK_EQ_I(poll1(os, l, POLLIN, 10), POLLIN);
+    CHECK_EQ_I(poll_one(os, l, POLLIN, 10), POLLIN);
     CHECK_EQ_I(os->close(os, l), 0);
     uint16_t port2;
     l = listener(os, 8, &port2);
     CHECK(port2 != port);
     /* the queued one was reset; the two SYNs sent again at 1 s go to the
        old port, where nothing listens now: refused */
-    CHECK_EQ_I(poll1(os, l, POLLIN, 1500), 0);
+    CHECK_EQ_I(poll_one(os, l, POLLIN, 1500), 0);
     /* a new peer connects to the listener there is */
-    CHECK_EQ_I(poll1(os, l, POLLIN, 1000), POLLIN);
+    CHECK_EQ_I(poll_one(os, l, POLLIN, 1000), POLLIN);
     CHECK(accept_nb(os, l) >= 0);
     CHECK_EQ_I(accept_nb(os, l), -1);
 }
@@ -309,7 +299,7 @@ static void test_shutdown_and_getpeername(void)
     CHECK_EQ_I(errno, EINVAL);
     pass_ms(os, 2);
     CHECK_EQ_I(os->shutdown(os, fd, SHUT_RD), 0);
-    CHECK_EQ_I(poll1(os, fd, P_IN_OUT_RDHUP, 0), POLLIN | POLLOUT | POLLRDHUP);
+    CHECK_EQ_I(poll_one(os, fd, P_IN_OUT_RDHUP, 0), POLLIN | POLLOUT | POLLRDHUP);
     char buf[16];
     CHECK_EQ_I(os->read(os, fd, buf, sizeof buf), 3);
     CHECK_EQ_I(os->read(os, fd, buf, sizeof buf), 0);
@@ -317,7 +307,7 @@ static void test_shutdown_and_getpeername(void)
     CHECK_EQ_I(os->read(os, fd, buf, sizeof buf), 3);
     CHECK_EQ_I(os->send(os, fd, buf, 1, MSG_NOSIGNAL), 1);
     CHECK_EQ_I(os->shutdown(os, fd, SHUT_WR), 0);
-    CHECK_EQ_I(poll1(os, fd, P_IN_OUT_RDHUP, 0), POLLIN | POLLOUT | POLLRDHUP | POLLHUP);
+    CHECK_EQ_I(poll_one(os, fd, P_IN_OUT_RDHUP, 0), POLLIN | POLLOUT | POLLRDHUP | POLLHUP);
     CHECK_EQ_I(os->send(os, fd, buf, 1, MSG_NOSIGNAL), -1);
     CHECK_EQ_I(errno, EPIPE);
     CHECK_EQ_I(os->getpeername(os, fd, (struct sockaddr *)&peer, &len), 0);
@@ -328,10 +318,10 @@ static void test_shutdown_and_getpeername(void)
     CHECK_EQ_I(errno, ENOTCONN);
     /* a socket never connected: ENOTCONN, yet SHUT_RD shows */
     int t = os->socket(os, AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
-    CHECK_EQ_I(poll1(os, t, P_IN_OUT_RDHUP, 0), POLLOUT | POLLHUP);
+    CHECK_EQ_I(poll_one(os, t, P_IN_OUT_RDHUP, 0), POLLOUT | POLLHUP);
     CHECK_EQ_I(os->shutdown(os, t, SHUT_RD), -1);
     CHECK_EQ_I(errno, ENOTCONN);
-    CHECK_EQ_I(poll1(os, t, P_IN_OUT_RDHUP, 0), POLLIN | POLLOUT | POLLRDHUP | POLLHUP);
+    CHECK_EQ_I(poll_one(os, t, P_IN_OUT_RDHUP, 0), POLLIN | POLLOUT | POLLRDHUP | POLLHUP);
     CHECK_EQ_I(os->getpeername(os, t, (struct sockaddr *)&peer, &len), -1);
     CHECK_EQ_I(errno, ENOTCONN);
 }
@@ -344,11 +334,11 @@ static void test_listener_shut_for_reading_stops(void)
     qp_sim_add_tcp_peers(&sim, 2);
     uint16_t port;
     int l = listener(os, 4, &port);
-    CHECK_EQ_I(poll1(os, l, POLLIN, 10), POLLIN);
+    CHECK_EQ_I(poll_one(os, l, POLLIN, 10), POLLIN);
     CHECK_EQ_I(os->shutdown(os, l, SHUT_WR), 0);
-    CHECK_EQ_I(poll1(os, l, POLLIN, 0), POLLIN);
+    CHECK_EQ_I(poll_one(os, l, POLLIN, 0), POLLIN);
     CHECK_EQ_I(os->shutdown(os, l, SHUT_RD), 0);
-    CHECK_EQ_I(poll1(os, l, P_IN_OUT_RDHUP, 0), POLLOUT | POLLHUP);
+    CHECK_EQ_I(poll_one(os, l, P_IN_OUT_RDHUP, 0), POLLOUT | POLLHUP);
     CHECK_EQ_I(accept_nb(os, l), -1);
     CHECK_EQ_I(errno, EINVAL);
     CHECK_EQ_I(os->listen(os, l, 4), 0);
@@ -382,7 +372,7 @@ static void test_own_connection_carries_bytes_and_flow(void)
     len = sizeof sndbuf;
     CHECK_EQ_I(os->getsockopt(os, c, SOL_SOCKET, SO_SNDBUF, &sndbuf, &len), 0);
     CHECK_EQ_I(os->send(os, c, bytes, sizeof bytes, MSG_NOSIGNAL), sndbuf);
-    CHECK_EQ_I(poll1(os, c, POLLOUT, 0), 0);
+    CHECK_EQ_I(poll_one(os, c, POLLOUT, 0), 0);
     int queued = 0;
     CHECK_EQ_I(os->ioctl(os, a, FIONREAD, &queued), 0);
     CHECK_EQ_I(queued, sndbuf);
@@ -416,7 +406,7 @@ static void test_own_syn_sent_again_on_its_own_clock(void)
     CHECK_EQ_I(os->connect(os, c1, (struct sockaddr *)&to, sizeof to), -1);
     int c2 = os->socket(os, AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
     CHECK_EQ_I(os->connect(os, c2, (struct sockaddr *)&to, sizeof to), -1);
-    CHECK_EQ_I(poll1(os, c2, POLLOUT, 0), 0); /* dropped */
+    CHECK_EQ_I(poll_one(os, c2, POLLOUT, 0), 0); /* dropped */
     CHECK_EQ_I(os->close(os, c2), 0);
     pass_ms(os, 600);
     int c3 = os->socket(os, AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
@@ -424,8 +414,8 @@ static void test_own_syn_sent_again_on_its_own_clock(void)
     CHECK_EQ_I(os->connect(os, c3, (struct sockaddr *)&to, sizeof to), -1);
     CHECK_EQ_I(errno, EINPROGRESS);
     CHECK(accept_nb(os, l) >= 0);
-    CHECK_EQ_I(poll1(os, c3, POLLOUT, 500), 0); /* c2's second SYN was never sent */
-    CHECK_EQ_I(poll1(os, c3, POLLOUT, 600), POLLOUT);
+    CHECK_EQ_I(poll_one(os, c3, POLLOUT, 500), 0); /* c2's second SYN was never sent */
+    CHECK_EQ_I(poll_one(os, c3, POLLOUT, 600), POLLOUT);
 }
 
 int main(void)

@@ -481,13 +481,26 @@ extern const qp_machine qp_machine_cares; /* src/libraries/cares/ */
 
 /* cares: a session's size s is 1 + (s - 1) % 4 queries, all at once when
    (s - 1) & 4; replies as udns's (REPLIES above) */
+/* cares: the nameserver over TCP is target 0, c-ares's first UDP socket
+   target 1 (src/libraries/cares/cares.c): its datagram replies and ICMP
+   errors go there; over TCP, ANSWER(size) says how the server answers a
+   connect (1 accepts, 2 refuses) and a reply's segments arrive n every period */
+#define CREPLIES(at, reply, n, period) \
+    {.at_ns = START_NS + (at), .kind = QP_EV_REPLY, .target = 1, .size = (reply), .repeat = (n), \
+     .period_ns = (period)}
+#define TCP_REPLY(at, reply, n, period) \
+    {.at_ns = START_NS + (at), .kind = QP_EV_REPLY, .target = 0, .size = (reply), .repeat = (n), \
+     .period_ns = (period)}
+#define TCP_EV(at, kind_, size_) {.at_ns = START_NS + (at), .kind = (kind_), .target = 0, .size = (size_)}
+#define UDP_EV(at, kind_, size_) {.at_ns = START_NS + (at), .kind = (kind_), .target = 1, .size = (size_)}
+
 static const seed cares_seeds[] = {
     /* 4 queries one at a time, each answered 1 ms after the one before: no
        retry; c-ares closes its socket after each answer, unless it stays open */
     {"corpus/fuzz_cares/answered-at-once", &qp_machine_cares,
      {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
       .ops = {{100 * MS, 4}}, .ops_count = 1,
-      .events = {REPLIES(1 * MS, 0, 4, 1 * MS)}, .events_count = 1}},
+      .events = {CREPLIES(1 * MS, 0, 4, 1 * MS)}, .events_count = 1}},
     /* c-ares #631, as a whole scenario (as the pipe's seed 003): the first
        send is lost, the answer comes after c-ares's retry at 5 s (under 20 ms
        tries, over after 140 ms, to a closed socket); a signal 0.3 ms after a
@@ -496,7 +509,7 @@ static const seed cares_seeds[] = {
     {"reproducers/cares/c-ares-631", &qp_machine_cares,
      {.start_ns = START_NS, .cost_ns = 1 * US, .slack_ns = 0,
       .ops = {{QP_NS_INFINITE, 1}}, .ops_count = 1,
-      .events = {EV(2999700 * US, QP_EV_SIGNAL, 0), REPLIES(5001 * MS, 0, 1, 0)},
+      .events = {UDP_EV(2999700 * US, QP_EV_SIGNAL, 0), CREPLIES(5001 * MS, 0, 1, 0)},
       .events_count = 2}},
     /* c-ares #631 with one zero-timeout wait: a signal 1 ns before the wait
        after it would be given whole ms that end 1 ns before the us the retry
@@ -505,22 +518,58 @@ static const seed cares_seeds[] = {
      {.start_ns = START_NS - 412345 + 256 * MS, .cost_ns = 1, .slack_ns = 0,
       .ops = {{QP_NS_INFINITE, 1}}, .ops_count = 1,
       .events = {{.at_ns = START_NS - 412345 + 256 * MS + UINT64_C(3962999997),
-                  .kind = QP_EV_SIGNAL}},
+                  .kind = QP_EV_SIGNAL, .target = 1}},
       .events_count = 1}},
-    /* a truncated answer: c-ares asks again over TCP, which the sim has not
-       (socket() of a SOCK_STREAM is refused), and gives the query up */
+    /* a truncated answer: c-ares asks again over TCP; the nameserver never
+       answers the connect, and the query ends when its tries are spent */
     {"corpus/fuzz_cares/truncated", &qp_machine_cares,
      {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
       .ops = {{20 * MS, 1}}, .ops_count = 1,
-      .events = {REPLIES(1 * MS, 4, 1, 0)}, .events_count = 1}},
+      .events = {CREPLIES(1 * MS, 4, 1, 0)}, .events_count = 1}},
     /* an ICMP port unreachable refuses the first send; a signal, then the
        answer to the query sent again */
     {"corpus/fuzz_cares/refused-then-answered", &qp_machine_cares,
      {.start_ns = START_NS, .cost_ns = 3 * US, .slack_ns = 50 * US,
       .ops = {{30 * MS, 1}}, .ops_count = 1,
-      .events = {EV(1 * MS, QP_EV_DGRAM_ERROR, 0), EV(2 * MS, QP_EV_SIGNAL, 0),
-                 REPLIES(3 * MS, 0, 2, 1 * MS)},
+      .events = {UDP_EV(1 * MS, QP_EV_DGRAM_ERROR, 0), UDP_EV(2 * MS, QP_EV_SIGNAL, 0),
+                 CREPLIES(3 * MS, 0, 2, 1 * MS)},
       .events_count = 3}},
+    /* a truncated answer, then over TCP: the server accepts the connect, and
+       its answer arrives whole */
+    {"corpus/fuzz_cares/truncated-then-tcp", &qp_machine_cares,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {{50 * MS, 1}}, .ops_count = 1,
+      .events = {CREPLIES(1 * MS, 4, 1, 0), TCP_EV(2 * MS, QP_EV_ANSWER, 1),
+                 TCP_REPLY(4 * MS, 0, 1, 0)},
+      .events_count = 3}},
+    /* the same, the answer a byte at a time, 1 ms apart (53 segments for its
+       53 bytes): c-ares reads its length word in two receives, then the
+       message one byte per wakeup */
+    {"corpus/fuzz_cares/tcp-answer-in-segments", &qp_machine_cares,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {{100 * MS, 1}}, .ops_count = 1,
+      .events = {CREPLIES(1 * MS, 4, 1, 0), TCP_EV(2 * MS, QP_EV_ANSWER, 1),
+                 TCP_REPLY(4 * MS, 0, 53, 1 * MS)},
+      .events_count = 3}},
+    /* two queries at once, both truncated; over TCP the server closes the
+       first connection before it answers, c-ares connects again (the server
+       refuses, then accepts) and the two answers arrive together */
+    {"corpus/fuzz_cares/tcp-closed-then-again", &qp_machine_cares,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {{3000 * MS, 6}}, .ops_count = 1,
+      .events = {CREPLIES(1 * MS, 4, 2, 0), TCP_EV(2 * MS, QP_EV_ANSWER, 1),
+                 TCP_EV(3 * MS, QP_EV_EOF, 0), TCP_EV(3 * MS, QP_EV_ANSWER, 2),
+                 TCP_EV(5 * MS, QP_EV_ANSWER, 1), TCP_REPLY(7 * MS, 0, 1, 0),
+                 TCP_REPLY(7 * MS, 1, 1, 0)},
+      .events_count = 7}},
+    /* ARES_FLAG_USEVC's first connect reset by the server after it is
+       accepted; the other variants get the answer over UDP */
+    {"corpus/fuzz_cares/tcp-reset", &qp_machine_cares,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {{100 * MS, 1}}, .ops_count = 1,
+      .events = {TCP_EV(1 * MS, QP_EV_ANSWER, 1), TCP_EV(2 * MS, QP_EV_RESET, 0),
+                 CREPLIES(3 * MS, 0, 1, 0), TCP_REPLY(4 * MS, 0, 2, 0)},
+      .events_count = 4}},
 };
 #endif
 

@@ -86,6 +86,10 @@ typedef struct qp_machine {
      * answering the queries sent): the peer, called with the run's state;
      * NULL for the others. */
     const qp_dgram_peer *dgram_peer;
+    /* ... and whose connections to the world's server (qp_sim_add_tcp_server)
+     * carry what it answers: the peer, called with the run's state; NULL for
+     * the others. */
+    const qp_stream_peer *stream_peer;
     /* Called after every run, also one a violation or the budget cut short
      * anywhere in run(): a harness around a real library frees the library's
      * state here (include/quietpoll/wrap.h); NULL if there is nothing to do. */

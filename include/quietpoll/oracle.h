@@ -137,9 +137,14 @@ typedef struct qp_op_stats {
     uint32_t waits_count;
     uint32_t signals_count;  /* signals that interrupted a wait of this op */
     uint32_t spurious_count; /* spurious wakeups delivered to a wait of this op */
-    uint32_t reports_count;  /* waits of this op that reported its fd (QP_OP_RESOLVE) */
+    uint32_t reports_count;  /* waits of this op that reported its fd, or another socket of
+                                the resolver's, ready for input (QP_OP_RESOLVE) */
     uint32_t resends_count;  /* its waits that timed out, after which it sent on its fd
                                 before waiting again: its own retransmission timer ran out */
+    /* a resolve: its waits that reported a socket writable (a connect done) after which it
+       sent on that socket (its queries, written once the connection was up) */
+    uint32_t written_reports_count;
+    int32_t writable_fd; /* the socket its last wait reported writable, or -1 */
     uint32_t eagain_sends_count; /* sends of its fd that returned EAGAIN (QP_OP_TIMED_WRITE) */
     uint32_t late_waits_count;   /* waits begun at or after its deadline, which was not its
                                     begin (QP_OP_CONNECT, QP_OP_SERVE, QP_OP_TIMED_WRITE) */
@@ -157,7 +162,9 @@ typedef struct qp_op_stats {
     bool world_error;      /* a call failed with an error other than EAGAIN and EINTR (and a
                               connect in progress), or SO_ERROR read an error */
     bool reported_ready;   /* a wait reported an fd ready, not after a spurious wakeup */
-    bool fd_reported_unread; /* the last wait reported fd ready, and no receive of fd followed */
+    bool fd_reported_unread; /* the last wait reported fd ready, and no receive of fd followed
+                                (nor, when it reported fd writable only, a send that used it) */
+    bool fd_reported_writable_only; /* the last wait reported fd writable, and nothing else */
     bool last_wait_ran_out;  /* the last wait timed out after a timeout > 0 */
     bool fd_reported;        /* a wait reported fd ready, not after a spurious wakeup */
     uint8_t connect_seen;    /* what its calls said of a connect of fd (enum qp_connect_seen) */

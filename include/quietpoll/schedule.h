@@ -57,7 +57,9 @@ enum qp_event_kind {
     QP_EV_DGRAM_ERROR, /* an ICMP error reaches socket `target` (reported only if it is
                           connected): size 0 one receive fails with ECONNREFUSED, 1 every one */
     QP_EV_REPLY,       /* as QP_EV_DGRAM, but the machine's peer builds the bytes (a DNS
-                          reply to what was sent); size says which reply */
+                          reply to what was sent); size says which reply; on a connection
+                          to the world's server (qp_sim_add_tcp_server), the server's
+                          reply, its bytes in repeat segments every period_ns */
     /* TCP's world (src/sim/tcp_peer.c): */
     QP_EV_CONNECT,     /* size peers connect to the program's listener (target: the peers,
                           qp_sim_add_tcp_peers); those beyond its accept queue retry */

@@ -136,6 +136,11 @@ typedef struct qp_tcp_conn {
     uint16_t local_port, peer_port;
     uint64_t unread;   /* bytes sent that the peer has not read */
     qp_sockopts opts;
+    /* a connection to the world's server (qp_sim_add_tcp_server): its number for the
+       stream peer (from 1, as the server accepts them; 0: none of the server's), and
+       the bytes our end has read, the offset of the next byte the peer fills */
+    uint32_t server_conn;
+    uint64_t bytes_read;
 } qp_tcp_conn;
 
 /* A TCP socket that socket() made and that is not connected
@@ -225,8 +230,10 @@ enum qp_internal_kind {
     QP_IEV_DGRAM,
     QP_IEV_TIMERFD,
     QP_IEV_SYN,    /* a peer's dropped SYN is sent again (event_index: its tcp_conns[]) */
-    QP_IEV_OWN_SYN /* the program's dropped SYN to its own listener is sent again
+    QP_IEV_OWN_SYN, /* the program's dropped SYN to its own listener is sent again
                       (event_index: the socket's tcps[], size: its fd) */
+    QP_IEV_SEGMENT  /* the next segment of the world server's reply (event_index: the
+                       schedule event, size: the reply's bytes, number: the connection) */
 };
 
 typedef struct qp_internal_event {
@@ -240,6 +247,7 @@ typedef struct qp_internal_event {
     uint64_t period_ns;
     uint8_t event_index; /* QP_IEV_DGRAM: the schedule event whose train it continues;
                             QP_IEV_TIMERFD: the timer (timerfds[]) that expires */
+    uint32_t number;     /* QP_IEV_SEGMENT: the server's connection (qp_tcp_conn.server_conn) */
 } qp_internal_event;
 
 /* A timerfd (src/sim/timerfd.c): armed, it expires at next_ns and then
@@ -311,6 +319,23 @@ typedef struct qp_dgram_peer {
     void (*fill)(void *ctx, uint32_t tag, uint8_t *buf, size_t len, uint32_t *addr,
                  uint16_t *port);
 } qp_dgram_peer;
+
+/* The other end of the connections to the world's server
+ * (qp_sim_add_tcp_server), for a machine whose server answers what it was
+ * sent (a nameserver over TCP). Each connection has a number (from 1, in
+ * the order the server accepts them); the sim calls it with the ctx given to
+ * qp_sim_set_stream_peer. */
+typedef struct qp_stream_peer {
+    /* the program sent len bytes on connection conn, which the server reads
+       as they come */
+    void (*sent)(void *ctx, uint32_t conn, const uint8_t *buf, size_t len);
+    /* QP_EV_REPLY ev reaches connection conn: the bytes the server writes
+       for it (0: nothing to write), which arrive in ev's segments */
+    uint32_t (*reply)(void *ctx, uint32_t conn, const qp_event *ev);
+    /* a receive takes len bytes of what the server wrote on conn, from
+       offset (the bytes of conn read before them) */
+    void (*fill)(void *ctx, uint32_t conn, uint64_t offset, uint8_t *buf, size_t len);
+} qp_stream_peer;
 
 typedef struct qp_epoll_entry {
     bool used;
@@ -394,6 +419,11 @@ typedef struct qp_sim {
     uint8_t tcp_listener_answer; /* QP_EV_ANSWER's size now (0: never answers) */
     uint16_t tcp_listener_port;
     int8_t tcp_listener_conn; /* the newest connection to it (tcp_conns[]), or -1 */
+    uint32_t tcp_listener_addr; /* a server's address off the loopback (host order; 0: the
+                                   loopback listener of qp_sim_add_tcp_listener_peer) */
+    uint32_t tcp_server_conns;  /* connections the server accepted (their numbers) */
+    const qp_stream_peer *stream_peer;
+    void *stream_peer_ctx;
     qp_pipe_wait pipe_waits[QP_SIM_TASKS_MAX];
 
     unsigned internal_count;
@@ -481,6 +511,25 @@ int qp_sim_add_tcp_peers(qp_sim *sim, unsigned conns_max);
  * the same target act on the newest connection to it. Returns the target
  * index. */
 int qp_sim_add_tcp_listener_peer(qp_sim *sim, uint16_t port);
+
+/* A server of the world's at addr:port (IPv4, host order, off the
+ * loopback: a nameserver): the world's listener above, with its address,
+ * whose connections carry bytes. A connect to it is EINPROGRESS, and it is
+ * answered as QP_EV_ANSWER on the returned target says (never, accepts,
+ * refuses; none yet: never). What the program sends on an accepted
+ * connection goes to the stream peer (qp_sim_set_stream_peer), which reads
+ * it as it comes; QP_EV_REPLY on the target is the peer's reply: the bytes
+ * it writes arrive in ev->repeat segments, ev->period_ns apart (0: at
+ * once), the segments' sizes as even as whole bytes allow, and a receive
+ * reads them as the peer fills them. QP_EV_EOF and QP_EV_RESET are the
+ * server's close and reset (the segments not arrived yet are lost). A
+ * reply with no connection accepted is the datagram sockets' (dgram.c).
+ * Returns the target index. */
+int qp_sim_add_tcp_server(qp_sim *sim, uint32_t addr, uint16_t port);
+
+/* Puts a peer behind the world server's connections (NULL: none; the bytes
+ * it writes read as zeros). */
+void qp_sim_set_stream_peer(qp_sim *sim, const qp_stream_peer *peer, void *ctx);
 
 /* Creates a connected TCP socket on 127.0.0.1 whose peer reads only when
  * the schedule says (QP_EV_DRAIN), with a send buffer of SO_SNDBUF, that

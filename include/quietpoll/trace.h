@@ -234,6 +234,11 @@ typedef struct qp_rec_event {
     uint32_t datagrams_before;
     uint32_t datagrams_after;
     uint8_t error_state; /* QP_EV_DGRAM_ERROR: the socket's enum qp_dgram_error after it */
+    /* QP_EV_REPLY over a TCP connection (the world's server): arrived counts the
+     * segment's bytes, datagrams_before/after the bytes queued on fd; segment of
+     * segments: the last that arrived (from 1; all of them when they come at once) */
+    bool stream;
+    uint32_t segment, segments;
 } qp_rec_event;
 
 /* A machine's op_begin mark (QP_REC_OP_BEGIN). */

@@ -455,6 +455,23 @@ static void put_arrival(line *l, const qp_rec_event *ev, const char *noun, const
         put(l, " (%" PRId64 " dropped: the queue is full)", (int64_t)ev->arrived - queued);
 }
 
+/* A segment of the world server's reply over TCP. */
+static void put_segment(line *l, const qp_rec_event *ev)
+{
+    if (ev->segments == 1)
+        put(l, "the server's reply of kind %" PRIu64 ": ", ev->size);
+    else
+        put(l, "the server's reply of kind %" PRIu64 ", through segment %" PRIu32 " of %" PRIu32
+               ": ",
+            ev->size, ev->segment, ev->segments);
+    if (ev->fd == QP_EVENT_FD_CLOSED)
+        put(l, "the connection is closed: lost");
+    else
+        put(l, "%" PRIu32 " byte%s arrive%s on fd %" PRId32 " [queued: %" PRIu32 " -> %" PRIu32 "]",
+            ev->arrived, ev->arrived == 1 ? "" : "s", ev->arrived == 1 ? "s" : "", ev->fd,
+            ev->datagrams_before, ev->datagrams_after);
+}
+
 static void put_event(line *l, const qp_rec *rec)
 {
     const qp_rec_event *ev = &rec->event;
@@ -494,6 +511,10 @@ static void put_event(line *l, const qp_rec *rec)
         break;
     }
     case QP_EV_REPLY: {
+        if (ev->stream) {
+            put_segment(l, ev);
+            break;
+        }
         char what[48];
         snprintf(what, sizeof what, " of kind %" PRIu64, ev->size);
         put_arrival(l, ev, "reply", what);

@@ -61,9 +61,13 @@
  *   operation (a wait's timeout is the time left rounded up, and it never
  *   returns early):
  *
- *       waits <= 1 + reports + signals + spurious + resends
+ *       waits <= 1 + reports + signals + spurious + resends + written
  *
- *   where reports counts the waits that reported the socket, and resends
+ *   where reports counts the waits that reported the socket (or another
+ *   of the resolver's: its TCP connection after a truncated answer) ready
+ *   for input, written the waits that reported a socket writable after
+ *   which the resolver sent on it (a connect done, then its queries
+ *   written), and resends
  *   the waits that timed out after which the resolver sent on the socket
  *   before it waited again (a wait that timed out and led to nothing counts
  *   against it: it returned before the time the resolver needed). The receives
@@ -114,7 +118,7 @@ uint32_t qp_op_bound(const qp_op_stats *op, uint64_t cost_ns)
         return 1;
     case QP_OP_RESOLVE:
         return 1 + op->reports_count + op->signals_count + op->spurious_count +
-               op->resends_count;
+               op->resends_count + op->written_reports_count;
     case QP_OP_TIMED_WRITE:
         return 1 + op->waits_count;
     }
@@ -137,10 +141,11 @@ static bool check(qp_oracle *oracle, const qp_op_stats *op, size_t rec_index)
         over_bound_magnitude(oracle, op, op->waits_count, "waits");
         return qp__fire(oracle, QP_PROP_SYSCALL_BOUND, rec_index,
                         "the resolve made %u waits; its bound is %u = 1 + %u reports of its "
-                        "socket + %u signals + %u spurious wakeups + %u retransmissions: a wait "
-                        "returned with nothing to report before the deadline",
+                        "sockets + %u signals + %u spurious wakeups + %u retransmissions + %u "
+                        "connections written once up: a wait returned with nothing to report "
+                        "before the deadline",
                         op->waits_count, op->bound, op->reports_count, op->signals_count,
-                        op->spurious_count, op->resends_count);
+                        op->spurious_count, op->resends_count, op->written_reports_count);
     }
     if (op->kind == QP_OP_SERVE && op->eagain_accepts_count > op->fd_reports_count) {
         qp__magnitude(oracle, "%u accepts that found nothing, wasted in one serving window "

@@ -113,6 +113,8 @@ static void on_event(qp_oracle *oracle, const qp_rec *rec)
     const qp_rec_event *ev = &rec->event;
     if (ev->kind != QP_EV_DGRAM && ev->kind != QP_EV_REPLY && ev->kind != QP_EV_DGRAM_ERROR)
         return;
+    if (ev->stream)
+        return; /* a reply over TCP: bytes on a stream, no datagram */
     qp_dgram_socket_watch *sw = socket_of(oracle, ev->fd, true);
     if (sw == NULL)
         return;
@@ -163,6 +165,17 @@ static bool stranded_at_wait(qp_oracle *oracle, const qp_rec *rec, size_t index)
     return false;
 }
 
+/* Did the wait report an fd ready for input (or in error)? */
+static bool reported_input(const qp_rec *rec)
+{
+    qp_pollrec reported[QP_TRACE_POLL_FDS_MAX];
+    size_t count = qp_wait_reported(rec, reported);
+    for (size_t i = 0; i < count; i++)
+        if (reported[i].revents & (POLLIN | POLLERR | POLLHUP))
+            return true;
+    return false;
+}
+
 static bool on_wait(qp_oracle *oracle, const qp_rec *rec, size_t index)
 {
     qp_dgram_watch *w = &oracle->dgram;
@@ -172,8 +185,12 @@ static bool on_wait(qp_oracle *oracle, const qp_rec *rec, size_t index)
     qp_op_stats *op = qp__open_op(oracle, rec);
     if (op == NULL || op->kind != QP_OP_RESOLVE || rec->call.ret <= 0)
         return false;
-    if (!(qp_wait_reported_fd(rec, op->fd) & (POLLIN | POLLERR | POLLHUP)))
+    if (!(qp_wait_reported_fd(rec, op->fd) & (POLLIN | POLLERR | POLLHUP))) {
+        /* another of the resolver's sockets (its TCP connection): a report,
+           whose receives are the stream's, not datagrams */
+        op->reports_count += reported_input(rec);
         return false;
+    }
     op->reports_count++;
     w->event_open = true;
     w->event_fd = op->fd;

@@ -138,6 +138,7 @@ static void op_begin(qp_oracle *oracle, const qp_rec *rec)
     op->ready_at_begin = rec->op_begin.ready;
     op->begin_ns = rec->t_enter_ns;
     op->deadline_ns = rec->op_begin.deadline_ns;
+    op->writable_fd = -1;
     oracle->op_open[rec->task] = true;
 }
 
@@ -171,6 +172,17 @@ static bool world_error(const qp_rec_call *call)
     return call->sys != QP_SYS_connect || (call->err != EINPROGRESS && call->err != EALREADY);
 }
 
+/* The first fd a wait reported writable, or -1. */
+static int32_t first_writable(const qp_rec *rec)
+{
+    qp_pollrec reported[QP_TRACE_POLL_FDS_MAX];
+    size_t count = qp_wait_reported(rec, reported);
+    for (size_t i = 0; i < count; i++)
+        if (reported[i].revents & POLLOUT)
+            return reported[i].fd;
+    return -1;
+}
+
 static void op_count(qp_op_stats *op, const qp_rec *rec)
 {
     const qp_rec_call *call = &rec->call;
@@ -184,9 +196,12 @@ static void op_count(qp_op_stats *op, const qp_rec *rec)
             op->late_waits_count++;
         bool spurious = call->wake == QP_WAKE_SPURIOUS;
         op->reported_ready |= call->ret > 0 && !spurious;
-        op->fd_reported_unread = !spurious && qp_wait_reported_fd(rec, op->fd) != 0;
+        int revents = qp_wait_reported_fd(rec, op->fd);
+        op->fd_reported_unread = !spurious && revents != 0;
+        op->fd_reported_writable_only = revents == POLLOUT;
         op->fd_reported |= op->fd_reported_unread;
         op->fd_reports_count += qp_wait_reported_fd(rec, op->fd) != 0;
+        op->writable_fd = first_writable(rec);
         /* zero-timeout waits that time out after one that ran out a timeout
            > 0 finish the same limit of its own (the last fraction of a ms
            its rounding left): they keep it ran out */
@@ -196,6 +211,14 @@ static void op_count(qp_op_stats *op, const qp_rec *rec)
             op->last_wait_ran_out = true;
         op->last_wait_timed_out = call->ret == 0;
         return;
+    }
+    /* a report of writability alone is used by a send: nothing arrived unread */
+    if (qp_sys_is_send(call->sys) && call->io.fd == op->fd && call->ret > 0 &&
+        op->fd_reported_writable_only)
+        op->fd_reported_unread = false;
+    if (qp_sys_is_send(call->sys) && call->io.fd == op->writable_fd && call->ret > 0) {
+        op->written_reports_count++; /* the wait that reported it writable led to this */
+        op->writable_fd = -1;
     }
     if (qp_sys_is_send(call->sys) && call->io.fd == op->fd) {
         op->last_send_eagain = call->ret < 0 && call->err == EAGAIN;

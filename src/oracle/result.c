@@ -8,9 +8,14 @@
  *   eof      needs a receive of its fd that returned EOF: the peer closed;
  *   timeout  (at or after the deadline; before it is timeout-early) is wrong
  *            when a receive of its fd returned bytes of a stream or EOF (a
- *            datagram may be no answer to what a resolver waits for), or when its last
+ *            datagram may be no answer to what a resolver waits for, nor
+ *            bytes of a stream a resolve's: part of a length-prefixed
+ *            message, RFC 1035 4.2.2, nor an EOF, after which it asks
+ *            again on a new connection), or when its last
  *            wait reported its fd ready and it never looked: data that
- *            arrived in time, reported as none; a timed write's timeout
+ *            arrived in time, reported as none (a report of writability
+ *            alone that a send of the fd used is no arrival: a resolver
+ *            writes its queries once its TCP connect is done); a timed write's timeout
  *            says that its message was not all sent: it needs a send of
  *            its fd that found the buffer full (EAGAIN, or less taken than
  *            offered), and no receive contradicts it;
@@ -87,7 +92,11 @@ static bool check(qp_oracle *oracle, const qp_op_stats *op, unsigned result, siz
                             op->fd);
         if (op->kind == QP_OP_TIMED_WRITE)
             return false; /* what a writer's peer sent is no part of its result */
-        if (op->received_bytes || op->received_eof)
+        /* a resolver's message over a stream is length-prefixed (RFC 1035
+           4.2.2): bytes of it are no answer until it is whole, as a datagram
+           may be none; and its server's close is none either: the resolver
+           asks again on a new connection */
+        if ((op->received_bytes || op->received_eof) && op->kind != QP_OP_RESOLVE)
             return qp__fire(oracle, QP_PROP_WRONG_RESULT, index,
                             "the %s reported a timeout after a receive of fd %d returned %s", kind,
                             op->fd, op->received_bytes ? "data" : "EOF");

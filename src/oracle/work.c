@@ -142,6 +142,10 @@ static void on_event(qp_work_watch *w, const qp_rec_event *ev)
         if (!w->closed_fds[ev->fd])
             w->unread_bytes[ev->fd] += ev->size;
         return;
+    case QP_EV_REPLY: /* the world server's bytes, on a stream */
+        if (ev->stream && !w->closed_fds[ev->fd])
+            w->unread_bytes[ev->fd] += ev->arrived;
+        return;
     case QP_EV_EOF:
         w->closed_fds[ev->fd] = true;
         return;

@@ -163,6 +163,8 @@ bool qp_run_bytes(qp_run *run, const qp_machine *machine, size_t variant, const 
         qp_sim_set_pipe_policy(&run->sim, machine->pipe_policy(variant));
     if (machine->dgram_peer != NULL)
         qp_sim_set_dgram_peer(&run->sim, machine->dgram_peer, run->state);
+    if (machine->stream_peer != NULL)
+        qp_sim_set_stream_peer(&run->sim, machine->stream_peer, run->state);
 
     run->unmodelled = false;
     run->library_calls = 0;

@@ -242,9 +242,15 @@ qp_tcp_conn *qp__tcp_conn_of(qp_sim *sim, const qp_obj *obj);
 bool qp__tcp_has_queued(const qp_sim *sim, unsigned listener);
 int64_t qp__tcp_accept(qp_sim *sim, qp_rec *rec, unsigned listener, struct sockaddr *addr,
                        socklen_t *addrlen, int flags);
-bool qp__tcp_to_world_listener(const qp_sim *sim, uint16_t port);
+bool qp__tcp_to_world_listener(const qp_sim *sim, bool v6, bool loopback, uint32_t addr,
+                               uint16_t port);
 void qp__tcp_connect_world(qp_sim *sim, qp_tcp *t, int fd);
 void qp__tcp_syn_again(qp_sim *sim, const qp_internal_event *iev);
+/* The world's server's connections (tcp_server.c) */
+void qp__tcp_server_sent(qp_sim *sim, const qp_tcp_conn *c, const void *buf, size_t len);
+void qp__tcp_server_fill(qp_sim *sim, qp_tcp_conn *c, void *buf, size_t len, bool peek);
+void qp__tcp_server_reply(qp_sim *sim, const qp_event *ev, qp_tcp_conn *c, qp_rec *rec);
+void qp__tcp_server_segment(qp_sim *sim, const qp_internal_event *iev);
 /* A dropped SYN (the syns-th) sent again after QP_TCP_SYN_RTO_NS, doubled
  * per SYN: an event of kind for index (and size) of the sim's own. */
 void qp__tcp_syn_later(qp_sim *sim, uint8_t kind, unsigned index, uint8_t syns, uint32_t size);

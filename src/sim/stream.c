@@ -1,6 +1,8 @@
 /* The stream socket: data arrives in chunks on the schedule, the peer may
  * close (a FIN) or reset (a RST). Sockets are non-blocking: a receive with
- * nothing queued fails with EAGAIN. Bytes read are zeros.
+ * nothing queued fails with EAGAIN. Bytes read are zeros, but on a
+ * connection to the world's server (tcp_server.c), whose stream peer fills
+ * them.
  *
  * Linux's order (tcp_recvmsg, tcp_sendmsg, tcp_reset), as quietpoll
  * conform checks it against the kernel:
@@ -76,10 +78,14 @@ static int64_t stream_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, voi
         return qp__sim_exit(sim, rec, -1, EINVAL);
     if (s->bytes_queued > 0) {
         size_t n = count < s->bytes_queued ? count : (size_t)s->bytes_queued;
-        memset(buf, 0, n);
-        if (!(rec->call.io.flags & MSG_PEEK)) { /* tcp_recvmsg: MSG_PEEK leaves them */
+        bool peek = rec->call.io.flags & MSG_PEEK; /* tcp_recvmsg: MSG_PEEK leaves them */
+        qp_tcp_conn *c = qp__tcp_conn_of(sim, obj);
+        if (c != NULL && c->server_conn != 0)
+            qp__tcp_server_fill(sim, c, buf, n, peek); /* the server's bytes */
+        else
+            memset(buf, 0, n);
+        if (!peek) {
             s->bytes_queued -= n;
-            qp_tcp_conn *c = qp__tcp_conn_of(sim, obj);
             if (c != NULL)
                 qp__tcp_pair_read(sim, c, n);
         }
@@ -102,7 +108,6 @@ static int64_t stream_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, voi
 static int64_t stream_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const void *buf,
                            size_t count, const struct sockaddr *dest, socklen_t destlen)
 {
-    (void)buf;
     (void)dest;
     (void)destlen;
     qp_stream *s = qp__stream_of(sim, obj);
@@ -124,7 +129,10 @@ static int64_t stream_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const 
             return qp__sim_exit(sim, rec, -1, EAGAIN);
         }
         uint64_t n = count < room ? count : room;
-        c->unread += n;
+        if (c->server_conn != 0)
+            qp__tcp_server_sent(sim, c, buf, (size_t)n); /* the server reads it as it comes */
+        else
+            c->unread += n;
         if (n < count)
             c->nospace = true;
         qp__tcp_pair_sent(sim, c, n);
@@ -174,10 +182,19 @@ void qp__stream_peer_event(qp_sim *sim, qp_stream *s, const qp_event *ev, int fd
     }
 }
 
+/* The world's events on a stream; a reply (QP_EV_REPLY) is the world
+ * server's on its connection, and otherwise a datagram's (routed where the
+ * peer sends it back: dgram.c). */
 static void stream_world_event(qp_sim *sim, const qp_event *ev, qp_obj *obj, int fd, qp_rec *rec)
 {
-    (void)rec;
     qp_tcp_conn *c = qp__tcp_conn_of(sim, obj);
+    if (ev->kind == QP_EV_REPLY) {
+        if (c != NULL && c->server_conn != 0)
+            qp__tcp_server_reply(sim, ev, c, rec);
+        else
+            qp__kind_dgram.world_event(sim, ev, obj, fd, rec);
+        return;
+    }
     if (c != NULL)
         qp__tcp_conn_peer_event(sim, c, ev, fd);
     else if (ev->kind == QP_EV_DATA || ev->kind == QP_EV_EOF || ev->kind == QP_EV_RESET)
@@ -236,8 +253,9 @@ const qp_kind qp__kind_stream = {
     .moved = stream_moved,
     .connect = stream_connect,
     .world_events = (1u << QP_EV_DATA) | (1u << QP_EV_EOF) | (1u << QP_EV_RESET) |
-                    QP_EV_TCP_PEER_KINDS,
+                    (1u << QP_EV_REPLY) | QP_EV_TCP_PEER_KINDS,
     .world_event = stream_world_event,
+    .internal = qp__tcp_server_segment,
 };
 
 int qp_sim_add_stream(qp_sim *sim)

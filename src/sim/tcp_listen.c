@@ -115,9 +115,10 @@ static int64_t tcp_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const voi
  * listens is a connection of its own (tcp_pair.c); the world's listener's
  * port is answered as it answers (tcp_peer.c); any other loopback address
  * refuses at once (the RST comes back within the call: EINPROGRESS, then
- * ECONNREFUSED pending for SO_ERROR, POLLOUT | POLLERR | POLLHUP); an
- * address off the loopback is never answered (EINPROGRESS, then nothing; a
- * second connect is EALREADY). A listener is EISCONN
+ * ECONNREFUSED pending for SO_ERROR, POLLOUT | POLLERR | POLLHUP); the
+ * world's server (qp_sim_add_tcp_server) is answered as the world's
+ * listener is; any other address off the loopback is never answered
+ * (EINPROGRESS, then nothing; a second connect is EALREADY). A listener is EISCONN
  * (__inet_stream_connect: not TCP_CLOSE); a refused socket's connect takes
  * its pending error, then ECONNABORTED. A blocking socket fails as a
  * non-blocking one does (the sim's limit: Linux would wait for the
@@ -170,7 +171,7 @@ static int64_t tcp_connect(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd,
     t->syns = 0;
     if (own >= 0)
         qp__tcp_pair_connect(sim, t, fd, (unsigned)own);
-    else if (loopback && qp__tcp_to_world_listener(sim, port))
+    else if (qp__tcp_to_world_listener(sim, t->v6, loopback, to_addr, port))
         qp__tcp_connect_world(sim, t, fd);
     else if (loopback) {
         t->state = QP_TCP_REFUSED;

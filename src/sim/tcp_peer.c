@@ -264,10 +264,17 @@ int64_t qp__tcp_accept(qp_sim *sim, qp_rec *rec, unsigned listener, struct socka
     return qp__sim_exit(sim, rec, fd, 0);
 }
 
-/* Is port the world listener's? */
-bool qp__tcp_to_world_listener(const qp_sim *sim, uint16_t port)
+/* Is addr:port the world listener's? The loopback listener's port on the
+ * loopback (127.0.0.0/8 or ::1), or the server's IPv4 address and port
+ * (qp_sim_add_tcp_server). */
+bool qp__tcp_to_world_listener(const qp_sim *sim, bool v6, bool loopback, uint32_t addr,
+                               uint16_t port)
 {
-    return sim->tcp_listener_peer && port == sim->tcp_listener_port;
+    if (!sim->tcp_listener_peer || port != sim->tcp_listener_port)
+        return false;
+    if (sim->tcp_listener_addr == 0)
+        return loopback;
+    return !v6 && addr == sim->tcp_listener_addr;
 }
 
 /* Socket t (at fd) connecting to the world's listener gets its answer. */
@@ -294,6 +301,10 @@ static void answer(qp_sim *sim, qp_tcp *t, int fd, unsigned how)
     c->peer_port = sim->tcp_listener_port;
     c->opts = t->opts;
     c->connect_done = true;
+    if (sim->tcp_listener_addr != 0) { /* the world's server: a connection with bytes */
+        c->peer_addr = sim->tcp_listener_addr;
+        c->server_conn = ++sim->tcp_server_conns;
+    }
     t->fd = -1; /* the socket is a connected stream now: the tcps[] slot is free */
     qp__tcp_conn_open(sim, c, fd);
     sim->tcp_listener_conn = (int8_t)conn_index(sim, c);

@@ -18,11 +18,17 @@
  *
  * c-ares connects its UDP socket (ICMP errors reach it), sends with send()
  * and receives with recvfrom() until EAGAIN. A truncated reply (TC) makes
- * it retry over TCP: the simulator has no TCP to the nameserver (socket()
- * of a SOCK_STREAM is refused with EPROTONOSUPPORT, and c-ares would next
- * call setsockopt(TCP_NODELAY), which the simulator does not model), so
- * c-ares's open_tcp_socket fails, it tries the next server (the same one)
- * until its tries are spent, and ends the query with an error.
+ * it ask again over TCP (process_answer, ares__send_query), and
+ * ARES_FLAG_USEVC makes it ask over TCP from the start: open_tcp_socket
+ * connects a non-blocking SOCK_STREAM to the same nameserver, 192.0.2.53:53,
+ * the world's server (qp_sim_add_tcp_server, target 0): EINPROGRESS, then
+ * accepted, refused or never answered as QP_EV_ANSWER says; c-ares writes
+ * its length-prefixed queries with writev once the socket is writable, and
+ * reads the replies with recv (read_tcp_data: the length word, then the
+ * message). The same nameserver (src/libraries/dns/dns_server.c) reads them
+ * and answers each QP_EV_REPLY on target 0 over the connection, split into
+ * the event's segments; QP_EV_EOF and QP_EV_RESET there are its close and
+ * its reset. A reply on target 1 (c-ares's first UDP socket) is a datagram.
  *
  * Per session (an operation of the schedule: timeout T, size s): n = 1 +
  * (s - 1) % 4 queries, ares_query(name i, C_IN, T_A), one at a time, or all
@@ -53,7 +59,8 @@
  *   cares-1.18-timeoutms  ARES_OPT_TIMEOUTMS 20 and ARES_OPT_TRIES 3, poll()
  *   cares-1.18-stayopen   ARES_FLAG_STAYOPEN (its socket outlives its
  *                         queries), select() as tests/strace_real/
- *                         cares_resolve.c's stayopen mode */
+ *                         cares_resolve.c's stayopen mode
+ *   cares-1.18-usevc      ARES_FLAG_USEVC (every query over TCP), poll() */
 #include <ares.h>
 #include <arpa/nameser.h>
 #include <inttypes.h>
@@ -68,7 +75,7 @@
 #include "quietpoll/units.h"
 #include "quietpoll/wrap.h"
 
-enum variant { CARES_POLL, CARES_SELECT, CARES_EPOLL, CARES_TIMEOUTMS, CARES_STAYOPEN };
+enum variant { CARES_POLL, CARES_SELECT, CARES_EPOLL, CARES_TIMEOUTMS, CARES_STAYOPEN, CARES_USEVC };
 enum wait_form { FORM_POLL, FORM_SELECT, FORM_EPOLL };
 
 /* The findings, each confirmed in c-ares 1.18.1's source (docs/CATALOG.md):
@@ -103,11 +110,16 @@ static const qp_variant variants[] = {
                      "timeout-early"},
     [CARES_TIMEOUTMS] = {"cares-1.18-timeoutms", "spin,syscall-bound,timeout-early",
                          "c-ares #631, read_udp_packets, ares__tvnow (docs/CATALOG.md)",
-                         "Debian's libcares.a, ARES_OPT_TIMEOUTMS 20, ARES_OPT_TRIES 3, poll()"},
+                         "Debian's libcares.a, ARES_OPT_TIMEOUTMS 20, ARES_OPT_TRIES 3, poll()",
+                         "timeout-early"},
     [CARES_STAYOPEN] = {"cares-1.18-stayopen", "spin,syscall-bound,timeout-early",
                         "c-ares #631, read_udp_packets, ares__tvnow (docs/CATALOG.md)",
                         "Debian's libcares.a, ARES_FLAG_STAYOPEN, ares_fds + select()",
                         "timeout-early"},
+    [CARES_USEVC] = {"cares-1.18-usevc", "spin,syscall-bound,timeout-early",
+                     "c-ares #631, ares__tvnow (docs/CATALOG.md)",
+                     "Debian's libcares.a, ARES_FLAG_USEVC (TCP only), ares_getsock + poll()",
+                     "timeout-early"},
 };
 
 /* c-ares's own defaults (ares_private.h DEFAULT_TIMEOUT, DEFAULT_TRIES),
@@ -127,12 +139,14 @@ static const struct config {
     [CARES_EPOLL] = {FORM_EPOLL, 0, DEFAULT_TIMEOUT_MS, DEFAULT_TRIES},
     [CARES_TIMEOUTMS] = {FORM_POLL, 0, 20, 3},
     [CARES_STAYOPEN] = {FORM_SELECT, ARES_FLAG_STAYOPEN, DEFAULT_TIMEOUT_MS, DEFAULT_TRIES},
+    [CARES_USEVC] = {FORM_POLL, ARES_FLAG_USEVC, DEFAULT_TIMEOUT_MS, DEFAULT_TRIES},
 };
 
 _Static_assert(sizeof configs / sizeof configs[0] == sizeof variants / sizeof variants[0],
                "a configuration per variant");
 
 #define NAMESERVER_ADDR UINT32_C(0xc0000235) /* 192.0.2.53 (RFC 5737), the sim's */
+
 #define QUERIES_MAX 4     /* a session's queries */
 #define CONCURRENT_BIT 4  /* of a session's size - 1 */
 #define SOCKETS_MAX ARES_GETSOCK_MAXNUM
@@ -430,9 +444,12 @@ static void session(harness *h, const qp_op *op)
     }
 }
 
+/* c-ares makes its own sockets; the world has its nameserver over TCP
+ * (target 0), and c-ares's first UDP socket takes target 1 when made. */
 static void setup(qp_sim *sim, qp_world *world)
 {
-    (void)sim, (void)world; /* c-ares makes its own sockets */
+    (void)world;
+    qp_sim_add_tcp_server(sim, NAMESERVER_ADDR, NAMESERVER_PORT); /* arpa/nameser.h: 53 */
 }
 
 static void run(qp_os *os, const qp_machine_ctx *ctx)
@@ -496,16 +513,19 @@ const qp_machine qp_machine_cares = {
         {
             .op_noun = "session",
             .op_size_max = 2 * QUERIES_MAX,
-            .targets_count = 1,
+            .targets_count = 2,
             /* the server builds every datagram, junk included; ICMP errors
-               reach c-ares's connected socket */
+               reach c-ares's connected socket; over TCP the server answers
+               connects, replies in segments, closes and resets */
             .event_kinds_mask = (1u << QP_EV_REPLY) | (1u << QP_EV_DGRAM_ERROR) |
-                                (1u << QP_EV_SIGNAL) | (1u << QP_EV_SPURIOUS),
+                                (1u << QP_EV_SIGNAL) | (1u << QP_EV_SPURIOUS) |
+                                (1u << QP_EV_EOF) | (1u << QP_EV_RESET) | (1u << QP_EV_ANSWER),
             .describe_op = describe_session,
         },
     .setup = setup,
     .run = run,
     .dgram_peer = &qp_dns_server_peer,
+    .stream_peer = &qp_dns_server_stream_peer,
     .teardown = teardown,
     .init_once = init_once,
     .real_library = true,

@@ -71,6 +71,13 @@ static bool parse_query(const uint8_t *buf, size_t len, qp_dns_query *q)
     return true;
 }
 
+/* Adds a query to what the server has read over one transport. */
+static void received(qp_dns_queries *qs, const qp_dns_query *q)
+{
+    qs->sent[qs->sent_count % QP_DNS_SENT_MAX] = *q;
+    qs->sent_count++;
+}
+
 static void sent(void *ctx, uint32_t socket, const uint8_t *buf, size_t len, uint32_t addr,
                  uint16_t port)
 {
@@ -82,8 +89,7 @@ static void sent(void *ctx, uint32_t socket, const uint8_t *buf, size_t len, uin
         return;
     }
     q.socket = socket;
-    s->sent[s->sent_count % QP_DNS_SENT_MAX] = q;
-    s->sent_count++;
+    received(&s->udp, &q);
 }
 
 /* The tag of a reply: its kind, and the query it is built for. */
@@ -110,12 +116,17 @@ static uint8_t *put16(uint8_t *p, unsigned value)
     return p + 2;
 }
 
+static bool remembered(const qp_dns_queries *qs, uint32_t query)
+{
+    return query != NO_QUERY && query < qs->sent_count && qs->sent_count - query <= QP_DNS_SENT_MAX;
+}
+
 /* The query a reply answers: one the ring still holds, or a made-up one
  * (nothing sent yet, or forgotten) that no real query matches. */
-static qp_dns_query query_for(const qp_dns_server *s, uint32_t query)
+static qp_dns_query query_for(const qp_dns_queries *qs, uint32_t query)
 {
-    if (query != NO_QUERY && query < s->sent_count && s->sent_count - query <= QP_DNS_SENT_MAX)
-        return s->sent[query % QP_DNS_SENT_MAX];
+    if (remembered(qs, query))
+        return qs->sent[query % QP_DNS_SENT_MAX];
     static const uint8_t name[] = "\x07unknown\x09quietpoll\x04test";
     qp_dns_query q = {.id = 0, .qname_size = sizeof name, .typcls = {0, 1, 0, 1}, .socket = 0};
     memcpy(q.qname, name, sizeof name);
@@ -124,10 +135,10 @@ static qp_dns_query query_for(const qp_dns_server *s, uint32_t query)
 
 /* Builds the reply of tag into out (REPLY_MAX bytes); returns its size and
  * sets *other_server when it comes from another address than the one asked. */
-static size_t build(const qp_dns_server *s, uint32_t tag, uint8_t *out, bool *other_server)
+static size_t build(const qp_dns_queries *qs, uint32_t tag, uint8_t *out, bool *other_server)
 {
     unsigned kind = kind_of(tag);
-    qp_dns_query q = query_for(s, query_of(tag));
+    qp_dns_query q = query_for(qs, query_of(tag));
     *other_server = kind == QP_DNS_OTHER_SERVER;
     memset(out, 0, REPLY_MAX);
     uint16_t id = kind == QP_DNS_WRONG_ID ? (uint16_t)(q.id ^ 0x8000) : q.id;
@@ -175,29 +186,37 @@ static size_t build(const qp_dns_server *s, uint32_t tag, uint8_t *out, bool *ot
     return (size_t)(p - out);
 }
 
+/* The query a reply of kind goes to, which the kinds that answer mark
+ * answered: the oldest not answered yet, or for a duplicate the one
+ * answered last; everything answered, a repeat of the last. */
+static uint32_t pick(qp_dns_queries *qs, unsigned kind)
+{
+    uint32_t query = NO_QUERY;
+    if (kind == QP_DNS_DUPLICATE) {
+        if (qs->answered_count > 0)
+            query = qs->answered_count - 1;
+        else if (qs->sent_count > 0)
+            query = qs->sent_count - 1;
+    } else if (qs->answered_count < qs->sent_count) {
+        query = qs->answered_count;
+        if (answers(kind))
+            qs->answered_count++;
+    } else if (qs->sent_count > 0) {
+        query = qs->sent_count - 1; /* everything is answered: a repeat of the last */
+    }
+    return query;
+}
+
 static uint32_t arrive(void *ctx, const qp_event *ev, uint32_t index, uint32_t *tag)
 {
     (void)index;
     qp_dns_server *s = ctx;
     unsigned kind = ev->size % QP_DNS_REPLY_COUNT;
-    uint32_t query = NO_QUERY;
-    if (kind == QP_DNS_DUPLICATE) {
-        if (s->answered_count > 0)
-            query = s->answered_count - 1;
-        else if (s->sent_count > 0)
-            query = s->sent_count - 1;
-    } else if (s->answered_count < s->sent_count) {
-        query = s->answered_count;
-        if (answers(kind))
-            s->answered_count++;
-    } else if (s->sent_count > 0) {
-        query = s->sent_count - 1; /* everything is answered: a repeat of the last */
-    }
     s->replies[kind]++;
-    *tag = tag_of(kind, query);
+    *tag = tag_of(kind, pick(&s->udp, kind));
     uint8_t scratch[REPLY_MAX];
     bool other_server;
-    return (uint32_t)build(s, *tag, scratch, &other_server);
+    return (uint32_t)build(&s->udp, *tag, scratch, &other_server);
 }
 
 static void fill(void *ctx, uint32_t tag, uint8_t *buf, size_t len, uint32_t *addr,
@@ -207,7 +226,7 @@ static void fill(void *ctx, uint32_t tag, uint8_t *buf, size_t len, uint32_t *ad
     const qp_dns_server *s = ctx;
     uint8_t scratch[REPLY_MAX];
     bool other_server;
-    build(s, tag, scratch, &other_server);
+    build(&s->udp, tag, scratch, &other_server);
     if (len > 0)
         memcpy(buf, scratch, len < sizeof scratch ? len : sizeof scratch);
     if (other_server)
@@ -220,10 +239,91 @@ static uint32_t socket_of(void *ctx, uint32_t tag)
 {
     const qp_dns_server *s = ctx;
     uint32_t query = query_of(tag);
-    if (query != NO_QUERY && query < s->sent_count && s->sent_count - query <= QP_DNS_SENT_MAX)
-        return s->sent[query % QP_DNS_SENT_MAX].socket;
-    return 0;
+    return remembered(&s->udp, query) ? s->udp.sent[query % QP_DNS_SENT_MAX].socket : 0;
 }
 
 const qp_dgram_peer qp_dns_server_peer = {
     .sent = sent, .arrive = arrive, .fill = fill, .socket_of = socket_of};
+
+/* --- over TCP: RFC 1035 4.2.2, each message after its length in two bytes --- */
+
+/* The server's side of connection conn: a new connection starts afresh. */
+static qp_dns_tcp *tcp_of(qp_dns_server *s, uint32_t conn)
+{
+    if (s->tcp.conn != conn) {
+        memset(&s->tcp, 0, sizeof s->tcp);
+        s->tcp.conn = conn;
+    }
+    return &s->tcp;
+}
+
+/* The message's length, once its length word is read. */
+static uint32_t message_len(const qp_dns_tcp *t)
+{
+    return (uint32_t)t->in[0] << 8 | t->in[1];
+}
+
+/* The server reads what the program wrote: length words and queries, in
+ * whatever pieces they were sent. */
+static void tcp_sent(void *ctx, uint32_t conn, const uint8_t *buf, size_t len)
+{
+    qp_dns_tcp *t = tcp_of(ctx, conn);
+    for (size_t i = 0; i < len; i++) {
+        if (t->in_len < sizeof t->in)
+            t->in[t->in_len] = buf[i];
+        t->in_len++;
+        if (t->in_len < 2 || t->in_len < 2 + message_len(t))
+            continue;
+        qp_dns_query q;
+        if (t->in_len <= sizeof t->in && parse_query(t->in + 2, t->in_len - 2, &q)) {
+            q.socket = 0;
+            received(&t->queries, &q);
+        } else {
+            t->junk_count++;
+        }
+        t->in_len = 0;
+    }
+}
+
+/* A reply of ev's kind to the oldest query read on conn and not answered:
+ * its bytes, length word first; none on a connection no query came on. */
+static uint32_t tcp_reply(void *ctx, uint32_t conn, const qp_event *ev)
+{
+    qp_dns_server *s = ctx;
+    qp_dns_tcp *t = tcp_of(s, conn);
+    if (t->queries.sent_count == 0 || t->out_count == QP_DNS_TCP_REPLIES_MAX)
+        return 0;
+    unsigned kind = ev->size % QP_DNS_REPLY_COUNT;
+    s->replies[kind]++;
+    uint32_t tag = tag_of(kind, pick(&t->queries, kind));
+    uint8_t scratch[REPLY_MAX];
+    bool other_server; /* one connection, one address: no other server over TCP */
+    uint32_t len = 2 + (uint32_t)build(&t->queries, tag, scratch, &other_server);
+    t->out[t->out_count++] = (qp_dns_tcp_reply){.tag = tag, .len = len, .offset = t->written};
+    t->written += len;
+    return len;
+}
+
+/* The bytes [offset, offset + len) of what the server wrote on conn. */
+static void tcp_fill(void *ctx, uint32_t conn, uint64_t offset, uint8_t *buf, size_t len)
+{
+    qp_dns_server *s = ctx;
+    memset(buf, 0, len);
+    if (s->tcp.conn != conn)
+        return;
+    for (uint32_t i = 0; i < s->tcp.out_count; i++) {
+        const qp_dns_tcp_reply *r = &s->tcp.out[i];
+        if (r->offset >= offset + len || r->offset + r->len <= offset)
+            continue;
+        uint8_t framed[2 + REPLY_MAX];
+        bool other_server;
+        size_t size = build(&s->tcp.queries, r->tag, framed + 2, &other_server);
+        put16(framed, (unsigned)size);
+        uint64_t from = r->offset > offset ? r->offset : offset;
+        uint64_t to = r->offset + r->len < offset + len ? r->offset + r->len : offset + len;
+        memcpy(buf + (from - offset), framed + (from - r->offset), (size_t)(to - from));
+    }
+}
+
+const qp_stream_peer qp_dns_server_stream_peer = {
+    .sent = tcp_sent, .reply = tcp_reply, .fill = tcp_fill};
