@@ -25,6 +25,14 @@ typedef struct qp_variant {
      * trials: the props test finds them from the always-seeds (their
      * reproducers) only. NULL: none. */
     const char *fuzzer_only;
+    /* A memory error that ASan or UBSan reports in the real library under
+     * this variant, found by the engines and confirmed in its source: the
+     * catalog's words for it (docs/CATALOG.md). A sanitized build's props
+     * test runs no tapes of the variant, which would end at the sanitizer's
+     * abort, and says so; the sanitized build's test of the finding's input
+     * (tests/meson.build, sanitizer-finding-*) holds that it is still there.
+     * NULL: none. */
+    const char *sanitizer_finding;
 } qp_variant;
 
 /* The fds a machine's world was set up with. */

@@ -115,7 +115,10 @@ static const qp_variant variants[] = {
     [CARES_STAYOPEN] = {"cares-1.18-stayopen", "spin,syscall-bound,timeout-early",
                         "c-ares #631, read_udp_packets, ares__tvnow (docs/CATALOG.md)",
                         "Debian's libcares.a, ARES_FLAG_STAYOPEN, ares_fds + select()",
-                        "timeout-early"},
+                        "timeout-early",
+                        "heap-use-after-free in write_tcp_data() (ares_process.c): ares_cancel() "
+                        "frees a query whose TCP send_request still points into its tcpbuf, and "
+                        "the socket ARES_FLAG_STAYOPEN keeps writes it"},
     [CARES_USEVC] = {"cares-1.18-usevc", "spin,syscall-bound,timeout-early",
                      "c-ares #631, ares__tvnow (docs/CATALOG.md)",
                      "Debian's libcares.a, ARES_FLAG_USEVC (TCP only), ares_getsock + poll()",
