@@ -7,7 +7,8 @@
  * - a read takes queued bytes first; then 0 after a FIN (even with an error
  *   pending); then a pending error (ECONNRESET after a RST), once; then 0;
  *   a receive of 0 bytes follows the same order (EAGAIN with nothing queued);
- *   MSG_PEEK reads queued bytes and leaves them queued;
+ *   MSG_PEEK reads queued bytes and leaves them queued; MSG_TRUNC takes
+ *   them and writes nothing to the buffer;
  * - a send takes a pending error first (ECONNRESET, once); fails with EPIPE
  *   once a RST closed the connection; after the peer's FIN it succeeds, and
  *   the closed peer answers it with a RST: the connection is closed, with
@@ -76,7 +77,10 @@ static int64_t stream_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, voi
         return qp__sim_exit(sim, rec, -1, EINVAL);
     if (s->bytes_queued > 0) {
         size_t n = count < s->bytes_queued ? count : (size_t)s->bytes_queued;
-        memset(buf, 0, n);
+        /* tcp_recvmsg_locked: MSG_TRUNC takes the bytes without copying
+           them (the caller's buffer is left as it was) */
+        if (!(rec->call.io.flags & MSG_TRUNC))
+            memset(buf, 0, n);
         if (!(rec->call.io.flags & MSG_PEEK)) { /* tcp_recvmsg: MSG_PEEK leaves them */
             s->bytes_queued -= n;
             qp_tcp_conn *c = qp__tcp_conn_of(sim, obj);
