@@ -1,6 +1,7 @@
 /* read, write, recv, recvfrom, send and sendto: checked here, then done by
  * the kind of the object behind the fd (its qp_kind). */
 #include <errno.h>
+#include <sys/socket.h>
 
 #include "sim_internal.h"
 
@@ -105,6 +106,10 @@ static ssize_t send_call(qp_os *os, unsigned sys, int fd, const void *buf, size_
     const qp_kind *kind = qp__kind(obj->type);
     if (!kind->socket)
         return (ssize_t)qp__sim_exit(sim, &rec, -1, ENOTSOCK);
+    /* net/socket.c __sys_sendto: an address is copied in
+       (move_addr_to_kernel: a length past a sockaddr_storage EINVAL) */
+    if (dest_addr != NULL && ((int)addrlen < 0 || addrlen > sizeof(struct sockaddr_storage)))
+        return (ssize_t)qp__sim_exit(sim, &rec, -1, EINVAL);
     return (ssize_t)kind->send(sim, &rec, obj, fd, buf, len, dest_addr, addrlen);
 }
 

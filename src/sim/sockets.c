@@ -126,6 +126,13 @@ int qp__sim_connect(qp_os *os, int fd, const struct sockaddr *addr, socklen_t ad
     rec.call.connect.addr = QP_REC_INET_NONE;
     if (obj == NULL)
         return (int)qp__sim_bad_fd(sim, &rec);
+    /* net/socket.c __sys_connect: the fd, then the address is copied in
+       (move_addr_to_kernel: a length past a sockaddr_storage, or negative,
+       EINVAL; none where one is said to be EFAULT), then the socket */
+    if ((int)addrlen < 0 || addrlen > sizeof(struct sockaddr_storage))
+        return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
+    if (addr == NULL && addrlen > 0)
+        return (int)qp__sim_exit(sim, &rec, -1, EFAULT);
     const qp_kind *kind = qp__kind(obj->type);
     if (!kind->socket)
         return (int)qp__sim_exit(sim, &rec, -1, ENOTSOCK);
