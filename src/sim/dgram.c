@@ -102,7 +102,10 @@ static short dgram_revents(qp_sim *sim, qp_obj *obj, short events)
 
 /* --- syscalls --- */
 
-/* An IPv4 destination from addr: false with *err set when it is none. */
+/* An IPv4 destination from a send's addr (net/ipv4/udp.c udp_sendmsg):
+ * false with *err set when it is none: EINVAL for one shorter than a
+ * sockaddr_in, EAFNOSUPPORT for a family but AF_INET and AF_UNSPEC (taken
+ * as AF_INET), EINVAL for port 0. */
 static bool inet_of(const struct sockaddr *addr, socklen_t addrlen, uint32_t *ip, uint16_t *port,
                     int *err)
 {
@@ -112,28 +115,44 @@ static bool inet_of(const struct sockaddr *addr, socklen_t addrlen, uint32_t *ip
     }
     struct sockaddr_in sin;
     memcpy(&sin, addr, sizeof sin);
-    if (sin.sin_family != AF_INET) {
+    if (sin.sin_family != AF_INET && sin.sin_family != AF_UNSPEC) {
         *err = EAFNOSUPPORT;
         return false;
     }
     *ip = ntohl(sin.sin_addr.s_addr);
     *port = ntohs(sin.sin_port);
+    if (*port == 0) {
+        *err = EINVAL;
+        return false;
+    }
     return true;
 }
 
+/* net/ipv4/af_inet.c inet_dgram_connect: AF_UNSPEC disconnects
+ * (udp_disconnect: sends need an address again); then
+ * __ip4_datagram_connect: EINVAL for an address shorter than a sockaddr_in,
+ * EAFNOSUPPORT for another family; port 0 is taken. (net/socket.c has
+ * checked the length's range and a NULL address.) */
 static int64_t dgram_connect(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd,
                              const struct sockaddr *addr, socklen_t addrlen)
 {
     (void)fd;
-    if (addr == NULL)
-        return qp__sim_exit(sim, rec, -1, EFAULT);
-    uint32_t ip;
-    uint16_t port;
-    int err;
-    if (!inet_of(addr, addrlen, &ip, &port, &err))
-        return qp__sim_exit(sim, rec, -1, err);
-    rec->call.connect.addr = QP_REC_INET(ip, port);
     qp_dgram *d = dgram_of(sim, obj);
+    if (addrlen < (socklen_t)sizeof addr->sa_family)
+        return qp__sim_exit(sim, rec, -1, EINVAL);
+    if (addr->sa_family == AF_UNSPEC) {
+        d->connected = false;
+        return qp__sim_exit(sim, rec, 0, 0);
+    }
+    if (addrlen < (socklen_t)sizeof(struct sockaddr_in))
+        return qp__sim_exit(sim, rec, -1, EINVAL);
+    struct sockaddr_in sin;
+    memcpy(&sin, addr, sizeof sin);
+    if (sin.sin_family != AF_INET)
+        return qp__sim_exit(sim, rec, -1, EAFNOSUPPORT);
+    uint32_t ip = ntohl(sin.sin_addr.s_addr);
+    uint16_t port = ntohs(sin.sin_port);
+    rec->call.connect.addr = QP_REC_INET(ip, port);
     d->connected = true;
     d->peer_addr = ip;
     d->peer_port = port;
