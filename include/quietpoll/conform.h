@@ -224,6 +224,8 @@ enum qp_cf_arg_kind {
                            bytes are those of the peer of the step's socket) and
                            QP_CF_NAME_KEPT (the bytes after those left as they were), the
                            result's value */
+    QP_CF_ARG_UNSPEC,  /* a struct sockaddr_in of family AF_UNSPEC, the rest zeros (a UDP
+                          socket's connect to it disconnects it) */
     QP_CF_ARG_KIND_COUNT
 };
 

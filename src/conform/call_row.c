@@ -332,6 +332,10 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_ste
                                                  .sin6_addr = IN6ADDR_LOOPBACK_INIT};
             v[i] = (uintptr_t)&addrs[i];
             break;
+        case QP_CF_ARG_UNSPEC:
+            addrs[i].in = (struct sockaddr_in){.sin_family = AF_UNSPEC};
+            v[i] = (uintptr_t)&addrs[i];
+            break;
         case QP_CF_ARG_INET_AT:
             addrs[i].in = (struct sockaddr_in){.sin_family = AF_INET,
                                                .sin_addr.s_addr = htonl((uint32_t)a->value)};

@@ -331,6 +331,9 @@ static void put_args(char *buf, size_t size, size_t *len, const qp_cf_step *st)
         case QP_CF_ARG_U64_OUT:
             put(buf, size, len, "[u64]->");
             break;
+        case QP_CF_ARG_UNSPEC:
+            put(buf, size, len, "{AF_UNSPEC}");
+            break;
         case QP_CF_ARG_NAME_OUT:
             put(buf, size, len, "name->");
             break;

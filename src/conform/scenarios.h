@@ -162,6 +162,7 @@
 #define A_RLIMIT(which) {.kind = QP_CF_ARG_RLIMIT, .value = QP_CF_RLIMIT_##which}
 #define A_INTP(v) {.kind = QP_CF_ARG_INT_PTR, .value = (v)} /* &int, compared after */
 #define A_LEN_OUT(n) {.kind = QP_CF_ARG_LEN_OUT, .value = (n)} /* &socklen_t, compared after */
+#define A_UNSPEC {.kind = QP_CF_ARG_UNSPEC} /* {AF_UNSPEC} */
 #define A_NAME_OUT {.kind = QP_CF_ARG_NAME_OUT} /* the source's address, compared after */
 #define A_STR(i) {.kind = QP_CF_ARG_STR, .value = (i)} /* qp_cf_strings[i] */
 #define A_U64(v) {.kind = QP_CF_ARG_U64, .value = (int64_t)(v)} /* the 8 bytes of v */
