@@ -75,6 +75,10 @@ int qp__sim_socketpair(qp_os *os, int domain, int type, int protocol, int *sv)
     int kind = type & SOCK_TYPE_MASK;
     if ((type & ~SOCK_TYPE_MASK) & ~(SOCK_NONBLOCK | SOCK_CLOEXEC))
         return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
+    /* __sys_socketpair writes the two fds it reserved before it makes the
+       sockets: no vector is EFAULT, whatever the family */
+    if (sv == NULL)
+        return (int)qp__sim_exit(sim, &rec, -1, EFAULT);
     if (domain < 0 || domain >= AF_MAX)
         return (int)qp__sim_exit(sim, &rec, -1, EAFNOSUPPORT);
     if (kind >= SOCK_MAX_TYPES)
@@ -113,8 +117,6 @@ int qp__sim_socketpair(qp_os *os, int domain, int type, int protocol, int *sv)
         return (int)qp__sim_exit(sim, &rec, -1, EPROTONOSUPPORT); /* not modelled */
     if (kind != SOCK_STREAM)
         return (int)qp__sim_exit(sim, &rec, -1, ESOCKTNOSUPPORT);
-    if (sv == NULL)
-        return (int)qp__sim_exit(sim, &rec, -1, EFAULT);
     return (int)qp__unix_pair_new(sim, &rec, type, sv);
 }
 
