@@ -19,8 +19,9 @@
  * EPROTONOSUPPORT (the sim's limit: Linux makes those pairs), others
  * ESOCKTNOSUPPORT.
  *
- * connect: a connected socket (a stream socket, a socketpair end) is
- * EISCONN, what is no socket ENOTSOCK; a UDP socket connects, and a TCP
+ * connect: the address's length and pointer first (EINVAL, EFAULT), then
+ * what is no socket is ENOTSOCK; a socketpair end takes no address but
+ * AF_UNIX's (EINVAL), and is connected (EISCONN); a UDP socket connects, and a TCP
  * socket not connected answers for itself (tcp_listen.c).
  *
  * accept4: a TCP socket answers for itself (tcp_listen.c); a connected
@@ -31,6 +32,7 @@
 #include <linux/netlink.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 
 #include "sim_internal.h"
 
@@ -138,8 +140,16 @@ int qp__sim_connect(qp_os *os, int fd, const struct sockaddr *addr, socklen_t ad
     const qp_kind *kind = qp__kind(obj->type);
     if (!kind->socket)
         return (int)qp__sim_exit(sim, &rec, -1, ENOTSOCK);
-    if (kind->connect == NULL)
+    if (kind->connect == NULL) {
+        /* a socketpair end: net/unix/af_unix.c unix_stream_connect checks
+           the address first (unix_validate_addr: EINVAL for one not
+           AF_UNIX, or not longer than its family); an AF_UNIX one finds the
+           end connected (the sim has no paths to look up) */
+        if (addrlen <= sizeof(sa_family_t) || addrlen > sizeof(struct sockaddr_un) ||
+            addr->sa_family != AF_UNIX)
+            return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
         return (int)qp__sim_exit(sim, &rec, -1, EISCONN);
+    }
     return (int)kind->connect(sim, &rec, obj, fd, addr, addrlen);
 }
 
