@@ -6,12 +6,14 @@
  * socket: AF_INET and AF_INET6, with SOCK_NONBLOCK and SOCK_CLOEXEC:
  * SOCK_DGRAM, protocol 0 or IPPROTO_UDP, a UDP socket; SOCK_STREAM,
  * protocol 0 or IPPROTO_TCP, a TCP socket not connected (tcp_listen.c);
- * another family is EAFNOSUPPORT, another type or protocol EPROTONOSUPPORT.
+ * another family is EAFNOSUPPORT, a protocol negative or past IPPROTO_MAX
+ * EINVAL, another type or protocol EPROTONOSUPPORT.
  *
  * socketpair: flags other than SOCK_NONBLOCK and SOCK_CLOEXEC in the type,
  * or a type past SOCK_PACKET, are EINVAL; a family Linux has not is
  * EAFNOSUPPORT; AF_INET and AF_INET6 make the socket (ESOCKTNOSUPPORT for
- * a type they have not, EPROTONOSUPPORT for a protocol the type has not; a
+ * a type they have not, EPROTONOSUPPORT for a protocol the type has not,
+ * EINVAL for one past IPPROTO_MAX or negative, checked first; a
  * raw one is taken as made, as for a process with CAP_NET_RAW) and have no
  * socketpair (EOPNOTSUPP); AF_UNIX takes protocol 0 or PF_UNIX (else
  * EPROTONOSUPPORT), and of its types only SOCK_STREAM is modelled:
@@ -52,6 +54,10 @@ int qp__sim_socket(qp_os *os, int domain, int type, int protocol)
         return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
     if (domain != AF_INET && domain != AF_INET6)
         return (int)qp__sim_exit(sim, &rec, -1, EAFNOSUPPORT);
+    /* net/ipv4/af_inet.c inet_create (inet6_create too): a protocol out of
+       range is EINVAL, before the type is looked at */
+    if (protocol < 0 || protocol >= IPPROTO_MAX)
+        return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
     int kind = type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC);
     bool udp = kind == SOCK_DGRAM && (protocol == 0 || protocol == IPPROTO_UDP);
     bool tcp = kind == SOCK_STREAM && (protocol == 0 || protocol == IPPROTO_TCP);
@@ -91,11 +97,13 @@ int qp__sim_socketpair(qp_os *os, int domain, int type, int protocol, int *sv)
         bool tcp = kind == SOCK_STREAM &&
                    (protocol == 0 || protocol == IPPROTO_TCP || protocol == IPPROTO_MPTCP);
         bool udp = kind == SOCK_DGRAM && (protocol == 0 || protocol == IPPROTO_UDP);
+        if (protocol < 0 || protocol >= IPPROTO_MAX)
+            return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
         if (kind != SOCK_STREAM && kind != SOCK_DGRAM && kind != SOCK_RAW)
             return (int)qp__sim_exit(sim, &rec, -1, ESOCKTNOSUPPORT);
         /* a raw socket needs its protocol: inet_create finds no protosw
            for IPPROTO_IP (0) */
-        bool raw = kind == SOCK_RAW && protocol > 0 && protocol < IPPROTO_RAW + 1;
+        bool raw = kind == SOCK_RAW && protocol > 0;
         return (int)qp__sim_exit(sim, &rec, -1, tcp || udp || raw ? EOPNOTSUPP : EPROTONOSUPPORT);
     }
     if (domain == AF_NETLINK) {
