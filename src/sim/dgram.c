@@ -56,6 +56,7 @@ int qp__dgram_new(qp_sim *sim)
         sim->dgrams_count++;
     memset(&sim->dgrams[index], 0, sizeof sim->dgrams[index]);
     sim->dgrams[index].socket = ++sim->dgram_sockets_made;
+    sim->dgrams[index].opts = qp__sockopts_dgram;
     sim->dgrams[index].fd = fd;
     sim->objs[fd].index = (uint8_t)index;
     if (sim->targets_count < QP_SIM_FDS_MAX)
@@ -172,7 +173,7 @@ static int64_t dgram_accept(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd,
 }
 
 /* Reports a pending error (clearing a one-off); false when there is none. */
-static bool take_error(qp_dgram *d)
+bool qp__dgram_take_error(qp_dgram *d)
 {
     if (d->error == QP_DGRAM_ERROR_NONE)
         return false;
@@ -201,7 +202,7 @@ static int64_t dgram_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const v
     }
     if (len > QP_DGRAM_SIZE_MAX)
         return qp__sim_exit(sim, rec, -1, EMSGSIZE);
-    if (take_error(d))
+    if (qp__dgram_take_error(d))
         return qp__sim_exit(sim, rec, -1, ECONNREFUSED);
     if (!d->connected) {
         /* replies come back from where the query went */
@@ -228,7 +229,7 @@ static int64_t dgram_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void
        empty (no IP_RECVERR): EAGAIN, the pending error left */
     if (flags & MSG_ERRQUEUE)
         return qp__sim_exit(sim, rec, -1, EAGAIN);
-    if (take_error(d))
+    if (qp__dgram_take_error(d))
         return qp__sim_exit(sim, rec, -1, ECONNREFUSED);
     if (d->count == 0)
         return qp__sim_exit(sim, rec, -1, EAGAIN);

@@ -248,6 +248,7 @@ int qp_sim_add_stream(qp_sim *sim)
 {
     int fd = qp__sim_alloc_fd(sim, QP_OBJ_STREAM);
     assert(fd >= 0 && "out of sim fds");
+    sim->objs[fd].opts = qp__sockopts_default;
     assert(sim->targets_count < QP_SIM_FDS_MAX);
     sim->targets[sim->targets_count++] = fd;
     return fd;
