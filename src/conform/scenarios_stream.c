@@ -60,6 +60,22 @@ const qp_cf_scenario qp_cf_scenarios_stream[] = {
                 IOCTL_REQ(0, SIOCOUTQ), SEND(0, 10), W_DATA(0, 1), READ(0, 1), IOCTL_REQ(0, SIOCOUTQ)),
     CF_SCENARIO("stream/send-after-eof-rst-poll", "after the FIN and our send's RST: POLLERR, POLLHUP", CF_OBJS(O_STREAM),
                 W_EOF(0), SEND(0, 1), POLL1(0, POLLIN | POLLOUT | POLLRDHUP | POLLRDNORM | POLLWRNORM, 0)),
+    CF_SCENARIO("stream/rst-after-send-wakes-epollet", "the RST that answers a send after the peer's FIN wakes an edge-triggered entry (tcp_reset: sk_error_report)",
+                CF_OBJS(O_STREAM, O_EPOLL),
+                W_EOF(0), EP_ADD(1, 0, EPOLLIN | EPOLLET), EP_WAIT(1, 0), EP_WAIT(1, 0), SEND(0, 5),
+                EP_WAIT(1, 0), EP_WAIT(1, 0)),
+    CF_SCENARIO("stream/empty-send-wakes-nothing", "the peer's send of nothing sends nothing: no arrival, no edge for an edge-triggered entry",
+                CF_OBJS(O_STREAM, O_EPOLL),
+                EP_ADD(1, 0, EPOLLIN | EPOLLET), W_DATA(0, 3), EP_WAIT(1, 0), EP_WAIT(1, 0), W_DATA(0, 0),
+                EP_WAIT(1, 0), READ(0, 10), READ(0, 10)),
+    CF_SCENARIO("stream/own-one-byte", "a byte sent on a connection to a listener of our own reaches the accepted end: its close with the byte unread is a RST; a send of nothing sends nothing (a FIN then)",
+                CF_OBJS(O_TCP4, O_TCP4, O_TCP4),
+                CALL(bind, A_SLOT(0), A_INET(0), A_INET_LEN), CALL(listen, A_SLOT(0), A_INT(4)),
+                CALL(connect, A_SLOT(1), A_BOUND(0), A_INET_LEN), CALL(connect, A_SLOT(2), A_BOUND(0), A_INET_LEN),
+                SEND(1, 1), SEND(2, 0),
+                CALL(accept4, A_SLOT(0), A_NULL, A_NULL, A_INT(SOCK_NONBLOCK)),
+                CALL(accept4, A_SLOT(0), A_NULL, A_NULL, A_INT(SOCK_NONBLOCK)),
+                POLL2(1, P_ALL, 2, P_ALL, 0), READ(1, 10), READ(2, 10)),
 };
 
 const size_t qp_cf_scenarios_stream_count = sizeof qp_cf_scenarios_stream / sizeof qp_cf_scenarios_stream[0];
