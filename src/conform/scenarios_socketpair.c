@@ -92,6 +92,9 @@ const qp_cf_scenario qp_cf_scenarios_socketpair[] = {
     CF_SCENARIO("socketpair/connect", "connect of a socketpair end: an internet address EINVAL (net/unix/af_unix.c unix_validate_addr), none EFAULT, a length past a sockaddr_storage EINVAL (move_addr_to_kernel)", PAIR,
                 CALL(connect, A_SLOT(0), A_INET(9), A_INET_LEN), CALL(connect, A_SLOT(0), A_NULL, A_INET_LEN),
                 CALL(connect, A_SLOT(0), A_INET(9), A_INT(200)), CALL(connect, A_SLOT(1), A_UNSPEC, A_INET_LEN)),
+    CF_SCENARIO("socketpair/recvfrom-no-length", "recvfrom of a socketpair end with an address and no length for it: the bytes taken, then EFAULT (net/socket.c __sys_recvfrom, move_addr_to_user)", PAIR,
+                WRITE(1, 5), CALL(recvfrom, A_SLOT(0), A_BUF(3), A_INT(3), A_INT(0), A_NAME_OUT, A_NULL),
+                READ(0, 10), CALL(recvfrom, A_SLOT(0), A_BUF(3), A_INT(3), A_INT(0), A_NAME_OUT, A_NULL)),
 };
 
 const size_t qp_cf_scenarios_socketpair_count =

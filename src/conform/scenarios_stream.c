@@ -76,6 +76,9 @@ const qp_cf_scenario qp_cf_scenarios_stream[] = {
                 CALL(accept4, A_SLOT(0), A_NULL, A_NULL, A_INT(SOCK_NONBLOCK)),
                 CALL(accept4, A_SLOT(0), A_NULL, A_NULL, A_INT(SOCK_NONBLOCK)),
                 POLL2(1, P_ALL, 2, P_ALL, 0), READ(1, 10), READ(2, 10)),
+    CF_SCENARIO("stream/recvfrom-no-length", "recvfrom of a stream with an address and no length for it: the bytes taken, then EFAULT (net/socket.c __sys_recvfrom, move_addr_to_user)",
+                CF_OBJS(O_STREAM), W_DATA(0, 6),
+                CALL(recvfrom, A_SLOT(0), A_BUF(4), A_INT(4), A_INT(0), A_NAME_OUT, A_NULL), READ(0, 10)),
 };
 
 const size_t qp_cf_scenarios_stream_count = sizeof qp_cf_scenarios_stream / sizeof qp_cf_scenarios_stream[0];
