@@ -79,6 +79,13 @@ const qp_cf_scenario qp_cf_scenarios_stream[] = {
     CF_SCENARIO("stream/recvfrom-no-length", "recvfrom of a stream with an address and no length for it: the bytes taken, then EFAULT (net/socket.c __sys_recvfrom, move_addr_to_user)",
                 CF_OBJS(O_STREAM), W_DATA(0, 6),
                 CALL(recvfrom, A_SLOT(0), A_BUF(4), A_INT(4), A_INT(0), A_NAME_OUT, A_NULL), READ(0, 10)),
+    CF_SCENARIO("stream/own-moved-wakes-epollet", "a connection to a listener of our own, moved to its dup when the fd it was made as closes: the accepted end's close (a FIN) wakes the dup's edge-triggered entry",
+                CF_OBJS(O_TCP4, O_TCP4, O_EFD(0), O_EPOLL),
+                CALL(bind, A_SLOT(0), A_INET(0), A_INET_LEN), CALL(listen, A_SLOT(0), A_INT(4)),
+                CALL(connect, A_SLOT(1), A_BOUND(0), A_INET_LEN), CALL(dup2, A_SLOT(1), A_SLOT(2)), CLOSE(1),
+                EP_ADD(3, 2, EPOLLIN | EPOLLET), EP_WAIT(3, 0),
+                CALL(accept4, A_SLOT(0), A_NULL, A_NULL, A_INT(SOCK_NONBLOCK)), EP_WAIT(3, 0), EP_WAIT(3, 0),
+                READ(2, 10)),
 };
 
 const size_t qp_cf_scenarios_stream_count = sizeof qp_cf_scenarios_stream / sizeof qp_cf_scenarios_stream[0];

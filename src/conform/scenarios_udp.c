@@ -104,6 +104,7 @@ const qp_cf_scenario qp_cf_scenarios_udp[] = {
                 CALL(connect, A_SLOT(0), A_UNSPEC, A_INET_LEN),
                 SEND(0, 2), CALL(getpeername, A_SLOT(0), A_BUF(16), A_SOCKLEN(16)),
                 CALL(connect, A_SLOT(0), A_UNSPEC, A_INET_LEN),
+                CONNECT_PEER(0), CALL(connect, A_SLOT(0), A_UNSPEC, A_INT(2)), SEND(0, 2),
                 CONNECT_PEER(0), SEND(0, 2)),
     CF_SCENARIO("udp/source-after-sendto-elsewhere", "a connected UDP socket that sends elsewhere with sendto stays connected to its peer: what the peer sends comes from the peer",
                 CF_OBJS(O_UDP),
