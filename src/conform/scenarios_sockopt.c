@@ -32,6 +32,7 @@ const qp_cf_scenario qp_cf_scenarios_sockopt[] = {
                 GET(0, SOL_SOCKET, SO_TYPE, -1), GET(0, SOL_SOCKET, SO_TYPE, 0), GET(0, SOL_SOCKET, SO_TYPE, 1),
                 CALL(getsockopt, A_SLOT(0), A_INT(SOL_SOCKET), A_INT(SO_TYPE), A_NULL, A_LEN_OUT(4)),
                 CALL(getsockopt, A_SLOT(0), A_INT(SOL_SOCKET), A_INT(SO_TYPE), A_NULL, A_LEN_OUT(0)),
+                CALL(getsockopt, A_SLOT(0), A_INT(SOL_SOCKET), A_INT(SO_TYPE), A_NULL, A_LEN_OUT(1)),
                 GET(0, SOL_SOCKET, SO_LINGER, 4), GET(0, SOL_SOCKET, SO_TYPE, 100), GET(0, SOL_SOCKET, NO_NAME, 4),
                 GET(0, NO_LEVEL, 1, 4), GET(1, SOL_SOCKET, SO_TYPE, 4),
                 CALL(getsockopt, A_INT(63), A_INT(SOL_SOCKET), A_INT(SO_TYPE), A_INTP(7), A_LEN_OUT(4))),
@@ -70,6 +71,14 @@ const qp_cf_scenario qp_cf_scenarios_sockopt[] = {
                 GET(0, SOL_SOCKET, SO_TYPE, 4), GET(0, SOL_SOCKET, SO_DOMAIN, 4), GET(0, SOL_SOCKET, SO_PROTOCOL, 4),
                 GET(0, SOL_SOCKET, SO_ACCEPTCONN, 4), SET(0, SOL_SOCKET, SO_KEEPALIVE, 1, 4), GET(0, SOL_SOCKET, SO_KEEPALIVE, 4),
                 GET(0, SOL_SOCKET, SO_ERROR, 4)),
+    CF_SCENARIO("sockopt/connected-domain", "SO_DOMAIN and SO_PROTOCOL of sockets connected to a listener of our own on ::1 and 127.0.0.1",
+                CF_OBJS(O_TCP6, O_TCP6, O_TCP4, O_TCP4),
+                CALL(bind, A_SLOT(0), A_INET6(0), A_INET6_LEN), CALL(listen, A_SLOT(0), A_INT(4)),
+                CALL(connect, A_SLOT(1), A_BOUND(0), A_INET6_LEN), GET(1, SOL_SOCKET, SO_DOMAIN, 4),
+                GET(1, SOL_SOCKET, SO_PROTOCOL, 4),
+                CALL(bind, A_SLOT(2), A_INET(0), A_INET_LEN), CALL(listen, A_SLOT(2), A_INT(4)),
+                CALL(connect, A_SLOT(3), A_BOUND(2), A_INET_LEN), GET(3, SOL_SOCKET, SO_DOMAIN, 4),
+                GET(3, SOL_SOCKET, SO_ACCEPTCONN, 4)),
 };
 
 const size_t qp_cf_scenarios_sockopt_count = sizeof qp_cf_scenarios_sockopt / sizeof qp_cf_scenarios_sockopt[0];

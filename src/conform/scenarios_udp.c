@@ -124,6 +124,12 @@ const qp_cf_scenario qp_cf_scenarios_udp[] = {
                 RECVFROM(0, 1, MSG_TRUNC), IOCTL_NREAD(0), RECV(0, 1, 0)),
     CF_SCENARIO("udp/datagram-after-close", "a datagram to a UDP socket closed: nobody receives it", CF_OBJS(O_UDP, O_UDP_UNCONN),
                 CLOSE(0), W_DGRAM(0, 5), RECV(0, 10, 0), W_DGRAM(1, 3), RECV(1, 10, 0)),
+    CF_SCENARIO("connect/address-copy", "connect's address is copied in before the socket is looked at (net/socket.c __sys_connect, move_addr_to_kernel): a length of 0 copies nothing (a pipe: ENOTSOCK; a UDP socket: EINVAL, shorter than its family), NULL of a length EFAULT, a sockaddr_storage's length taken",
+                CF_OBJS(O_UDP, O_PIPE),
+                CALL(connect, A_SLOT(1), A_INET(9), A_INT(0)), CALL(connect, A_SLOT(1), A_NULL, A_INT(0)),
+                CALL(connect, A_SLOT(1), A_NULL, A_INT(1)), CALL(connect, A_SLOT(0), A_NULL, A_INT(1)),
+                CALL(connect, A_SLOT(0), A_NULL, A_INT(0)),
+                CALL(connect, A_SLOT(0), A_PEER(0), A_INT(sizeof(struct sockaddr_storage))), SEND(0, 2)),
 };
 
 const size_t qp_cf_scenarios_udp_count = sizeof qp_cf_scenarios_udp / sizeof qp_cf_scenarios_udp[0];
