@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../src/conform/kinds.h"
 #include "../src/conform/scenarios.h"
@@ -34,6 +35,20 @@ static void test_every_scenario_keeps_its_bounds(void)
             fprintf(stderr, "%s: %s\n", qp_cf_suite_at(i)->name, why);
         CHECK(why == NULL);
     }
+}
+
+/* Every scenario has a name no other has: --only, a replay's command and
+ * the kernel's recorded results (--host-results) name it by it. */
+static void test_every_scenario_has_its_own_name(void)
+{
+    unsigned shared = 0;
+    for (size_t i = 0; i < qp_cf_suite_count(); i++)
+        for (size_t k = i + 1; k < qp_cf_suite_count(); k++)
+            if (strcmp(qp_cf_suite_at(i)->name, qp_cf_suite_at(k)->name) == 0) {
+                fprintf(stderr, "two scenarios are named %s\n", qp_cf_suite_at(i)->name);
+                shared++;
+            }
+    CHECK_EQ_U(shared, 0);
 }
 
 /* Every row of the syscall table is held to Linux by some scenario. */
@@ -337,6 +352,7 @@ int main(void)
 {
     static const test_case tests[] = {
         TEST(test_every_scenario_keeps_its_bounds),
+        TEST(test_every_scenario_has_its_own_name),
         TEST(test_every_row_is_called_by_a_scenario),
         TEST(test_every_kind_has_its_row),
         TEST(test_tcp_scenarios_stay_on_the_loopback),

@@ -29,6 +29,10 @@
 #define QP_CF_POLL_FDS_MAX 3
 #define QP_CF_EVENTS_MAX 6 /* epoll events a wait reports (maxevents) */
 #define QP_CF_IO_BYTES_MAX 69632 /* one call's or action's bytes: 17 pages */
+/* every byte of a receive's buffers before the call (the world's bytes are
+   zeros, a send's a pattern): a byte a receive claims and never wrote reads
+   otherwise than the kernel's */
+#define QP_CF_RECV_FILL 0xa5
 #define QP_CF_STREAM_BYTES_MAX 16384 /* one stream arrival: within a loopback window */
 #define QP_CF_DURING_TIMEOUT_MS 2000 /* a wait that a world action should end */
 #define QP_CF_NO_SLOT 0xff /* a pollfd of fd -1 */
@@ -168,7 +172,8 @@ enum qp_cf_arg_kind {
     QP_CF_ARG_INT,     /* value, as the parameter's type */
     QP_CF_ARG_SLOT,    /* the fd of slot value */
     QP_CF_ARG_NULL,    /* a null pointer */
-    QP_CF_ARG_BUF,     /* a buffer of value bytes (zeros in; what comes back is not compared) */
+    QP_CF_ARG_BUF,     /* a buffer of value bytes (zeros in, a receive's QP_CF_RECV_FILL;
+                          what a receive returns in its first is compared as a digest) */
     QP_CF_ARG_FDS,     /* an int[2] the call fills with fds it made (closed again) */
     QP_CF_ARG_INET,    /* a struct sockaddr_in of 127.0.0.1, port value */
     QP_CF_ARG_SOCKLEN, /* a socklen_t holding value, for the call to rewrite */
@@ -207,12 +212,20 @@ enum qp_cf_arg_kind {
     QP_CF_ARG_TIMESPEC_OUT, /* a struct timespec of zeros whose value, in ns, is compared
                                after the call (the result's value) */
     QP_CF_ARG_IOV,     /* the step's iovecs (iov_count of iov_len; QP_CF_IOV_TOO_MANY: IOV_MAX
-                          + 1 empty ones), over a buffer of zeros */
+                          + 1 empty ones), over a buffer of zeros (a receive's: QP_CF_RECV_FILL) */
     QP_CF_ARG_IOVCNT,  /* their count (QP_CF_IOV_NEGATIVE: -1) */
     QP_CF_ARG_MSG,     /* a struct msghdr of the step's iovecs: value QP_CF_MSG_NAME, a name
                           buffer the call fills (msg_flags and msg_namelen compared after a
                           call that succeeded: the result's value and aux); QP_CF_MSG_NO_NAME;
                           or a slot, to the address of that socket's peer */
+    QP_CF_ARG_NAME_OUT, /* a struct sockaddr_storage for the source's address a receive
+                           writes, with a QP_CF_ARG_LEN_OUT for its length: compared as
+                           QP_CF_NAME_PEER (its first min(length before, length after)
+                           bytes are those of the peer of the step's socket) and
+                           QP_CF_NAME_KEPT (the bytes after those left as they were), the
+                           result's value */
+    QP_CF_ARG_UNSPEC,  /* a struct sockaddr_in of family AF_UNSPEC, the rest zeros (a UDP
+                          socket's connect to it disconnects it) */
     QP_CF_ARG_KIND_COUNT
 };
 
@@ -228,6 +241,8 @@ typedef struct qp_cf_arg {
 #define QP_CF_ARGS_MAX 7 /* the parameters of a row (getnameinfo's 7) */
 #define QP_CF_MSG_NAME (-1)
 #define QP_CF_MSG_NO_NAME (-2)
+#define QP_CF_NAME_PEER 1 /* QP_CF_ARG_NAME_OUT, a recvmsg's name (<< 32 in the value) */
+#define QP_CF_NAME_KEPT 2
 #define QP_CF_RLIMIT_NOW 0
 #define QP_CF_RLIMIT_ABOVE 1
 

@@ -88,7 +88,7 @@ typedef struct qp_stream {
                               is queued; sends are EPIPE */
 } qp_stream;
 
-/* The options a TCP socket keeps (setsockopt, read back by getsockopt). */
+/* The options a socket keeps (setsockopt, read back by getsockopt). */
 typedef struct qp_sockopts {
     bool reuseaddr, reuseport, keepalive, nodelay;
     bool linger_on;
@@ -272,6 +272,7 @@ typedef struct qp_unix_pair {
     int fd[2]; /* each end's fd, -1 once closed */
     int16_t error[2]; /* each end's pending error: ECONNRESET when the other end was
                          closed with bytes unread */
+    qp_sockopts opts[2]; /* each end's */
 } qp_unix_pair;
 
 /* A UDP socket (src/sim/dgram.c): datagrams queue in arrival order, each
@@ -297,6 +298,7 @@ typedef struct qp_dgram {
     uint32_t socket;
     int fd;
     bool closed;
+    qp_sockopts opts;
 } qp_dgram;
 
 /* The other end of the datagram sockets, for a machine whose replies depend
@@ -370,6 +372,7 @@ typedef struct qp_obj {
                      holds its state (0: a harness's stream, its state the field above) */
     uint64_t eventfd_count;
     bool eventfd_semaphore; /* EFD_SEMAPHORE: a read takes 1 */
+    qp_sockopts opts;       /* a harness's stream's options (conn 0) */
 } qp_obj;
 
 /* How a run stopped, when it stopped early. */

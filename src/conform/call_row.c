@@ -220,9 +220,35 @@ static int iovecs(const qp_cf_scenario *sc, const qp_cf_step *st, struct iovec *
     if (qp_sys_table[st->sys].sys_class == QP_CLASS_SEND)
         qp__cf_fill(vec_buf, at, sc, st);
     else
-        memset(vec_buf, 0, at);
+        memset(vec_buf, qp_sys_table[st->sys].sys_class == QP_CLASS_RECEIVE ? QP_CF_RECV_FILL : 0,
+               at);
     *bytes = at;
     return st->iov_count;
+}
+
+/* What a receive wrote of its source's address at name (QP_CF_ARG_NAME_OUT,
+ * a recvmsg's msg_name), given room for `in` bytes and saying the address
+ * is `out` long: QP_CF_NAME_PEER when the bytes it wrote (the first min(in,
+ * out)) are those of the peer of slot's socket, as the backend knows it
+ * (the same address on both: the source is compared by more than its
+ * length), QP_CF_NAME_KEPT when it left every byte after them as it was. */
+static uint64_t name_written(qp_cf_backend *b, unsigned slot, const struct sockaddr_storage *name,
+                             socklen_t in, socklen_t out)
+{
+    struct sockaddr_storage peer;
+    socklen_t peer_len = 0;
+    memset(&peer, 0, sizeof peer);
+    if (slot != QP_CF_NO_SLOT)
+        b->peer_addr(b, slot, &peer, &peer_len);
+    size_t written = in < out ? in : out;
+    if (written > sizeof peer)
+        written = sizeof peer;
+    const uint8_t *got = (const uint8_t *)name;
+    uint64_t found = memcmp(got, &peer, written) == 0 ? QP_CF_NAME_PEER : 0;
+    size_t kept = written;
+    while (kept < sizeof *name && got[kept] == QP_CF_RECV_FILL)
+        kept++;
+    return found | (kept == sizeof *name ? QP_CF_NAME_KEPT : 0);
 }
 
 void qp__cf_call_row(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_step *st,
@@ -260,6 +286,7 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_ste
     int iovcnt = iovecs(sc, st, iov, &use, &iov_bytes);
     struct msghdr msgs[QP_CF_ARGS_MAX];
     int64_t msg_out = -1; /* the msghdr whose flags and name length are compared */
+    int64_t name_out = -1, len_out = -1; /* the source's address a receive writes, its length */
     for (unsigned i = 0; i < st->args_count; i++) {
         const qp_cf_arg *a = &st->args[i];
         switch (a->kind) {
@@ -277,7 +304,7 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_ste
             if (sends)
                 qp__cf_fill(arg_buf[i], (size_t)a->value, sc, st);
             else
-                memset(arg_buf[i], 0, (size_t)a->value);
+                memset(arg_buf[i], receives ? QP_CF_RECV_FILL : 0, (size_t)a->value);
             if (receives && read_buf < 0)
                 read_buf = i;
             v[i] = (uintptr_t)arg_buf[i];
@@ -303,6 +330,10 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_ste
             addrs[i].in6 = (struct sockaddr_in6){.sin6_family = AF_INET6,
                                                  .sin6_port = htons((uint16_t)a->value),
                                                  .sin6_addr = IN6ADDR_LOOPBACK_INIT};
+            v[i] = (uintptr_t)&addrs[i];
+            break;
+        case QP_CF_ARG_UNSPEC:
+            addrs[i].in = (struct sockaddr_in){.sin_family = AF_UNSPEC};
             v[i] = (uintptr_t)&addrs[i];
             break;
         case QP_CF_ARG_INET_AT:
@@ -355,6 +386,7 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_ste
             msgs[i] = (struct msghdr){.msg_iov = use,
                                       .msg_iovlen = (size_t)iovcnt}; /* -1: SIZE_MAX */
             if (a->value == QP_CF_MSG_NAME) {
+                memset(&peers[i], QP_CF_RECV_FILL, sizeof peers[i]);
                 msgs[i].msg_name = &peers[i];
                 msgs[i].msg_namelen = sizeof peers[i];
                 msg_out = i;
@@ -375,7 +407,13 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_ste
         }
         case QP_CF_ARG_LEN_OUT:
             lens[i] = (socklen_t)a->value;
+            len_out = i;
             v[i] = (uintptr_t)&lens[i];
+            break;
+        case QP_CF_ARG_NAME_OUT:
+            memset(&peers[i], QP_CF_RECV_FILL, sizeof peers[i]);
+            name_out = i;
+            v[i] = (uintptr_t)&peers[i];
             break;
         case QP_CF_ARG_STR:
             assert(a->value >= 0 && (size_t)a->value < qp_cf_strings_count);
@@ -443,9 +481,16 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_ste
         }
     }
     if (msg_out >= 0 && ret >= 0) {
-        res->value = (uint32_t)msgs[msg_out].msg_flags;
+        res->value = (uint32_t)msgs[msg_out].msg_flags |
+                     name_written(b, qp_cf_step_slot(st), &peers[msg_out], sizeof peers[msg_out],
+                                  msgs[msg_out].msg_namelen)
+                         << 32;
         res->aux = msgs[msg_out].msg_namelen;
     }
+    if (name_out >= 0 && ret >= 0)
+        res->value = name_written(b, qp_cf_step_slot(st), &peers[name_out],
+                                  len_out >= 0 ? (socklen_t)st->args[len_out].value : 0,
+                                  len_out >= 0 ? lens[len_out] : 0);
     if (timespec_out >= 0)
         res->value = (uint64_t)times[timespec_out].tv_sec * 1000000000u +
                      (uint64_t)times[timespec_out].tv_nsec;

@@ -331,6 +331,12 @@ static void put_args(char *buf, size_t size, size_t *len, const qp_cf_step *st)
         case QP_CF_ARG_U64_OUT:
             put(buf, size, len, "[u64]->");
             break;
+        case QP_CF_ARG_UNSPEC:
+            put(buf, size, len, "{AF_UNSPEC}");
+            break;
+        case QP_CF_ARG_NAME_OUT:
+            put(buf, size, len, "name->");
+            break;
         case QP_CF_ARG_PEER:
             put(buf, size, len, "{s%lld's peer}", v);
             break;
@@ -428,6 +434,14 @@ void qp_cf_format_step(char *buf, size_t size, const qp_cf_scenario *sc, size_t 
     }
 }
 
+/* What a receive wrote of its source's address (QP_CF_ARG_NAME_OUT). */
+static void put_name(char *buf, size_t size, size_t *len, uint64_t name)
+{
+    put(buf, size, len, " (name %s, %s)",
+        name & QP_CF_NAME_PEER ? "the peer's" : "not the peer's",
+        name & QP_CF_NAME_KEPT ? "nothing written past it" : "bytes written past it");
+}
+
 void qp_cf_format_result(char *buf, size_t size, const qp_cf_step *st, const qp_cf_result *res)
 {
     size_t len = 0;
@@ -465,8 +479,12 @@ void qp_cf_format_result(char *buf, size_t size, const qp_cf_step *st, const qp_
             put(buf, size, &len, " (msg_flags ");
             put_flags(buf, size, &len, msg_bits, sizeof msg_bits / sizeof msg_bits[0],
                       (unsigned)res->value);
-            put(buf, size, &len, ", msg_namelen %lld)", (long long)res->aux);
+            put(buf, size, &len, ", msg_namelen %lld", (long long)res->aux);
+            put_name(buf, size, &len, res->value >> 32);
+            put(buf, size, &len, ")");
         }
+        if (st->args[i].kind == QP_CF_ARG_NAME_OUT)
+            put_name(buf, size, &len, res->value);
         if (st->args[i].kind == QP_CF_ARG_LEN_OUT)
             put(buf, size, &len, " (length %lld)", (long long)res->aux);
     }

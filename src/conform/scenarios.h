@@ -52,10 +52,10 @@
 #define SENDTO_PEER_F(s, n, f)                                                                     \
     CALL(sendto, A_SLOT(s), A_BUF(n), A_INT(n), A_INT((f) | MSG_NOSIGNAL), A_PEER(s),             \
          A_PEER_LEN(s))
-/* the source's length compared after the call */
-#define RECVFROM(s, n, f)                                                                          \
-    CALL(recvfrom, A_SLOT(s), A_BUF(n), A_INT(n), A_INT(f),                                       \
-         A_BUF(sizeof(struct sockaddr_storage)), A_LEN_OUT(sizeof(struct sockaddr_storage)))
+/* the source's address and length compared after the call */
+#define RECVFROM(s, n, f) RECVFROM_ROOM(s, n, f, sizeof(struct sockaddr_storage))
+#define RECVFROM_ROOM(s, n, f, room)                                                               \
+    CALL(recvfrom, A_SLOT(s), A_BUF(n), A_INT(n), A_INT(f), A_NAME_OUT, A_LEN_OUT(room))
 #define CONNECT_PEER(s) CALL(connect, A_SLOT(s), A_PEER(s), A_PEER_LEN(s))
 #define CREATE_EFD(init_, f) {.op = QP_CF_CREATE, .make = QP_CF_MAKE_EVENTFD, .arg = (init_), .flags = (f)}
 #define CREATE_SOCKET(d, t, p)                                                                     \
@@ -162,6 +162,8 @@
 #define A_RLIMIT(which) {.kind = QP_CF_ARG_RLIMIT, .value = QP_CF_RLIMIT_##which}
 #define A_INTP(v) {.kind = QP_CF_ARG_INT_PTR, .value = (v)} /* &int, compared after */
 #define A_LEN_OUT(n) {.kind = QP_CF_ARG_LEN_OUT, .value = (n)} /* &socklen_t, compared after */
+#define A_UNSPEC {.kind = QP_CF_ARG_UNSPEC} /* {AF_UNSPEC} */
+#define A_NAME_OUT {.kind = QP_CF_ARG_NAME_OUT} /* the source's address, compared after */
 #define A_STR(i) {.kind = QP_CF_ARG_STR, .value = (i)} /* qp_cf_strings[i] */
 #define A_U64(v) {.kind = QP_CF_ARG_U64, .value = (int64_t)(v)} /* the 8 bytes of v */
 #define A_U64_OUT {.kind = QP_CF_ARG_U64_OUT} /* 8 bytes compared after */

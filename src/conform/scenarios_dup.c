@@ -87,6 +87,14 @@ const qp_cf_scenario qp_cf_scenarios_dup[] = {
                 CF_OBJS(O_TCP4, O_EFD(0)),
                 DUP2(0, 1), CLOSE(0), CALL(bind, A_SLOT(1), A_INET(0), A_INET_LEN),
                 CALL(listen, A_SLOT(1), A_INT(4)), ACCEPT4(1, 0)),
+    CF_SCENARIO("dup/udp-moved-wakes-epollet", "a UDP socket's arrival wakes an edge-triggered entry of its dup once the fd it was made as is closed",
+                CF_OBJS(O_UDP, O_EFD(0), O_EPOLL),
+                DUP2(0, 1), CLOSE(0), EP_ADD(2, 1, EPOLLIN | EPOLLET), EP_WAIT(2, 0), W_DGRAM(0, 5),
+                EP_WAIT(2, 0), EP_WAIT(2, 0), RECV(1, 10, 0)),
+    CF_SCENARIO("dup/socketpair-moved-wakes-epollet", "a socketpair end's arrival wakes an edge-triggered entry of its dup once the fd it was made as is closed",
+                CF_OBJS(O_SOCKETPAIR, O_EFD(0), O_EPOLL),
+                DUP2(0, 2), CLOSE(0), EP_ADD(3, 2, EPOLLIN | EPOLLET), EP_WAIT(3, 0), WRITE(1, 3),
+                EP_WAIT(3, 0), EP_WAIT(3, 0), READ(2, 10)),
 };
 
 const size_t qp_cf_scenarios_dup_count = sizeof qp_cf_scenarios_dup / sizeof qp_cf_scenarios_dup[0];

@@ -56,6 +56,7 @@ int qp__dgram_new(qp_sim *sim)
         sim->dgrams_count++;
     memset(&sim->dgrams[index], 0, sizeof sim->dgrams[index]);
     sim->dgrams[index].socket = ++sim->dgram_sockets_made;
+    sim->dgrams[index].opts = qp__sockopts_dgram;
     sim->dgrams[index].fd = fd;
     sim->objs[fd].index = (uint8_t)index;
     if (sim->targets_count < QP_SIM_FDS_MAX)
@@ -102,7 +103,10 @@ static short dgram_revents(qp_sim *sim, qp_obj *obj, short events)
 
 /* --- syscalls --- */
 
-/* An IPv4 destination from addr: false with *err set when it is none. */
+/* An IPv4 destination from a send's addr (net/ipv4/udp.c udp_sendmsg):
+ * false with *err set when it is none: EINVAL for one shorter than a
+ * sockaddr_in, EAFNOSUPPORT for a family but AF_INET and AF_UNSPEC (taken
+ * as AF_INET), EINVAL for port 0. */
 static bool inet_of(const struct sockaddr *addr, socklen_t addrlen, uint32_t *ip, uint16_t *port,
                     int *err)
 {
@@ -112,28 +116,44 @@ static bool inet_of(const struct sockaddr *addr, socklen_t addrlen, uint32_t *ip
     }
     struct sockaddr_in sin;
     memcpy(&sin, addr, sizeof sin);
-    if (sin.sin_family != AF_INET) {
+    if (sin.sin_family != AF_INET && sin.sin_family != AF_UNSPEC) {
         *err = EAFNOSUPPORT;
         return false;
     }
     *ip = ntohl(sin.sin_addr.s_addr);
     *port = ntohs(sin.sin_port);
+    if (*port == 0) {
+        *err = EINVAL;
+        return false;
+    }
     return true;
 }
 
+/* net/ipv4/af_inet.c inet_dgram_connect: AF_UNSPEC disconnects
+ * (udp_disconnect: sends need an address again); then
+ * __ip4_datagram_connect: EINVAL for an address shorter than a sockaddr_in,
+ * EAFNOSUPPORT for another family; port 0 is taken. (net/socket.c has
+ * checked the length's range and a NULL address.) */
 static int64_t dgram_connect(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd,
                              const struct sockaddr *addr, socklen_t addrlen)
 {
     (void)fd;
-    if (addr == NULL)
-        return qp__sim_exit(sim, rec, -1, EFAULT);
-    uint32_t ip;
-    uint16_t port;
-    int err;
-    if (!inet_of(addr, addrlen, &ip, &port, &err))
-        return qp__sim_exit(sim, rec, -1, err);
-    rec->call.connect.addr = QP_REC_INET(ip, port);
     qp_dgram *d = dgram_of(sim, obj);
+    if (addrlen < (socklen_t)sizeof addr->sa_family)
+        return qp__sim_exit(sim, rec, -1, EINVAL);
+    if (addr->sa_family == AF_UNSPEC) {
+        d->connected = false;
+        return qp__sim_exit(sim, rec, 0, 0);
+    }
+    if (addrlen < (socklen_t)sizeof(struct sockaddr_in))
+        return qp__sim_exit(sim, rec, -1, EINVAL);
+    struct sockaddr_in sin;
+    memcpy(&sin, addr, sizeof sin);
+    if (sin.sin_family != AF_INET)
+        return qp__sim_exit(sim, rec, -1, EAFNOSUPPORT);
+    uint32_t ip = ntohl(sin.sin_addr.s_addr);
+    uint16_t port = ntohs(sin.sin_port);
+    rec->call.connect.addr = QP_REC_INET(ip, port);
     d->connected = true;
     d->peer_addr = ip;
     d->peer_port = port;
@@ -153,7 +173,7 @@ static int64_t dgram_accept(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd,
 }
 
 /* Reports a pending error (clearing a one-off); false when there is none. */
-static bool take_error(qp_dgram *d)
+bool qp__dgram_take_error(qp_dgram *d)
 {
     if (d->error == QP_DGRAM_ERROR_NONE)
         return false;
@@ -182,7 +202,7 @@ static int64_t dgram_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const v
     }
     if (len > QP_DGRAM_SIZE_MAX)
         return qp__sim_exit(sim, rec, -1, EMSGSIZE);
-    if (take_error(d))
+    if (qp__dgram_take_error(d))
         return qp__sim_exit(sim, rec, -1, ECONNREFUSED);
     if (!d->connected) {
         /* replies come back from where the query went */
@@ -209,7 +229,7 @@ static int64_t dgram_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void
        empty (no IP_RECVERR): EAGAIN, the pending error left */
     if (flags & MSG_ERRQUEUE)
         return qp__sim_exit(sim, rec, -1, EAGAIN);
-    if (take_error(d))
+    if (qp__dgram_take_error(d))
         return qp__sim_exit(sim, rec, -1, ECONNREFUSED);
     if (d->count == 0)
         return qp__sim_exit(sim, rec, -1, EAGAIN);

@@ -1,6 +1,7 @@
 /* read, write, recv, recvfrom, send and sendto: checked here, then done by
  * the kind of the object behind the fd (its qp_kind). */
 #include <errno.h>
+#include <sys/socket.h>
 
 #include "sim_internal.h"
 
@@ -60,6 +61,16 @@ ssize_t qp__sim_recvfrom(qp_os *os, int fd, void *buf, size_t len, int flags,
     int64_t ret = qp__io_receive(sim, &rec, fd, buf, len, true, src_addr, addrlen);
     if (ret < 0 && src_addr != NULL && addrlen != NULL)
         *addrlen = addrlen_before;
+    if (ret >= 0 && src_addr != NULL && addrlen == NULL) {
+        /* an address asked for with no length for it: the receive is done
+           (what it took is gone), then move_addr_to_user fails to read the
+           length: EFAULT, in the call's record too */
+        qp_rec *done = &sim->trace->recs[sim->trace->count - 1];
+        done->call.ret = -1;
+        done->call.err = EFAULT;
+        errno = EFAULT;
+        return -1;
+    }
     return (ssize_t)ret;
 }
 
@@ -105,6 +116,10 @@ static ssize_t send_call(qp_os *os, unsigned sys, int fd, const void *buf, size_
     const qp_kind *kind = qp__kind(obj->type);
     if (!kind->socket)
         return (ssize_t)qp__sim_exit(sim, &rec, -1, ENOTSOCK);
+    /* net/socket.c __sys_sendto: an address is copied in
+       (move_addr_to_kernel: a length past a sockaddr_storage EINVAL) */
+    if (dest_addr != NULL && ((int)addrlen < 0 || addrlen > sizeof(struct sockaddr_storage)))
+        return (ssize_t)qp__sim_exit(sim, &rec, -1, EINVAL);
     return (ssize_t)kind->send(sim, &rec, obj, fd, buf, len, dest_addr, addrlen);
 }
 

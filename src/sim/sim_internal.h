@@ -287,6 +287,10 @@ qp_stream *qp__stream_of(qp_sim *sim, qp_obj *obj);
 void qp__stream_peer_event(qp_sim *sim, qp_stream *s, const qp_event *ev, int fd);
 /* A TCP socket's options before any setsockopt (sockopt.c). */
 extern const qp_sockopts qp__sockopts_default;
+/* A UDP socket's and a socketpair end's (net.core.wmem_default, rmem_default). */
+extern const qp_sockopts qp__sockopts_dgram;
+/* A UDP socket's pending error, taken (a one-off cleared); false for none (dgram.c). */
+bool qp__dgram_take_error(qp_dgram *d);
 /* A socketpair's two ends (unix_stream.c), once socketpair's arguments are
  * checked: ends the call. */
 int64_t qp__unix_pair_new(qp_sim *sim, qp_rec *rec, int type, int sv[2]);

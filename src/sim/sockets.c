@@ -6,12 +6,14 @@
  * socket: AF_INET and AF_INET6, with SOCK_NONBLOCK and SOCK_CLOEXEC:
  * SOCK_DGRAM, protocol 0 or IPPROTO_UDP, a UDP socket; SOCK_STREAM,
  * protocol 0 or IPPROTO_TCP, a TCP socket not connected (tcp_listen.c);
- * another family is EAFNOSUPPORT, another type or protocol EPROTONOSUPPORT.
+ * another family is EAFNOSUPPORT, a protocol negative or past IPPROTO_MAX
+ * EINVAL, another type or protocol EPROTONOSUPPORT.
  *
  * socketpair: flags other than SOCK_NONBLOCK and SOCK_CLOEXEC in the type,
  * or a type past SOCK_PACKET, are EINVAL; a family Linux has not is
  * EAFNOSUPPORT; AF_INET and AF_INET6 make the socket (ESOCKTNOSUPPORT for
- * a type they have not, EPROTONOSUPPORT for a protocol the type has not; a
+ * a type they have not, EPROTONOSUPPORT for a protocol the type has not,
+ * EINVAL for one past IPPROTO_MAX or negative, checked first; a
  * raw one is taken as made, as for a process with CAP_NET_RAW) and have no
  * socketpair (EOPNOTSUPP); AF_UNIX takes protocol 0 or PF_UNIX (else
  * EPROTONOSUPPORT), and of its types only SOCK_STREAM is modelled:
@@ -19,8 +21,9 @@
  * EPROTONOSUPPORT (the sim's limit: Linux makes those pairs), others
  * ESOCKTNOSUPPORT.
  *
- * connect: a connected socket (a stream socket, a socketpair end) is
- * EISCONN, what is no socket ENOTSOCK; a UDP socket connects, and a TCP
+ * connect: the address's length and pointer first (EINVAL, EFAULT), then
+ * what is no socket is ENOTSOCK; a socketpair end takes no address but
+ * AF_UNIX's (EINVAL), and is connected (EISCONN); a UDP socket connects, and a TCP
  * socket not connected answers for itself (tcp_listen.c).
  *
  * accept4: a TCP socket answers for itself (tcp_listen.c); a connected
@@ -31,6 +34,7 @@
 #include <linux/netlink.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 
 #include "sim_internal.h"
 
@@ -50,6 +54,10 @@ int qp__sim_socket(qp_os *os, int domain, int type, int protocol)
         return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
     if (domain != AF_INET && domain != AF_INET6)
         return (int)qp__sim_exit(sim, &rec, -1, EAFNOSUPPORT);
+    /* net/ipv4/af_inet.c inet_create (inet6_create too): a protocol out of
+       range is EINVAL, before the type is looked at */
+    if (protocol < 0 || protocol >= IPPROTO_MAX)
+        return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
     int kind = type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC);
     bool udp = kind == SOCK_DGRAM && (protocol == 0 || protocol == IPPROTO_UDP);
     bool tcp = kind == SOCK_STREAM && (protocol == 0 || protocol == IPPROTO_TCP);
@@ -75,6 +83,10 @@ int qp__sim_socketpair(qp_os *os, int domain, int type, int protocol, int *sv)
     int kind = type & SOCK_TYPE_MASK;
     if ((type & ~SOCK_TYPE_MASK) & ~(SOCK_NONBLOCK | SOCK_CLOEXEC))
         return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
+    /* __sys_socketpair writes the two fds it reserved before it makes the
+       sockets: no vector is EFAULT, whatever the family */
+    if (sv == NULL)
+        return (int)qp__sim_exit(sim, &rec, -1, EFAULT);
     if (domain < 0 || domain >= AF_MAX)
         return (int)qp__sim_exit(sim, &rec, -1, EAFNOSUPPORT);
     if (kind >= SOCK_MAX_TYPES)
@@ -85,11 +97,13 @@ int qp__sim_socketpair(qp_os *os, int domain, int type, int protocol, int *sv)
         bool tcp = kind == SOCK_STREAM &&
                    (protocol == 0 || protocol == IPPROTO_TCP || protocol == IPPROTO_MPTCP);
         bool udp = kind == SOCK_DGRAM && (protocol == 0 || protocol == IPPROTO_UDP);
+        if (protocol < 0 || protocol >= IPPROTO_MAX)
+            return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
         if (kind != SOCK_STREAM && kind != SOCK_DGRAM && kind != SOCK_RAW)
             return (int)qp__sim_exit(sim, &rec, -1, ESOCKTNOSUPPORT);
         /* a raw socket needs its protocol: inet_create finds no protosw
            for IPPROTO_IP (0) */
-        bool raw = kind == SOCK_RAW && protocol > 0 && protocol < IPPROTO_RAW + 1;
+        bool raw = kind == SOCK_RAW && protocol > 0;
         return (int)qp__sim_exit(sim, &rec, -1, tcp || udp || raw ? EOPNOTSUPP : EPROTONOSUPPORT);
     }
     if (domain == AF_NETLINK) {
@@ -113,8 +127,6 @@ int qp__sim_socketpair(qp_os *os, int domain, int type, int protocol, int *sv)
         return (int)qp__sim_exit(sim, &rec, -1, EPROTONOSUPPORT); /* not modelled */
     if (kind != SOCK_STREAM)
         return (int)qp__sim_exit(sim, &rec, -1, ESOCKTNOSUPPORT);
-    if (sv == NULL)
-        return (int)qp__sim_exit(sim, &rec, -1, EFAULT);
     return (int)qp__unix_pair_new(sim, &rec, type, sv);
 }
 
@@ -126,11 +138,26 @@ int qp__sim_connect(qp_os *os, int fd, const struct sockaddr *addr, socklen_t ad
     rec.call.connect.addr = QP_REC_INET_NONE;
     if (obj == NULL)
         return (int)qp__sim_bad_fd(sim, &rec);
+    /* net/socket.c __sys_connect: the fd, then the address is copied in
+       (move_addr_to_kernel: a length past a sockaddr_storage, or negative,
+       EINVAL; none where one is said to be EFAULT), then the socket */
+    if ((int)addrlen < 0 || addrlen > sizeof(struct sockaddr_storage))
+        return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
+    if (addr == NULL && addrlen > 0)
+        return (int)qp__sim_exit(sim, &rec, -1, EFAULT);
     const qp_kind *kind = qp__kind(obj->type);
     if (!kind->socket)
         return (int)qp__sim_exit(sim, &rec, -1, ENOTSOCK);
-    if (kind->connect == NULL)
+    if (kind->connect == NULL) {
+        /* a socketpair end: net/unix/af_unix.c unix_stream_connect checks
+           the address first (unix_validate_addr: EINVAL for one not
+           AF_UNIX, or not longer than its family); an AF_UNIX one finds the
+           end connected (the sim has no paths to look up) */
+        if (addrlen <= sizeof(sa_family_t) || addrlen > sizeof(struct sockaddr_un) ||
+            addr->sa_family != AF_UNIX)
+            return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
         return (int)qp__sim_exit(sim, &rec, -1, EISCONN);
+    }
     return (int)kind->connect(sim, &rec, obj, fd, addr, addrlen);
 }
 

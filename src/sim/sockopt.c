@@ -1,4 +1,4 @@
-/* setsockopt and getsockopt: the options servers and clients set on TCP
+/* setsockopt and getsockopt: the options servers and clients set on their
  * sockets, kept and read back (net/core/sock.c sk_setsockopt and
  * sk_getsockopt, net/ipv4/tcp.c do_tcp_setsockopt, as quietpoll conform
  * checks them against the kernel):
@@ -6,18 +6,25 @@
  *   reads back as 1), SO_LINGER (a struct linger), SO_SNDBUF and SO_RCVBUF
  *   (Linux keeps twice the value asked for, at least 4608 and 2304 bytes,
  *   at most twice net.core.wmem_max and rmem_max: the sim takes Linux's
- *   default maximum, 212992; a host configured otherwise differs there),
- *   SO_RCVLOWAT (0 is 1; a negative value is INT_MAX; capped at half the
- *   receive buffer once SO_RCVBUF was set, else at half tcp_rmem's
+ *   default maximum, 212992; a host configured otherwise differs there;
+ *   before any is set: tcp_wmem's and tcp_rmem's defaults for TCP,
+ *   net.core.wmem_default and rmem_default for UDP and AF_UNIX),
+ *   SO_RCVLOWAT (0 is 1; a negative value is INT_MAX; TCP caps it at half
+ *   the receive buffer once SO_RCVBUF was set, else at half tcp_rmem's
  *   maximum), SO_ERROR (read only: the pending error, cleared by reading;
- *   ENOPROTOOPT to set), SO_TYPE (read only); IPPROTO_TCP: TCP_NODELAY.
- * - an int option given fewer than 4 bytes is EINVAL (a struct linger:
- *   fewer than its size); getsockopt writes min(length, 4) bytes and a
- *   negative length is EINVAL; a NULL value is EFAULT; an option or level
- *   the sim has not is ENOPROTOOPT.
- * - the world's sockets (a connected stream, a UDP socket, a socketpair
- *   end) take the same options without keeping them: getsockopt reads the
- *   defaults, and SO_ERROR 0 (their errors come through their receives). */
+ *   ENOPROTOOPT to set), SO_TYPE, SO_DOMAIN, SO_PROTOCOL, SO_ACCEPTCONN
+ *   (read only); IPPROTO_TCP: TCP_NODELAY, on TCP sockets.
+ * - setsockopt: a negative length is EINVAL; SOL_SOCKET and IPPROTO_TCP
+ *   copy an int first: a shorter value is EINVAL, none EFAULT, whatever the
+ *   option (a struct linger: fewer than its size is EINVAL); then an option
+ *   the sim has not is ENOPROTOOPT. Another level: ENOPROTOOPT for TCP and
+ *   UDP (ip_setsockopt), EOPNOTSUPP for AF_UNIX (it has no other level).
+ * - getsockopt: a level but SOL_SOCKET (and TCP's own) is EOPNOTSUPP
+ *   (ip_getsockopt; AF_UNIX has none), before the length is read; then no
+ *   length is EFAULT, a negative one EINVAL; min(length, 4) bytes are
+ *   written; a NULL value is EFAULT; an option the sim has not ENOPROTOOPT.
+ * - a harness's stream, a UDP socket and a socketpair end keep their
+ *   options as a TCP socket does; a harness's stream's SO_ERROR reads 0. */
 #include <errno.h>
 #include <limits.h>
 #include <netinet/in.h>
@@ -38,27 +45,69 @@ const qp_sockopts qp__sockopts_default = {
     .rcvlowat = 1,
 };
 
-/* The options of the socket behind obj: a TCP socket's own, or NULL. */
-static qp_sockopts *opts_of(qp_sim *sim, const qp_obj *obj)
+const qp_sockopts qp__sockopts_dgram = {
+    .sndbuf = 212992, /* net.core.wmem_default: Linux's default */
+    .rcvbuf = 212992, /* net.core.rmem_default */
+    .rcvlowat = 1,
+};
+
+/* The protocol behind a socket: TCP (a TCP socket, a stream), UDP or AF_UNIX. */
+enum proto { PROTO_TCP, PROTO_UDP, PROTO_UNIX };
+
+static enum proto proto_of(const qp_obj *obj)
 {
-    if (obj->type == QP_OBJ_STREAM && obj->conn != 0)
-        return &qp__tcp_conn_of(sim, obj)->opts;
-    return obj->type == QP_OBJ_TCP ? &sim->tcps[obj->index].opts : NULL;
+    return obj->type == QP_OBJ_DGRAM ? PROTO_UDP : obj->type == QP_OBJ_UNIX ? PROTO_UNIX : PROTO_TCP;
 }
 
+/* The options of the socket behind obj. */
+static qp_sockopts *opts_of(qp_sim *sim, qp_obj *obj)
+{
+    switch (obj->type) {
+    case QP_OBJ_TCP:
+        return &sim->tcps[obj->index].opts;
+    case QP_OBJ_DGRAM:
+        return &sim->dgrams[obj->index].opts;
+    case QP_OBJ_UNIX:
+        return &sim->unix_pairs[obj->index].opts[obj->end];
+    default:
+        return obj->conn != 0 ? &qp__tcp_conn_of(sim, obj)->opts : &obj->opts;
+    }
+}
+
+/* AF_INET6, for a TCP socket or a world's connection. */
+static bool v6_of(qp_sim *sim, qp_obj *obj)
+{
+    if (obj->type == QP_OBJ_TCP)
+        return sim->tcps[obj->index].v6;
+    return obj->type == QP_OBJ_STREAM && obj->conn != 0 && qp__tcp_conn_of(sim, obj)->v6;
+}
+
+/* sock_setsockopt's SO_SNDBUF and SO_RCVBUF: twice the value, capped at
+ * net.core.wmem_max (rmem_max), at least min; a negative value is taken as
+ * an unsigned one (min_t(u32, ...)): the cap. */
 static int32_t doubled(int32_t val, int32_t min)
 {
-    int64_t v = val < 0 ? 0 : val;
+    int64_t v = val < 0 ? BUF_MAX : val;
     if (v > BUF_MAX)
         v = BUF_MAX;
     v *= 2;
     return (int32_t)(v < min ? min : v);
 }
 
-/* Sets option (level, name) of o to what optval holds; 0 or an errno. */
-static int set_opt(qp_sockopts *o, int level, int name, const void *optval, socklen_t optlen)
+/* Sets SOL_SOCKET's option name of o (a socket of protocol proto) to what
+ * optval holds (sk_setsockopt; its int is copied in first: EINVAL for a
+ * shorter value, EFAULT for none); 0 or an errno. */
+static int set_socket_opt(qp_sockopts *o, enum proto proto, int name, const void *optval,
+                          socklen_t optlen)
 {
-    if (level == SOL_SOCKET && name == SO_LINGER) {
+    if (optlen < sizeof(int))
+        return EINVAL;
+    if (optval == NULL)
+        return EFAULT;
+    int val;
+    memcpy(&val, optval, sizeof val);
+    switch (name) {
+    case SO_LINGER: {
         struct linger l;
         if (optlen < sizeof l)
             return EINVAL;
@@ -67,44 +116,57 @@ static int set_opt(qp_sockopts *o, int level, int name, const void *optval, sock
         o->linger_s = l.l_linger;
         return 0;
     }
-    bool known = (level == SOL_SOCKET &&
-                  (name == SO_REUSEADDR || name == SO_REUSEPORT || name == SO_KEEPALIVE ||
-                   name == SO_SNDBUF || name == SO_RCVBUF || name == SO_RCVLOWAT)) ||
-                 (level == IPPROTO_TCP && name == TCP_NODELAY);
-    if (!known)
-        return ENOPROTOOPT;
-    if (optlen < sizeof(int))
-        return EINVAL;
-    int val;
-    memcpy(&val, optval, sizeof val);
-    if (level == IPPROTO_TCP) {
-        o->nodelay = val != 0;
-        return 0;
-    }
-    switch (name) {
     case SO_REUSEADDR:
         o->reuseaddr = val != 0;
-        break;
+        return 0;
     case SO_REUSEPORT:
         o->reuseport = val != 0;
-        break;
+        return 0;
     case SO_KEEPALIVE:
         o->keepalive = val != 0;
-        break;
+        return 0;
     case SO_SNDBUF:
         o->sndbuf = doubled(val, SNDBUF_MIN);
-        break;
+        return 0;
     case SO_RCVBUF:
         o->rcvbuf = doubled(val, RCVBUF_MIN);
         o->rcvbuf_locked = true;
-        break;
+        return 0;
     case SO_RCVLOWAT: {
         int64_t v = val < 0 ? INT_MAX : val == 0 ? 1 : val;
-        int64_t cap = o->rcvbuf_locked ? o->rcvbuf >> 1 : TCP_RMEM_MAX >> 1;
+        /* tcp_set_rcvlowat caps it; other protocols take it as it is */
+        int64_t cap = proto != PROTO_TCP ? INT_MAX
+                      : o->rcvbuf_locked ? o->rcvbuf >> 1
+                                         : TCP_RMEM_MAX >> 1;
         o->rcvlowat = (int32_t)(v < cap ? v : cap);
-        break;
+        return 0;
     }
     }
+    return ENOPROTOOPT;
+}
+
+/* Sets option (level, name) of a socket of protocol proto: 0 or an errno.
+ * AF_UNIX has no level but SOL_SOCKET (EOPNOTSUPP: no ops->setsockopt); a
+ * UDP socket's other levels go to ip_setsockopt (ENOPROTOOPT but for
+ * SOL_IP); TCP's: do_tcp_setsockopt copies its int first. */
+static int set_opt(qp_sockopts *o, enum proto proto, int level, int name, const void *optval,
+                   socklen_t optlen)
+{
+    if (level == SOL_SOCKET)
+        return set_socket_opt(o, proto, name, optval, optlen);
+    if (proto == PROTO_UNIX)
+        return EOPNOTSUPP;
+    if (level != IPPROTO_TCP || proto != PROTO_TCP)
+        return ENOPROTOOPT;
+    if (optlen < sizeof(int))
+        return EINVAL;
+    if (optval == NULL)
+        return EFAULT;
+    if (name != TCP_NODELAY)
+        return ENOPROTOOPT;
+    int val;
+    memcpy(&val, optval, sizeof val);
+    o->nodelay = val != 0;
     return 0;
 }
 
@@ -123,30 +185,19 @@ int qp__sim_setsockopt(qp_os *os, int fd, int level, int optname, const void *op
         return (int)qp__sim_bad_fd(sim, &rec);
     if (!qp__kind(obj->type)->socket)
         return (int)qp__sim_exit(sim, &rec, -1, ENOTSOCK);
-    if ((int)optlen < 0)
+    if ((int)optlen < 0) /* do_sock_setsockopt */
         return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
-    if (optval == NULL && optlen > 0)
-        return (int)qp__sim_exit(sim, &rec, -1, EFAULT);
-    qp_sockopts scratch = qp__sockopts_default;
-    qp_sockopts *o = opts_of(sim, obj);
-    int err = set_opt(o != NULL ? o : &scratch, level, optname, optval, optlen);
+    int err = set_opt(opts_of(sim, obj), proto_of(obj), level, optname, optval, optlen);
     return (int)qp__sim_exit(sim, &rec, err != 0 ? -1 : 0, err);
 }
 
-/* The value of option (level, name) of socket obj, as getsockopt reads it
- * (its pending error is taken): false for an option the sim has not. */
-static bool get_opt(qp_sim *sim, qp_obj *obj, int level, int name, int *val,
-                    struct linger *linger)
+/* The value of SOL_SOCKET's option name of socket obj, as sk_getsockopt
+ * reads it (its pending error is taken): false for an option the sim has
+ * not. */
+static bool get_socket_opt(qp_sim *sim, qp_obj *obj, int name, int *val, struct linger *linger)
 {
     const qp_sockopts *o = opts_of(sim, obj);
-    if (o == NULL)
-        o = &qp__sockopts_default;
-    if (level == IPPROTO_TCP) {
-        *val = o->nodelay;
-        return name == TCP_NODELAY;
-    }
-    if (level != SOL_SOCKET)
-        return false;
+    enum proto proto = proto_of(obj);
     switch (name) {
     case SO_REUSEADDR: *val = o->reuseaddr; return true;
     case SO_REUSEPORT: *val = o->reuseport; return true;
@@ -155,7 +206,16 @@ static bool get_opt(qp_sim *sim, qp_obj *obj, int level, int name, int *val,
     case SO_RCVBUF: *val = o->rcvbuf; return true;
     case SO_RCVLOWAT: *val = o->rcvlowat; return true;
     case SO_TYPE:
-        *val = obj->type == QP_OBJ_DGRAM ? SOCK_DGRAM : SOCK_STREAM;
+        *val = proto == PROTO_UDP ? SOCK_DGRAM : SOCK_STREAM;
+        return true;
+    case SO_DOMAIN:
+        *val = proto == PROTO_UNIX ? AF_UNIX : v6_of(sim, obj) ? AF_INET6 : AF_INET;
+        return true;
+    case SO_PROTOCOL:
+        *val = proto == PROTO_UNIX ? 0 : proto == PROTO_UDP ? IPPROTO_UDP : IPPROTO_TCP;
+        return true;
+    case SO_ACCEPTCONN:
+        *val = obj->type == QP_OBJ_TCP && sim->tcps[obj->index].state == QP_TCP_LISTENING;
         return true;
     case SO_LINGER:
         linger->l_onoff = o->linger_on;
@@ -166,6 +226,8 @@ static bool get_opt(qp_sim *sim, qp_obj *obj, int level, int name, int *val,
         if (obj->type == QP_OBJ_TCP) {
             *val = sim->tcps[obj->index].error;
             sim->tcps[obj->index].error = 0;
+        } else if (obj->type == QP_OBJ_DGRAM) {
+            *val = qp__dgram_take_error(&sim->dgrams[obj->index]) ? ECONNREFUSED : 0;
         } else if (obj->type == QP_OBJ_STREAM && obj->conn != 0) {
             /* a world connection's RST: its error (sock_error); a harness's
                stream keeps reading 0 here, as it always has */
@@ -176,6 +238,14 @@ static bool get_opt(qp_sim *sim, qp_obj *obj, int level, int name, int *val,
         return true;
     }
     return false;
+}
+
+/* getsockopt of a level but SOL_SOCKET: AF_UNIX has none (EOPNOTSUPP: no
+ * ops->getsockopt), nor UDP IPPROTO_TCP; a TCP socket's other levels go
+ * to ip_getsockopt (EOPNOTSUPP but for SOL_IP); 0 for TCP's own level. */
+static int level_error(const qp_obj *obj, int level)
+{
+    return level == IPPROTO_TCP && proto_of(obj) == PROTO_TCP ? 0 : EOPNOTSUPP;
 }
 
 int qp__sim_getsockopt(qp_os *os, int fd, int level, int optname, void *optval, socklen_t *optlen)
@@ -190,13 +260,19 @@ int qp__sim_getsockopt(qp_os *os, int fd, int level, int optname, void *optval, 
         return (int)qp__sim_bad_fd(sim, &rec);
     if (!qp__kind(obj->type)->socket)
         return (int)qp__sim_exit(sim, &rec, -1, ENOTSOCK);
+    if (level != SOL_SOCKET && level_error(obj, level) != 0)
+        return (int)qp__sim_exit(sim, &rec, -1, level_error(obj, level));
     if (optlen == NULL)
         return (int)qp__sim_exit(sim, &rec, -1, EFAULT);
     if ((int)*optlen < 0)
         return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
     int val = 0;
     struct linger linger = {0};
-    if (!get_opt(sim, obj, level, optname, &val, &linger))
+    bool known = level == SOL_SOCKET ? get_socket_opt(sim, obj, optname, &val, &linger)
+                                     : optname == TCP_NODELAY;
+    if (level != SOL_SOCKET)
+        val = opts_of(sim, obj)->nodelay;
+    if (!known)
         return (int)qp__sim_exit(sim, &rec, -1, ENOPROTOOPT);
     bool is_linger = level == SOL_SOCKET && optname == SO_LINGER;
     socklen_t len = is_linger ? sizeof linger : sizeof val;

@@ -9,7 +9,8 @@
  * - a read takes queued bytes first; then 0 after a FIN (even with an error
  *   pending); then a pending error (ECONNRESET after a RST), once; then 0;
  *   a receive of 0 bytes follows the same order (EAGAIN with nothing queued);
- *   MSG_PEEK reads queued bytes and leaves them queued;
+ *   MSG_PEEK reads queued bytes and leaves them queued; MSG_TRUNC takes
+ *   them and writes nothing to the buffer;
  * - a send takes a pending error first (ECONNRESET, once); fails with EPIPE
  *   once a RST closed the connection; after the peer's FIN it succeeds, and
  *   the closed peer answers it with a RST: the connection is closed, with
@@ -80,9 +81,14 @@ static int64_t stream_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, voi
         size_t n = count < s->bytes_queued ? count : (size_t)s->bytes_queued;
         bool peek = rec->call.io.flags & MSG_PEEK; /* tcp_recvmsg: MSG_PEEK leaves them */
         qp_tcp_conn *c = qp__tcp_conn_of(sim, obj);
-        if (c != NULL && c->server_conn != 0)
+        /* tcp_recvmsg_locked: MSG_TRUNC takes the bytes without copying
+           them (the caller's buffer is left as it was) */
+        bool server = c != NULL && c->server_conn != 0;
+        if (server && (rec->call.io.flags & MSG_TRUNC))
+            c->bytes_read += peek ? 0 : n; /* the server's bytes, taken unwritten */
+        else if (server)
             qp__tcp_server_fill(sim, c, buf, n, peek); /* the server's bytes */
-        else
+        else if (!(rec->call.io.flags & MSG_TRUNC))
             memset(buf, 0, n);
         if (!peek) {
             s->bytes_queued -= n;
@@ -262,6 +268,7 @@ int qp_sim_add_stream(qp_sim *sim)
 {
     int fd = qp__sim_alloc_fd(sim, QP_OBJ_STREAM);
     assert(fd >= 0 && "out of sim fds");
+    sim->objs[fd].opts = qp__sockopts_default;
     assert(sim->targets_count < QP_SIM_FDS_MAX);
     sim->targets[sim->targets_count++] = fd;
     return fd;

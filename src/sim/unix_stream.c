@@ -83,6 +83,7 @@ int64_t qp__unix_pair_new(qp_sim *sim, qp_rec *rec, int type, int sv[2])
     qp_unix_pair *p = &sim->unix_pairs[index];
     memset(p, 0, sizeof *p);
     p->open[0] = p->open[1] = true;
+    p->opts[0] = p->opts[1] = qp__sockopts_dgram;
     if (index >= sim->unix_pairs_count)
         sim->unix_pairs_count = index + 1;
     int fds[2] = {fd0, fd1};

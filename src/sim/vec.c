@@ -121,6 +121,7 @@ ssize_t qp__sim_readv(qp_os *os, int fd, const struct iovec *iov, int iovcnt)
         return (ssize_t)qp__sim_exit(sim, &rec, 0, 0); /* vfs_readv: nothing to read */
     uint8_t buf[QP_VEC_BYTES_MAX];
     size_t count = total < sizeof buf ? total : sizeof buf;
+    (void)gather(iov, iovcnt, buf, count); /* what the receive does not write stays */
     int64_t ret = qp__io_receive(sim, &rec, fd, buf, count, false, NULL, NULL);
     if (ret > 0)
         scatter(iov, iovcnt, buf, (size_t)ret);
@@ -159,6 +160,9 @@ ssize_t qp__sim_recvmsg(qp_os *os, int fd, struct msghdr *msg, int flags)
     socklen_t fromlen = sizeof from;
     bool named = msg->msg_name != NULL;
     rec.call.io.has_name = named;
+    /* what the receive does not write stays as the caller had it (a
+       stream's MSG_TRUNC writes nothing: tcp_recvmsg_locked) */
+    (void)gather(msg->msg_iov, (int)msg->msg_iovlen, buf, count);
     int64_t ret = qp__io_receive(sim, &rec, fd, buf, count, true,
                                  named ? (struct sockaddr *)&from : NULL, named ? &fromlen : NULL);
     if (ret < 0)
