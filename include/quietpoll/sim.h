@@ -380,6 +380,16 @@ typedef struct qp_sim {
     /* RLIMIT_NOFILE as setrlimit set it (0 before: Linux's defaults, 1024 and 4096); the
        fds a call may make are those below the soft limit (and QP_SIM_FDS_MAX) */
     uint64_t nofile_cur, nofile_max;
+    /* the system's file table (file_table.c): limited by the world's last
+       QP_EV_FILE_TABLE (false before one, or after the others' files went),
+       then the program's files at most */
+    bool file_table_limited;
+    uint64_t file_table_max;
+    /* the program has begun to serve (its first wait): until then the
+       world's QP_EV_FILE_TABLE waits, the last one in deferred */
+    bool file_table_serving;
+    bool file_table_deferred;
+    uint32_t file_table_deferred_size;
     uint16_t tcp_next_port; /* the next ephemeral port to try (0: QP_TCP_EPHEMERAL_FIRST) */
     unsigned tcp_conns_count;
     uint32_t tcp_conn_seq;

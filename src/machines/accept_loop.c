@@ -8,7 +8,10 @@
  * reset the connections it accepted (the stream events, on target 1 + the
  * connection's index), and the process's fd limit, which the program sets
  * at setup (setrlimit(RLIMIT_NOFILE)) a few fds above what it holds, so
- * that a burst reaches it and a peer's close frees one again.
+ * that a burst reaches it and a peer's close frees one again; and the
+ * system's file table, which other processes fill (ENFILE, for every call
+ * that makes a file: accept4 and the reserve's open) and free again
+ * (QP_EV_FILE_TABLE, drawn late: src/sim/file_table.c).
  *
  *   SETUP   listener = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK |
  *           SOCK_CLOEXEC); setsockopt(SO_REUSEADDR); bind(127.0.0.1:0);
@@ -246,7 +249,8 @@ const qp_machine qp_machine_accept_loop = {
             .op_sized = true,
             .op_size_max = CONNS_MAX,
             .targets_count = 1 + CONNS_MAX,
-            .event_kinds_mask = QP_EV_STREAM_KINDS | (1u << QP_EV_CONNECT) | (1u << QP_EV_HALF_CLOSE),
+            .event_kinds_mask = QP_EV_STREAM_KINDS | (1u << QP_EV_CONNECT) |
+                                (1u << QP_EV_HALF_CLOSE) | (1u << QP_EV_FILE_TABLE),
             .describe_op = describe_op,
         },
     .setup = setup,
