@@ -48,10 +48,11 @@
 #define QP_TCP_EPHEMERAL_FIRST 32768 /* ip_local_port_range's default start */
 #define QP_UNIX_BUF 4096 /* bytes a socketpair end holds for its reader */
 /* events the sim schedules itself: a resume per task, the next read of each
- * repeated read (one chain per schedule event) */
+ * repeated read (one chain per schedule event), a TCP socket's SYN sent
+ * again and its connect's timeout */
 #define QP_SIM_INTERNAL_MAX                                                                         \
     (QP_EVENTS_MAX + QP_SIM_TASKS_MAX + QP_SIM_TIMERFDS_MAX + QP_SIM_TCP_CONNS_MAX +          \
-     QP_SIM_TCPS_MAX)
+     2 * QP_SIM_TCPS_MAX)
 #define QP_NO_TASK 0xff
 /* CLOCK_REALTIME - CLOCK_MONOTONIC: 0, so that the wall clock a library
  * reads (time(), gettimeofday()) is the virtual time, a time of day on day
@@ -225,8 +226,10 @@ enum qp_internal_kind {
     QP_IEV_DGRAM,
     QP_IEV_TIMERFD,
     QP_IEV_SYN,    /* a peer's dropped SYN is sent again (event_index: its tcp_conns[]) */
-    QP_IEV_OWN_SYN /* the program's dropped SYN to its own listener is sent again
-                      (event_index: the socket's tcps[], size: its fd) */
+    QP_IEV_OWN_SYN, /* the program's dropped SYN to its own listener is sent again
+                       (event_index: the socket's tcps[], size: its fd) */
+    QP_IEV_CONNECT_TIMEOUT /* the program's connect nothing answered times out
+                              (event_index: the socket's tcps[], size: its fd) */
 };
 
 typedef struct qp_internal_event {

@@ -289,6 +289,13 @@ void qp__tcp_pair_read(qp_sim *sim, qp_tcp_conn *c, uint64_t bytes);
 void qp__tcp_pair_fin(qp_sim *sim, qp_tcp_conn *c);
 void qp__tcp_pair_closed(qp_sim *sim, qp_tcp_conn *c);
 void qp__tcp_pair_dropped(qp_sim *sim, qp_tcp_conn *c);
+/* Blocking TCP calls (tcp_block.c): the timeout of socket tcps[index]'s
+ * connect at fd that nothing answers (armed, disarmed, and when it comes),
+ * and a blocking connect's wait for its answer, ending the call. */
+void qp__tcp_connect_timeout_arm(qp_sim *sim, unsigned index, int fd);
+void qp__tcp_connect_timeout_disarm(qp_sim *sim, unsigned index);
+void qp__tcp_connect_timeout(qp_sim *sim, const qp_internal_event *iev);
+int64_t qp__tcp_connect_wait(qp_sim *sim, qp_rec *rec, int fd);
 /* The next ephemeral port (tcp_listen.c), for a peer's end. */
 uint16_t qp__tcp_ephemeral_port(qp_sim *sim);
 /* A stream socket's state: its connection's, or its own (stream.c). */
