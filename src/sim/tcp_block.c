@@ -11,9 +11,13 @@
  * - a SYN nothing answers is sent again after 1 s, 2 s, 4 s...
  *   (tcp_syn_retries, 6), and the connect fails with ETIMEDOUT when the
  *   last one's timeout ends, 127 s after the first (tcp_write_timeout's
- *   retransmits_timed_out), blocking or not: POLLOUT | POLLERR | POLLHUP
- *   and SO_ERROR ETIMEDOUT for a non-blocking socket. A connect to a
- *   listener of the program's own counts its retries itself (tcp_pair.c).
+ *   retransmits_timed_out). The sim times out the blocking connect alone
+ *   (after a signal ended its wait too, as Linux's goes on): a
+ *   non-blocking connect nothing answers stays in progress, the sim's
+ *   limit, kept so that the traces of the machines that make one stay
+ *   as they were (Linux would report POLLOUT | POLLERR | POLLHUP and
+ *   SO_ERROR ETIMEDOUT after 127 s). A connect to a listener of the
+ *   program's own counts its retries itself (tcp_pair.c).
  * The conformance suite holds the connects it can make on 127.0.0.1 and
  * ::1 in bounded time (answered, refused); the wait that nothing answers
  * (127 s) and a blocking send are held by tests/test_tcp_world.c. */

@@ -176,10 +176,11 @@ static int64_t tcp_connect(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd,
         t->error = ECONNREFUSED;
     } else
         t->state = QP_TCP_CONNECTING;
-    if (own < 0 && t->state == QP_TCP_CONNECTING) /* no answer yet: SYNs until it times out */
+    bool waits = obj->blocking && !sim->in_world;
+    if (waits && own < 0 && t->state == QP_TCP_CONNECTING) /* no answer yet: until it times out */
         qp__tcp_connect_timeout_arm(sim, obj->index, fd);
     qp__sim_notify(sim, fd);
-    if (obj->blocking && !sim->in_world) /* it waits for the answer */
+    if (waits) /* it waits for the answer */
         return qp__tcp_connect_wait(sim, rec, fd);
     return qp__sim_exit(sim, rec, -1, EINPROGRESS);
 }
