@@ -252,6 +252,49 @@ static void test_table_fills_from_the_first_wait(void)
     CHECK_FAILS(os->eventfd(os, 0, 0), ENFILE);
 }
 
+/* accept_loop's reference sheds load on ENFILE as on EMFILE, whatever
+ * instant the table fills at: a burst at its fd limit, the table filled
+ * at each of the calls of its shedding (the reserve closed, the accepts,
+ * the reserve opened again) and of the windows around it, and freed later. */
+static void test_accept_loop_ref_sheds_on_enfile_at_any_call(void)
+{
+    qp_run *run = qp_run_new();
+    unsigned enfile_runs = 0, runs = 0;
+    for (uint32_t headroom = 1; headroom <= 7; headroom += 6) /* op 0's size: 2 or 8 fds free */
+        for (uint32_t left = 0; left <= 1; left++)
+            for (unsigned k = 0; k < 60; k++, runs++) {
+                qp_schedule s = {.start_ns = START_NS, .cost_ns = 1000};
+                s.ops[s.ops_count++] = (qp_op){.timeout_ns = 50 * QP_NS_PER_MS, .size = headroom};
+                s.ops[s.ops_count++] = (qp_op){.timeout_ns = 50 * QP_NS_PER_MS, .size = 1};
+                const qp_event events[] = {
+                    {.at_ns = AT_MS(1), .kind = QP_EV_CONNECT, .size = 4},
+                    {.at_ns = AT_MS(1) + k * 1000, .kind = QP_EV_FILE_TABLE, .size = left},
+                    {.at_ns = AT_MS(20), .kind = QP_EV_CONNECT, .size = 3},
+                    {.at_ns = AT_MS(30), .kind = QP_EV_FILE_TABLE, .size = QP_FILE_TABLE_FREED},
+                    {.at_ns = AT_MS(60), .kind = QP_EV_CONNECT, .size = 2},
+                };
+                for (size_t e = 0; e < sizeof events / sizeof events[0]; e++)
+                    s.events[s.events_count++] = events[e];
+                if (run_schedule(run, &qp_machine_accept_loop, 0, &s)) {
+                    fprintf(stderr,
+                            "accept_loop/ref, %u fds free, the table filled (%u left) at +%u us: "
+                            "%s\n",
+                            1 + headroom, left, k,
+                            qp_property_name((unsigned)run->oracle.violation.property));
+                    CHECK(!"the reference passes");
+                }
+                bool enfile = false;
+                for (size_t i = 0; i < run->trace.count; i++)
+                    enfile |= run->trace.recs[i].type == QP_REC_SYSCALL &&
+                              run->trace.recs[i].call.ret == -1 &&
+                              run->trace.recs[i].call.err == ENFILE;
+                enfile_runs += enfile;
+            }
+    printf("accept_loop/ref: %u of %u runs met ENFILE\n", enfile_runs, runs);
+    CHECK(enfile_runs > runs / 4);
+    qp_run_free(run);
+}
+
 /* The accept_loop shape, with and without the late kind. */
 static qp_schedule_shape shape_with(bool late)
 {
@@ -325,6 +368,7 @@ int main(void)
         TEST(test_room_left_counts_the_programs_files),
         TEST(test_emfile_and_enfile_in_linux_order),
         TEST(test_table_fills_from_the_first_wait),
+        TEST(test_accept_loop_ref_sheds_on_enfile_at_any_call),
         TEST(test_late_list_keeps_tapes_of_before),
     };
     return check_run(tests, sizeof tests / sizeof tests[0]);
