@@ -132,6 +132,40 @@ static const qp_cf_scenario too_many_peers = CF_SCENARIO(
     "test/peers-many", "", CF_OBJS(O_TCP4), CALL(bind, A_SLOT(0), A_INET(0), A_INET_LEN),
     W_CONNECT(0, 5), W_CONNECT(0, QP_CF_PEERS_MAX - 4));
 
+/* A blocking accept or connect must end within the call: an accept with a
+ * connection queued, a connect to a port of our own where nothing listens
+ * or a listener has room; an accept with nothing queued, or a connect to a
+ * full listener of our own (its SYNs dropped for 127 s), is refused. */
+static const qp_cf_scenario accepts_queued = CF_SCENARIO(
+    "test/accept-blocking-queued", "", CF_OBJS(O_TCP4),
+    CALL(bind, A_SLOT(0), A_INET(0), A_INET_LEN), CALL(listen, A_SLOT(0), A_INT(1)),
+    BLOCKING(0), W_CONNECT(0, 1), CALL(accept4, A_SLOT(0), A_NULL, A_NULL, A_INT(0)));
+static const qp_cf_scenario accepts_twice = CF_SCENARIO(
+    "test/accept-blocking-twice", "", CF_OBJS(O_TCP4),
+    CALL(bind, A_SLOT(0), A_INET(0), A_INET_LEN), CALL(listen, A_SLOT(0), A_INT(1)),
+    BLOCKING(0), W_CONNECT(0, 1), CALL(accept4, A_SLOT(0), A_NULL, A_NULL, A_INT(0)),
+    CALL(accept4, A_SLOT(0), A_NULL, A_NULL, A_INT(0)));
+static const qp_cf_scenario connects_refused = CF_SCENARIO(
+    "test/connect-blocking-refused", "", CF_OBJS(O_TCP4, O_TCP4),
+    CALL(bind, A_SLOT(0), A_INET(0), A_INET_LEN), BLOCKING(1),
+    CALL(connect, A_SLOT(1), A_BOUND(0), A_INET_LEN));
+static const qp_cf_scenario connects_full = CF_SCENARIO(
+    "test/connect-blocking-full", "", CF_OBJS(O_TCP4, O_TCP4),
+    CALL(bind, A_SLOT(0), A_INET(0), A_INET_LEN), CALL(listen, A_SLOT(0), A_INT(0)),
+    W_CONNECT(0, 1), BLOCKING(1), CALL(connect, A_SLOT(1), A_BOUND(0), A_INET_LEN));
+static const qp_cf_scenario connects_away_blocking = CF_SCENARIO(
+    "test/connect-blocking-away", "", CF_OBJS(O_TCP4), BLOCKING(0),
+    CALL(connect, A_SLOT(0), A_INET(9), A_INET_LEN));
+
+static void test_blocking_tcp_calls_end_within_the_call(void)
+{
+    CHECK(qp_cf_check(&accepts_queued) == NULL);
+    CHECK(qp_cf_check(&accepts_twice) != NULL);
+    CHECK(qp_cf_check(&connects_refused) == NULL);
+    CHECK(qp_cf_check(&connects_full) != NULL);
+    CHECK(qp_cf_check(&connects_away_blocking) != NULL);
+}
+
 static void test_tcp_scenarios_stay_on_the_loopback(void)
 {
     CHECK(qp_cf_check(&peers_of_unbound) != NULL);
@@ -360,6 +394,7 @@ int main(void)
         TEST(test_compare_holds_time_classes_and_values),
         TEST(test_an_icmp_error_during_a_wait_may_come_after_it),
         TEST(test_check_wants_an_action_for_a_read_that_may_block),
+        TEST(test_blocking_tcp_calls_end_within_the_call),
         TEST(test_documented_divergences_explain_only_their_difference),
         TEST(test_sim_runs_a_timed_scenario_on_its_own_times),
         TEST(test_sim_reports_a_call_blocked_for_good),

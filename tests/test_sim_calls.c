@@ -246,8 +246,11 @@ static void test_tcp_bind_listen_and_names(void)
     CHECK_EQ_I(os->getsockname(os, b, (struct sockaddr *)&name, &len), 0);
     CHECK_EQ_I(ntohs(name.sin_port), QP_TCP_EPHEMERAL_FIRST + 1);
     CHECK_EQ_I(name.sin_addr.s_addr, htonl(INADDR_ANY));
+    /* a non-blocking listener with nothing queued: EAGAIN (a blocking one
+       would wait: accept4's SOCK_NONBLOCK is the new socket's) */
+    CHECK_EQ_I(os->fcntl(os, b, F_SETFL, O_NONBLOCK), 0);
     CHECK_EQ_I(os->accept4(os, b, NULL, NULL, SOCK_NONBLOCK), -1);
-    CHECK_EQ_I(errno, EAGAIN); /* nothing queued */
+    CHECK_EQ_I(errno, EAGAIN);
     CHECK_EQ_I(os->accept4(os, a, NULL, NULL, 0), -1);
     CHECK_EQ_I(errno, EINVAL); /* not listening */
     struct pollfd pfd[2] = {{.fd = a, .events = POLLIN | POLLOUT}, {.fd = b, .events = POLLIN}};

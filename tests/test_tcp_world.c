@@ -2,9 +2,11 @@
  * to the program's listener (a burst beyond its backlog retried a second
  * later), accept4 with EMFILE leaving the connection queued, a RST or data
  * before accept, the world's listener answering a connect, and a send
- * buffer that fills and drains. Each behaviour was seen on Linux's
+ * buffer that fills and drains; and the blocking accept, connect and send,
+ * which wait as Linux's do (src/sim/tcp_block.c). Each behaviour was seen on Linux's
  * loopback first (src/sim/tcp_peer.c). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -418,6 +420,104 @@ static void test_own_syn_sent_again_on_its_own_clock(void)
     CHECK_EQ_I(poll_one(os, c3, POLLOUT, 600), POLLOUT);
 }
 
+/* A blocking listener's accept waits for the connection (inet_csk_accept's
+ * inet_csk_wait_for_connect); a signal ends the wait with EINTR. */
+static void test_blocking_accept_waits(void)
+{
+    const qp_event events[] = {
+        {.at_ns = AT_MS(2), .kind = QP_EV_SIGNAL, .target = 0},
+        {.at_ns = AT_MS(5), .kind = QP_EV_CONNECT, .target = 0, .size = 1},
+    };
+    qp_os *os = fresh(events, 2);
+    SIM_GUARD(stopped);
+    qp_sim_add_tcp_peers(&sim, 2);
+    int l = os->socket(os, AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in addr = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    CHECK_EQ_I(os->bind(os, l, (struct sockaddr *)&addr, sizeof addr), 0);
+    CHECK_EQ_I(os->listen(os, l, 4), 0);
+    CHECK_EQ_I(os->accept4(os, l, NULL, NULL, 0), -1);
+    CHECK_EQ_I(errno, EINTR);
+    CHECK(sim.now_ns >= AT_MS(2) && sim.now_ns < AT_MS(3));
+    int a = os->accept4(os, l, NULL, NULL, SOCK_CLOEXEC);
+    CHECK(a >= 0);
+    CHECK(sim.now_ns >= AT_MS(5) && sim.now_ns < AT_MS(6));
+    CHECK_EQ_U(trace.recs[trace.count - 1].call.wake, QP_WAKE_READY);
+    /* the listener non-blocking, it does not wait (accept4's SOCK_NONBLOCK
+       is the new socket's) */
+    CHECK_EQ_I(os->fcntl(os, l, F_SETFL, O_NONBLOCK), 0);
+    CHECK_EQ_I(accept_nb(os, l), -1);
+    CHECK_EQ_I(errno, EAGAIN);
+}
+
+/* A blocking connect waits for its answer (__inet_stream_connect): 0 once
+ * accepted (then EISCONN), ECONNREFUSED at once from a refusing listener,
+ * ETIMEDOUT 127 s after the first SYN when nothing answers. */
+static void test_blocking_connect_waits_for_the_answer(void)
+{
+    const qp_event events[] = {
+        {.at_ns = AT_MS(5), .kind = QP_EV_ANSWER, .target = 0, .size = 1},
+        {.at_ns = AT_MS(20), .kind = QP_EV_ANSWER, .target = 0, .size = 2},
+        {.at_ns = AT_MS(40), .kind = QP_EV_ANSWER, .target = 0, .size = 0},
+    };
+    qp_os *os = fresh(events, 3);
+    SIM_GUARD(stopped);
+    CHECK_EQ_I(qp_sim_add_tcp_listener_peer(&sim, 7), 0);
+    struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons(7),
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    int fd = os->socket(os, AF_INET, SOCK_STREAM, 0);
+    CHECK_EQ_I(os->connect(os, fd, (struct sockaddr *)&to, sizeof to), 0);
+    CHECK(sim.now_ns >= AT_MS(5) && sim.now_ns < AT_MS(6));
+    CHECK_EQ_I(os->connect(os, fd, (struct sockaddr *)&to, sizeof to), -1);
+    CHECK_EQ_I(errno, EISCONN);
+    pass_ms(os, 20);
+    int fd2 = os->socket(os, AF_INET, SOCK_STREAM, 0);
+    CHECK_EQ_I(os->connect(os, fd2, (struct sockaddr *)&to, sizeof to), -1);
+    CHECK_EQ_I(errno, ECONNREFUSED);
+    int err = -1;
+    socklen_t len = sizeof err;
+    CHECK_EQ_I(os->getsockopt(os, fd2, SOL_SOCKET, SO_ERROR, &err, &len), 0);
+    CHECK_EQ_I(err, 0); /* taken by the connect */
+    pass_ms(os, 20);
+    /* never answered */
+    uint64_t began_ns = sim.now_ns;
+    int fd3 = os->socket(os, AF_INET, SOCK_STREAM, 0);
+    CHECK_EQ_I(os->connect(os, fd3, (struct sockaddr *)&to, sizeof to), -1);
+    CHECK_EQ_I(errno, ETIMEDOUT);
+    CHECK(sim.now_ns >= began_ns + 127 * QP_NS_PER_S);
+    CHECK(sim.now_ns < began_ns + 128 * QP_NS_PER_S);
+    CHECK_EQ_I(os->getsockopt(os, fd3, SOL_SOCKET, SO_ERROR, &err, &len), 0);
+    CHECK_EQ_I(err, 0); /* taken by the connect */
+}
+
+/* A blocking send waits for room until all of it is queued (tcp_sendmsg's
+ * sk_stream_wait_memory); MSG_DONTWAIT does not wait; a signal ends the
+ * wait with what was queued. */
+static void test_blocking_send_waits_for_room(void)
+{
+    const qp_event events[] = {
+        {.at_ns = AT_MS(5), .kind = QP_EV_DRAIN, .target = 0, .size = 16},
+        {.at_ns = AT_MS(8), .kind = QP_EV_SIGNAL, .target = 0},
+    };
+    qp_os *os = fresh(events, 2);
+    SIM_GUARD(stopped);
+    int fd = qp_sim_add_tcp_connection(&sim);
+    CHECK_EQ_I(os->fcntl(os, fd, F_SETFL, 0), 0); /* blocking */
+    int sndbuf = 0;
+    socklen_t len = sizeof sndbuf;
+    CHECK_EQ_I(os->getsockopt(os, fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, &len), 0);
+    static const char bytes[65536];
+    size_t want = (size_t)sndbuf + 4096;
+    CHECK_EQ_I(os->send(os, fd, bytes, want, MSG_NOSIGNAL), (int64_t)want);
+    CHECK(sim.now_ns >= AT_MS(5) && sim.now_ns < AT_MS(6));
+    CHECK_EQ_I(os->send(os, fd, bytes, sizeof bytes, MSG_NOSIGNAL | MSG_DONTWAIT),
+               (int64_t)(sndbuf - 4096));
+    CHECK_EQ_I(os->send(os, fd, bytes, 1, MSG_NOSIGNAL | MSG_DONTWAIT), -1);
+    CHECK_EQ_I(errno, EAGAIN);
+    CHECK_EQ_I(os->send(os, fd, bytes, 1, MSG_NOSIGNAL), -1);
+    CHECK_EQ_I(errno, EINTR);
+    CHECK(sim.now_ns >= AT_MS(8) && sim.now_ns < AT_MS(9));
+}
+
 int main(void)
 {
     static const test_case tests[] = {
@@ -432,6 +532,9 @@ int main(void)
         TEST(test_listener_shut_for_reading_stops),
         TEST(test_own_connection_carries_bytes_and_flow),
         TEST(test_own_syn_sent_again_on_its_own_clock),
+        TEST(test_blocking_accept_waits),
+        TEST(test_blocking_connect_waits_for_the_answer),
+        TEST(test_blocking_send_waits_for_room),
     };
     return check_run(tests, sizeof tests / sizeof tests[0]);
 }

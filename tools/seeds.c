@@ -311,6 +311,16 @@ static const seed accept_loop_seeds[] = {
       .events = {ON(1 * MS, QP_EV_CONNECT, 0, 2), ON(1 * MS, QP_EV_RESET, 1, 0),
                  ON(2 * MS, QP_EV_HALF_CLOSE, 2, 0)},
       .events_count = 3}},
+    /* room for eight fds, but the system's file table fills after two
+       connections: the next three meet ENFILE (shed), then it frees */
+    {"corpus/fuzz_accept_loop/file-table-full", &qp_machine_accept_loop,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {{20 * MS, 7}}, .ops_count = 1,
+      .events = {ON(1 * MS, QP_EV_CONNECT, 0, 2), ON(2 * MS, QP_EV_FILE_TABLE, 0, 0),
+                 ON(5 * MS, QP_EV_CONNECT, 0, 3),
+                 ON(10 * MS, QP_EV_FILE_TABLE, 0, QP_FILE_TABLE_FREED),
+                 ON(12 * MS, QP_EV_CONNECT, 0, 1)},
+      .events_count = 5}},
 };
 
 /* connect_deadline: target 0 the world's listener (QP_EV_ANSWER: 0 never,

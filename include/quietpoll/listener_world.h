@@ -5,7 +5,9 @@
  * (the stream events, on target 1 + the connection's index: src/sim/
  * tcp_peer.c), and the process's fd limit, which the program sets at setup
  * a few fds above what it holds, so that a burst reaches it and a peer's
- * close frees one. Op 0's size is how many fds the limit leaves free; the
+ * close frees one; and the system's file table, which other processes fill
+ * (ENFILE) and free again (QP_EV_FILE_TABLE, drawn late: src/sim/
+ * file_table.c). Op 0's size is how many fds the limit leaves free; the
  * schedule's other ops are not read. */
 #ifndef QUIETPOLL_LISTENER_WORLD_H
 #define QUIETPOLL_LISTENER_WORLD_H
@@ -24,7 +26,8 @@
 #define QP_LISTENER_SHAPE                                                                       \
     {                                                                                           \
         .op_noun = "limit", .op_sized = true, .targets_count = 1 + QP_LISTENER_CONNS_MAX,        \
-        .event_kinds_mask = QP_EV_STREAM_KINDS | (1u << QP_EV_CONNECT),                         \
+        .event_kinds_mask = QP_EV_STREAM_KINDS | (1u << QP_EV_CONNECT) |                        \
+                            (1u << QP_EV_FILE_TABLE),                                           \
         .describe_op = qp_listener_describe_limit,                                              \
     }
 

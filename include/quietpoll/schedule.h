@@ -39,6 +39,10 @@
 #define QP_CONNECT_BURST_MAX 16                 /* peers of one QP_EV_CONNECT */
 #define QP_ANSWER_KINDS 3                       /* QP_EV_ANSWER sizes: never, accepts, refuses */
 #define QP_DRAIN_KIB_MAX 64                     /* KiB one QP_EV_DRAIN reads */
+/* QP_EV_FILE_TABLE sizes: 0 .. QP_FILE_TABLE_FREE_MAX the files the other
+   processes leave free, QP_FILE_TABLE_FREED they closed theirs again */
+#define QP_FILE_TABLE_FREE_MAX 2
+#define QP_FILE_TABLE_FREED (QP_FILE_TABLE_FREE_MAX + 1)
 #define QP_HZ_DEFAULT 100
 #define QP_HZ_CHOICES {0, 250, 1000}
 #define QP_HZ_CHOICES_COUNT 3
@@ -69,6 +73,10 @@ enum qp_event_kind {
     QP_EV_DRAIN,       /* the peer of connection `target` reads size KiB of what was sent */
     QP_EV_HALF_CLOSE,  /* the peer of connection `target` shuts down its sending side (a
                           FIN: reads return 0), and still reads */
+    /* The system's file table (src/sim/file_table.c), drawn late (below): */
+    QP_EV_FILE_TABLE,  /* the other processes open files until the system's table (fs.file-max)
+                          has size free (size 0: full, ENFILE for every call that makes a
+                          file), or, size QP_FILE_TABLE_FREED, close them again */
     QP_EV_KIND_COUNT
 };
 
@@ -82,6 +90,13 @@ enum qp_event_kind {
 /* what the peer of a TCP connection does beyond the stream's kinds: reads
  * what was sent, and shuts down its side while still reading */
 #define QP_EV_TCP_PEER_KINDS ((1u << QP_EV_DRAIN) | (1u << QP_EV_HALF_CLOSE))
+/* Kinds drawn late: a list of their own after every other draw of the tape
+ * (the tick rate included), so that a machine whose mask takes one decodes
+ * every tape that ends before that list (every tape of before) as it did
+ * without it; the other kinds' list never draws them. Their times chain
+ * from the start on their own, and they join the events in time order, after
+ * the other kinds' events of the same instant. */
+#define QP_EV_LATE_KINDS (1u << QP_EV_FILE_TABLE)
 
 typedef struct qp_event {
     uint64_t at_ns;

@@ -48,10 +48,11 @@
 #define QP_TCP_EPHEMERAL_FIRST 32768 /* ip_local_port_range's default start */
 #define QP_UNIX_BUF 4096 /* bytes a socketpair end holds for its reader */
 /* events the sim schedules itself: a resume per task, the next read of each
- * repeated read (one chain per schedule event) */
+ * repeated read (one chain per schedule event), a TCP socket's SYN sent
+ * again and its connect's timeout */
 #define QP_SIM_INTERNAL_MAX                                                                         \
     (QP_EVENTS_MAX + QP_SIM_TASKS_MAX + QP_SIM_TIMERFDS_MAX + QP_SIM_TCP_CONNS_MAX +          \
-     QP_SIM_TCPS_MAX)
+     2 * QP_SIM_TCPS_MAX)
 #define QP_NO_TASK 0xff
 /* CLOCK_REALTIME - CLOCK_MONOTONIC: 0, so that the wall clock a library
  * reads (time(), gettimeofday()) is the virtual time, a time of day on day
@@ -232,8 +233,10 @@ enum qp_internal_kind {
     QP_IEV_SYN,    /* a peer's dropped SYN is sent again (event_index: its tcp_conns[]) */
     QP_IEV_OWN_SYN, /* the program's dropped SYN to its own listener is sent again
                       (event_index: the socket's tcps[], size: its fd) */
-    QP_IEV_SEGMENT  /* the next segment of the world server's reply (event_index: the
+    QP_IEV_SEGMENT, /* the next segment of the world server's reply (event_index: the
                        schedule event, size: the reply's bytes, number: the connection) */
+    QP_IEV_CONNECT_TIMEOUT /* the program's connect nothing answered times out
+                              (event_index: the socket's tcps[], size: its fd) */
 };
 
 typedef struct qp_internal_event {
@@ -408,6 +411,16 @@ typedef struct qp_sim {
     /* RLIMIT_NOFILE as setrlimit set it (0 before: Linux's defaults, 1024 and 4096); the
        fds a call may make are those below the soft limit (and QP_SIM_FDS_MAX) */
     uint64_t nofile_cur, nofile_max;
+    /* the system's file table (file_table.c): limited by the world's last
+       QP_EV_FILE_TABLE (false before one, or after the others' files went),
+       then the program's files at most */
+    bool file_table_limited;
+    uint64_t file_table_max;
+    /* the program has begun to serve (its first wait): until then the
+       world's QP_EV_FILE_TABLE waits, the last one in deferred */
+    bool file_table_serving;
+    bool file_table_deferred;
+    uint32_t file_table_deferred_size;
     uint16_t tcp_next_port; /* the next ephemeral port to try (0: QP_TCP_EPHEMERAL_FIRST) */
     unsigned tcp_conns_count;
     uint32_t tcp_conn_seq;

@@ -96,12 +96,62 @@ static const char *check_resolver(const qp_cf_step *st)
     return NULL;
 }
 
+/* What a scenario's TCP slots hold by a step, as far as it can tell:
+ * listening (and the backlog), and the connections queued at least (the
+ * peers and the connects of its own to it, less the accepts of it). */
+typedef struct tcp_book {
+    bool listening[QP_CF_SLOTS_MAX];
+    int64_t backlog[QP_CF_SLOTS_MAX];
+    int64_t queued[QP_CF_SLOTS_MAX];
+} tcp_book;
+
+/* The slot a call step's argument i names (A_SLOT), or -1. */
+static int arg_slot(const qp_cf_step *st, unsigned i, unsigned kind, unsigned slots)
+{
+    if (i >= st->args_count || st->args[i].kind != kind || st->args[i].value < 0 ||
+        st->args[i].value >= (int64_t)slots)
+        return -1;
+    return (int)st->args[i].value;
+}
+
+/* A blocking accept or connect ends within the call (else it could block
+ * for good): an accept of a listener with a connection queued (a peer's
+ * dropped SYN comes again within a second), a connect to an address of the
+ * scenario's own, where nothing listens (a RST within the call) or a
+ * listener has room (the handshake within the call). */
+static bool ends_within_call(const qp_cf_step *st, unsigned slots, const tcp_book *book)
+{
+    if (qp_sys_table[st->sys].sys_class == QP_CLASS_ACCEPT) {
+        int l = arg_slot(st, 0, QP_CF_ARG_SLOT, slots);
+        return l >= 0 && book->listening[l] && book->queued[l] >= 1;
+    }
+    int to = arg_slot(st, 1, QP_CF_ARG_BOUND, slots);
+    return to >= 0 && (!book->listening[to] || book->queued[to] < book->backlog[to] + 1);
+}
+
+/* The book after call step st (before it: checked). */
+static void tcp_book_call(tcp_book *book, const qp_cf_step *st, unsigned slots)
+{
+    int s = arg_slot(st, 0, QP_CF_ARG_SLOT, slots);
+    if (st->sys == QP_SYS_listen && s >= 0) {
+        book->listening[s] = true;
+        book->backlog[s] = st->args_count > 1 ? st->args[1].value : 0;
+    }
+    if (qp_sys_table[st->sys].sys_class == QP_CLASS_ACCEPT && s >= 0 && book->queued[s] > 0)
+        book->queued[s]--;
+    int to = st->sys == QP_SYS_connect ? arg_slot(st, 1, QP_CF_ARG_BOUND, slots) : -1;
+    if (to >= 0 && book->listening[to])
+        book->queued[to]++;
+    if ((st->sys == QP_SYS_close || st->sys == QP_SYS_shutdown) && s >= 0)
+        book->listening[s] = false; /* its queue is reset (a SHUT_RD listener stops) */
+}
+
 /* A QP_CF_CALL step's row and recipes; NULL or why not. blocking: the
  * slots a scenario made blocking by now (a read or a write of one is held
  * to qp_cf_check's rules for reads and writes; an accept or a connect of a
- * blocking socket could block for good). */
+ * blocking socket must end within the call: ends_within_call). */
 static const char *check_call(const qp_cf_step *st, unsigned slots, const bool *blocking,
-                              const uint8_t *slot_kinds)
+                              const uint8_t *slot_kinds, const tcp_book *book)
 {
     if (st->sys >= QP_SYS_COUNT)
         return "a call of no row of the syscall table";
@@ -116,8 +166,9 @@ static const char *check_call(const qp_cf_step *st, unsigned slots, const bool *
             return "a call on a slot that does not exist";
         if (a->kind == QP_CF_ARG_SLOT && blocking[a->value] &&
             (sys_class == QP_CLASS_ACCEPT || st->sys == QP_SYS_connect) &&
-            qp_cf_kinds[slot_kinds[a->value]].unbound_inet)
-            return "an accept or a connect of a blocking socket (it could block for good)";
+            qp_cf_kinds[slot_kinds[a->value]].unbound_inet && !ends_within_call(st, slots, book))
+            return "an accept or a connect of a blocking socket that may not end within the call "
+                   "(it could block for good)";
         if (a->kind == QP_CF_ARG_BUF && (a->value < 0 || a->value > QP_CF_IO_BYTES_MAX))
             return "a buffer of more bytes than QP_CF_IO_BYTES_MAX";
         if (a->kind == QP_CF_ARG_PATH && (a->value < 0 || (size_t)a->value >= qp_cf_paths_count))
@@ -253,6 +304,7 @@ const char *qp_cf_check(const qp_cf_scenario *sc)
     unsigned actions = 0, peers = 0;
     bool blocking[QP_CF_SLOTS_MAX] = {false};
     bool bound[QP_CF_SLOTS_MAX] = {false};
+    tcp_book book = {{false}, {0}, {0}};
     uint8_t slot_kinds[QP_CF_SLOTS_MAX] = {0};
     for (unsigned i = 0, slot = 0; i < sc->objs_count; i++)
         for (unsigned k = 0; k < qp_cf_obj_slots(sc->objs[i].kind) && slot < QP_CF_SLOTS_MAX; k++)
@@ -265,13 +317,14 @@ const char *qp_cf_check(const qp_cf_scenario *sc)
         if (!slotless(st->op) && st->slot >= slots)
             return "a step on a slot that does not exist";
         if (st->op == QP_CF_CALL) {
-            const char *why = check_call(st, slots, blocking, slot_kinds);
+            const char *why = check_call(st, slots, blocking, slot_kinds, &book);
             if (why == NULL)
                 why = check_loopback(st, slot_kinds, bound);
             if (why == NULL)
                 why = check_resolver(st);
             if (why != NULL)
                 return why;
+            tcp_book_call(&book, st, slots);
         }
         if (st->op == QP_CF_W_CONNECT || st->op == QP_CF_W_PEER_RESET) {
             /* the host's peers connect to a listener it bound on the loopback */
@@ -279,6 +332,7 @@ const char *qp_cf_check(const qp_cf_scenario *sc)
             if (!tcp || !bound[st->slot])
                 return "peers of a slot that is no TCP socket bound on the loopback";
             peers += st->op == QP_CF_W_CONNECT ? st->size : 0;
+            book.queued[st->slot] += st->op == QP_CF_W_CONNECT ? st->size : 0;
             if (st->op == QP_CF_W_CONNECT && (st->size == 0 || peers > QP_CF_PEERS_MAX))
                 return "no peers, or more than QP_CF_PEERS_MAX";
             if (st->op == QP_CF_W_PEER_RESET && peers == 0)

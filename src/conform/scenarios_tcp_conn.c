@@ -1,7 +1,11 @@
 /* TCP connections on 127.0.0.1 and ::1, held to the kernel: shutdown and
  * getpeername of a connected stream, of sockets never connected and of a
  * listener (net/ipv4/af_inet.c inet_shutdown, inet_getname; net/ipv4/tcp.c
- * tcp_shutdown, tcp_disconnect, tcp_poll; src/sim/tcp_calls.c). */
+ * tcp_shutdown, tcp_disconnect, tcp_poll; src/sim/tcp_calls.c); and the
+ * blocking connects and accepts the host answers within the call
+ * (__inet_stream_connect, inet_csk_accept; src/sim/tcp_block.c): those that
+ * wait for the world (an accept with nothing queued, a connect nothing
+ * answers, a send to a full buffer) are held by tests/test_tcp_world.c. */
 #include "scenarios.h"
 
 const qp_cf_scenario qp_cf_scenarios_tcp_conn[] = {
@@ -232,6 +236,44 @@ const qp_cf_scenario qp_cf_scenarios_tcp_conn[] = {
                 CF_OBJS(O_PIPE),
                 CALL(getpeername, A_SLOT(0), A_BUF(16), A_LEN_OUT(16)),
                 CALL(getpeername, A_INT(63), A_BUF(16), A_LEN_OUT(16))),
+    CF_SCENARIO("tcp/connect-blocking-own", "a blocking connect to a listener of our own on 127.0.0.1 waits for the handshake and returns 0 (__inet_stream_connect's inet_wait_for_connect), then EISCONN; SO_ERROR 0; the listener has it queued",
+                CF_OBJS(O_TCP4, O_TCP4),
+                CALL(bind, A_SLOT(0), A_INET(0), A_INET_LEN),
+                CALL(listen, A_SLOT(0), A_INT(4)),
+                BLOCKING(1),
+                CALL(connect, A_SLOT(1), A_BOUND(0), A_INET_LEN),
+                CALL(connect, A_SLOT(1), A_BOUND(0), A_INET_LEN),
+                CALL(getsockopt, A_SLOT(1), A_INT(SOL_SOCKET), A_INT(SO_ERROR), A_INTP(7), A_LEN_OUT(4)),
+                POLL1(0, P_ALL, 0),
+                CALL(accept4, A_SLOT(0), A_NULL, A_NULL, A_INT(SOCK_NONBLOCK))),
+    CF_SCENARIO("tcp6/connect-blocking-own", "a blocking connect to a listener of our own on ::1 returns 0 once connected, then EISCONN",
+                CF_OBJS(O_TCP6, O_TCP6),
+                CALL(bind, A_SLOT(0), A_INET6(0), A_INET6_LEN),
+                CALL(listen, A_SLOT(0), A_INT(4)),
+                BLOCKING(1),
+                CALL(connect, A_SLOT(1), A_BOUND(0), A_INET6_LEN),
+                CALL(connect, A_SLOT(1), A_BOUND(0), A_INET6_LEN)),
+    CF_SCENARIO("tcp/connect-blocking-refused", "a blocking connect to a port of 127.0.0.1 where nothing listens: the RST comes within the call, ECONNREFUSED (sock_error takes it: SO_ERROR reads 0 after)",
+                CF_OBJS(O_TCP4, O_TCP4),
+                CALL(bind, A_SLOT(0), A_INET(0), A_INET_LEN),
+                BLOCKING(1),
+                CALL(connect, A_SLOT(1), A_BOUND(0), A_INET_LEN),
+                CALL(getsockopt, A_SLOT(1), A_INT(SOL_SOCKET), A_INT(SO_ERROR), A_INTP(7), A_LEN_OUT(4))),
+    CF_SCENARIO("tcp6/connect-blocking-refused", "a blocking connect to a port of ::1 where nothing listens: ECONNREFUSED",
+                CF_OBJS(O_TCP6, O_TCP6),
+                CALL(bind, A_SLOT(0), A_INET6(0), A_INET6_LEN),
+                BLOCKING(1),
+                CALL(connect, A_SLOT(1), A_BOUND(0), A_INET6_LEN)),
+    CF_SCENARIO("tcp/accept-blocking-queued", "accept4 on a blocking listener with a connection queued takes it at once; a blocking connect of our own to it returns 0, and the next accept4 takes that one",
+                CF_OBJS(O_TCP4, O_TCP4),
+                CALL(bind, A_SLOT(0), A_INET(0), A_INET_LEN),
+                CALL(listen, A_SLOT(0), A_INT(4)),
+                BLOCKING(0),
+                W_CONNECT(0, 1),
+                CALL(accept4, A_SLOT(0), A_BUF(16), A_LEN_OUT(16), A_INT(SOCK_CLOEXEC)),
+                BLOCKING(1),
+                CALL(connect, A_SLOT(1), A_BOUND(0), A_INET_LEN),
+                CALL(accept4, A_SLOT(0), A_NULL, A_NULL, A_INT(SOCK_NONBLOCK))),
 };
 
 const size_t qp_cf_scenarios_tcp_conn_count =

@@ -23,6 +23,7 @@ static const char *const event_kind_names[QP_EV_KIND_COUNT] = {
     [QP_EV_ANSWER] = "answer",
     [QP_EV_DRAIN] = "drain",
     [QP_EV_HALF_CLOSE] = "half-close",
+    [QP_EV_FILE_TABLE] = "file table",
 };
 
 /* The range of an event's size, by kind; kinds without one read no bytes. */
@@ -40,6 +41,7 @@ static const struct {
     [QP_EV_CONNECT] = {1, QP_CONNECT_BURST_MAX},
     [QP_EV_ANSWER] = {0, QP_ANSWER_KINDS - 1},
     [QP_EV_DRAIN] = {1, QP_DRAIN_KIB_MAX},
+    [QP_EV_FILE_TABLE] = {0, QP_FILE_TABLE_FREED},
 };
 
 static bool is_arrival_train(unsigned kind)
@@ -125,10 +127,68 @@ uint64_t qp_schedule_tick_ns(const qp_schedule *s)
     return QP_NS_PER_S / qp_schedule_hz(s);
 }
 
+/* Inserts ev in s's events after every event due at or before it. */
+static void insert_event(qp_schedule *s, const qp_event *ev)
+{
+    size_t at = s->events_count;
+    while (at > 0 && s->events[at - 1].at_ns > ev->at_ns)
+        at--;
+    memmove(&s->events[at + 1], &s->events[at], (s->events_count - at) * sizeof s->events[0]);
+    s->events[at] = *ev;
+    s->events_count++;
+}
+
+/* The late kinds' list (QP_EV_LATE_KINDS), when the shape takes one: each
+ * item its kind (among the shape's late kinds), its gap from the one before
+ * (the first's from the start) and its size; no target. */
+static void decode_late(qp_tape *tape, const qp_schedule_shape *shape, qp_schedule *out)
+{
+    uint32_t late_mask = shape->event_kinds_mask & QP_EV_LATE_KINDS;
+    if (late_mask == 0)
+        return;
+    unsigned kinds = kinds_count(late_mask);
+    uint64_t at_ns = out->start_ns;
+    while (qp_tape_more(tape) && out->events_count < QP_EVENTS_MAX) {
+        qp_event ev = {0};
+        ev.kind = (uint8_t)kind_at(late_mask, qp_tape_choice(tape, kinds));
+        at_ns += qp_tape_time_ns(tape, QP_GAP_NS_MAX, at_ns % QP_NS_PER_MS);
+        ev.at_ns = at_ns;
+        ev.size = (uint32_t)qp_tape_range(tape, event_sizes[ev.kind].min, event_sizes[ev.kind].max);
+        insert_event(out, &ev);
+    }
+}
+
+static void encode_late(qp_tape_writer *w, const qp_schedule_shape *shape, const qp_schedule *s)
+{
+    uint32_t late_mask = shape->event_kinds_mask & QP_EV_LATE_KINDS;
+    unsigned kinds = kinds_count(late_mask);
+    uint64_t at_ns = s->start_ns;
+    for (size_t i = 0; i < s->events_count; i++) {
+        const qp_event *ev = &s->events[i];
+        if (!((QP_EV_LATE_KINDS >> ev->kind) & 1u))
+            continue;
+        assert(ev->at_ns >= at_ns);
+        qp_write_more(w, true);
+        qp_write_choice(w, index_of_kind(late_mask, ev->kind), kinds);
+        qp_write_time_ns(w, ev->at_ns - at_ns, QP_GAP_NS_MAX);
+        at_ns = ev->at_ns;
+        qp_write_range(w, ev->size, event_sizes[ev->kind].min, event_sizes[ev->kind].max);
+    }
+    qp_write_more(w, false);
+}
+
+static bool has_late_events(const qp_schedule *s)
+{
+    for (size_t i = 0; i < s->events_count; i++)
+        if ((QP_EV_LATE_KINDS >> s->events[i].kind) & 1u)
+            return true;
+    return false;
+}
+
 void qp_schedule_decode(qp_tape *tape, const qp_schedule_shape *shape, qp_schedule *out)
 {
     assert(shape->targets_count >= 1);
-    assert(kinds_count(shape->event_kinds_mask) >= 1);
+    assert(kinds_count(shape->event_kinds_mask & ~QP_EV_LATE_KINDS) >= 1);
     memset(out, 0, sizeof *out);
 
     uint64_t start_s = qp_tape_range(tape, 0, QP_START_S_MAX);
@@ -146,12 +206,13 @@ void qp_schedule_decode(qp_tape *tape, const qp_schedule_shape *shape, qp_schedu
     }
 
     uint64_t at_ns = out->start_ns;
-    unsigned kinds = kinds_count(shape->event_kinds_mask);
+    uint32_t main_mask = shape->event_kinds_mask & ~QP_EV_LATE_KINDS;
+    unsigned kinds = kinds_count(main_mask);
     uint32_t reads_left = QP_READ_REPEAT_MAX; /* for all the schedule's repeated reads */
     uint32_t arrivals_left = QP_DGRAM_ARRIVALS_MAX; /* for all its datagrams */
     while (qp_tape_more(tape) && out->events_count < QP_EVENTS_MAX) {
         qp_event *ev = &out->events[out->events_count++];
-        ev->kind = (uint8_t)kind_at(shape->event_kinds_mask, qp_tape_choice(tape, kinds));
+        ev->kind = (uint8_t)kind_at(main_mask, qp_tape_choice(tape, kinds));
         at_ns += qp_tape_time_ns(tape, QP_GAP_NS_MAX, at_ns % QP_NS_PER_MS);
         ev->at_ns = at_ns;
         ev->target = (uint8_t)qp_tape_range(tape, 0, shape->targets_count - 1);
@@ -173,6 +234,7 @@ void qp_schedule_decode(qp_tape *tape, const qp_schedule_shape *shape, qp_schedu
     /* last, so that the tapes of before (which end here) keep every other
        draw, and get the first choice */
     out->hz = hz_choices[qp_tape_choice(tape, QP_HZ_CHOICES_COUNT)];
+    decode_late(tape, shape, out);
 }
 
 void qp_schedule_encode(qp_tape_writer *w, const qp_schedule_shape *shape, const qp_schedule *s)
@@ -193,12 +255,15 @@ void qp_schedule_encode(qp_tape_writer *w, const qp_schedule_shape *shape, const
     qp_write_more(w, false);
 
     uint64_t at_ns = s->start_ns;
-    unsigned kinds = kinds_count(shape->event_kinds_mask);
+    uint32_t main_mask = shape->event_kinds_mask & ~QP_EV_LATE_KINDS;
+    unsigned kinds = kinds_count(main_mask);
     for (size_t i = 0; i < s->events_count; i++) {
         const qp_event *ev = &s->events[i];
+        if ((QP_EV_LATE_KINDS >> ev->kind) & 1u)
+            continue; /* in the late list */
         assert(ev->at_ns >= at_ns);
         qp_write_more(w, true);
-        qp_write_choice(w, index_of_kind(shape->event_kinds_mask, ev->kind), kinds);
+        qp_write_choice(w, index_of_kind(main_mask, ev->kind), kinds);
         qp_write_time_ns(w, ev->at_ns - at_ns, QP_GAP_NS_MAX);
         at_ns = ev->at_ns;
         qp_write_range(w, ev->target, 0, shape->targets_count - 1);
@@ -214,13 +279,17 @@ void qp_schedule_encode(qp_tape_writer *w, const qp_schedule_shape *shape, const
         }
     }
     qp_write_more(w, false);
-    /* the first choice is what reading past the end gives: not written */
+    /* the first choice is what reading past the end gives: not written,
+       unless the late list follows */
     unsigned hz_index = 0;
     while (hz_index < QP_HZ_CHOICES_COUNT && hz_choices[hz_index] != s->hz)
         hz_index++;
     assert(hz_index < QP_HZ_CHOICES_COUNT && "hz is one of QP_HZ_CHOICES");
-    if (hz_index != 0)
+    bool late = has_late_events(s);
+    if (hz_index != 0 || late)
         qp_write_choice(w, hz_index, QP_HZ_CHOICES_COUNT);
+    if (late)
+        encode_late(w, shape, s);
 }
 
 const char *qp_fmt_clock(char *buf, uint64_t at_ns)
@@ -301,8 +370,14 @@ void qp_schedule_describe(FILE *out, const qp_schedule_shape *shape, const qp_sc
                                                               : "never answers");
         else if (ev->kind == QP_EV_DRAIN)
             fprintf(out, " of %" PRIu32 " KiB", ev->size);
+        else if (ev->kind == QP_EV_FILE_TABLE && ev->size == QP_FILE_TABLE_FREED)
+            fprintf(out, ": the other processes close their files again");
+        else if (ev->kind == QP_EV_FILE_TABLE)
+            fprintf(out, ": the other processes leave %" PRIu32 " file%s free%s", ev->size,
+                    ev->size == 1 ? "" : "s", ev->size == 0 ? " (full: ENFILE)" : "");
         if (shape->targets_count > 1 && ev->kind != QP_EV_WAKEUP && ev->kind != QP_EV_REGISTER &&
-            ev->kind != QP_EV_SIGNAL && ev->kind != QP_EV_PIPE_READ)
+            ev->kind != QP_EV_SIGNAL && ev->kind != QP_EV_PIPE_READ &&
+            !((QP_EV_LATE_KINDS >> ev->kind) & 1u))
             fprintf(out, " on object %u", ev->target);
         fputc('\n', out);
     }

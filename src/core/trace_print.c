@@ -541,6 +541,13 @@ static void put_event(line *l, const qp_rec *rec)
     case QP_EV_HALF_CLOSE:
         put(l, "the peer of fd %" PRId32 " shuts down its side (FIN), still reading", ev->fd);
         break;
+    case QP_EV_FILE_TABLE:
+        if (ev->size == QP_FILE_TABLE_FREED)
+            put(l, "the other processes close their files: the system's file table has room");
+        else
+            put(l, "the other processes fill the system's file table: %" PRIu64 " file%s left%s",
+                ev->size, ev->size == 1 ? "" : "s", ev->size == 0 ? " (ENFILE)" : "");
+        break;
     default:
         put(l, "event %u", ev->kind);
         break;

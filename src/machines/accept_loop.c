@@ -8,7 +8,10 @@
  * reset the connections it accepted (the stream events, on target 1 + the
  * connection's index), and the process's fd limit, which the program sets
  * at setup (setrlimit(RLIMIT_NOFILE)) a few fds above what it holds, so
- * that a burst reaches it and a peer's close frees one again.
+ * that a burst reaches it and a peer's close frees one again; and the
+ * system's file table, which other processes fill (ENFILE, for every call
+ * that makes a file: accept4 and the reserve's open) and free again
+ * (QP_EV_FILE_TABLE, drawn late: src/sim/file_table.c).
  *
  *   SETUP   listener = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK |
  *           SOCK_CLOEXEC); setsockopt(SO_REUSEADDR); bind(127.0.0.1:0);
@@ -26,7 +29,12 @@
  *           close the reserve, accept4 and close what comes until EAGAIN
  *           (each connection refused by closing it: the one fd the
  *           reserve freed is taken and given back each time), open the
- *           reserve again
+ *           reserve again; when it cannot (ENFILE: the system's table
+ *           filled meanwhile), or has none to close -> PAUSE
+ *   PAUSE   (ref) the listener out of the epoll set (EPOLL_CTL_DEL), and
+ *           the waits end by RESERVE_RETRY_MS at the latest; then open
+ *           the reserve again, and with it the listener back in the set
+ *           (or another pause): Bun PR 32705's back-off
  *
  * The limit leaves room for CONNS_MAX connections at most, so a
  * connection accepted always finds a slot.
@@ -69,12 +77,15 @@ static const qp_variant variants[] = {
 #define CONNS_MAX 8 /* connections held open at once: the fd limit allows no more */
 #define READ_BYTES 4096
 #define EVENTS_MAX 8
+#define RESERVE_RETRY_NS (100 * QP_NS_PER_MS) /* a pause's back-off */
 
 typedef struct server {
     qp_os *os;
     enum variant variant;
     int listener, epfd, reserve;
     int conns[CONNS_MAX];
+    bool paused;        /* the listener is out of the set, its reserve lost */
+    uint64_t resume_ns; /* when a pause tries the reserve again */
 } server;
 
 _Static_assert(sizeof(server) <= QP_MACHINE_STATE_BYTES, "the server fits the state");
@@ -95,10 +106,39 @@ static void take(server *s, int fd)
     watch(s, EPOLL_CTL_ADD, fd);
 }
 
+/* The listener out of the set until the back-off has passed. */
+static void pause_listener(server *s)
+{
+    watch(s, EPOLL_CTL_DEL, s->listener);
+    s->paused = true;
+    s->resume_ns = qp_os_now_ns(s->os) + RESERVE_RETRY_NS;
+}
+
+/* A pause whose back-off has passed: the reserve again, and the listener
+ * back in the set with it (or another pause). */
+static void try_resume(server *s)
+{
+    if (!s->paused || qp_os_now_ns(s->os) < s->resume_ns)
+        return;
+    s->reserve = s->os->open(s->os, "/dev/null", O_RDONLY | O_CLOEXEC, 0);
+    if (s->reserve < 0) {
+        s->resume_ns = qp_os_now_ns(s->os) + RESERVE_RETRY_NS;
+        return;
+    }
+    s->paused = false;
+    watch(s, EPOLL_CTL_ADD, s->listener);
+}
+
 /* The reference's answer to EMFILE and ENFILE: the connection is still
- * queued; refuse it, and those behind it, with the reserve fd's room. */
+ * queued; refuse it, and those behind it, with the reserve fd's room. With
+ * no reserve to close, or none had back (the system's table full), the
+ * listener pauses: readable, it would report at once again and again. */
 static void shed(server *s)
 {
+    if (s->reserve < 0) {
+        pause_listener(s);
+        return;
+    }
     s->os->close(s->os, s->reserve);
     for (;;) {
         int fd = s->os->accept4(s->os, s->listener, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -109,6 +149,8 @@ static void shed(server *s)
         s->os->close(s->os, fd);
     }
     s->reserve = s->os->open(s->os, "/dev/null", O_RDONLY | O_CLOEXEC, 0);
+    if (s->reserve < 0)
+        pause_listener(s);
 }
 
 static void accept_all(server *s)
@@ -160,14 +202,21 @@ static unsigned serve_window(server *s, const qp_op *op)
 {
     uint64_t start_ns = qp_os_now_ns(s->os);
     for (bool first = true;; first = false) {
-        int timeout_ms = QP_POLL_INFINITE_MS;
+        try_resume(s);
+        /* the clock read only when a deadline or a pause needs it */
+        uint64_t now_ns = op->timeout_ns != QP_NS_INFINITE || s->paused ? qp_os_now_ns(s->os) : 0;
+        uint64_t left_ns = QP_NS_INFINITE;
         if (op->timeout_ns != QP_NS_INFINITE) {
-            uint64_t elapsed_ns = qp_os_now_ns(s->os) - start_ns;
+            uint64_t elapsed_ns = now_ns - start_ns;
             if (elapsed_ns >= op->timeout_ns && !first)
                 return QP_OP_DONE;
             elapsed_ns = elapsed_ns < op->timeout_ns ? elapsed_ns : op->timeout_ns;
-            timeout_ms = qp_ns_to_poll_ms_ceil(op->timeout_ns - elapsed_ns);
+            left_ns = op->timeout_ns - elapsed_ns;
         }
+        if (s->paused && s->resume_ns - now_ns < left_ns)
+            left_ns = s->resume_ns - now_ns; /* the pause ends first */
+        int timeout_ms =
+            left_ns == QP_NS_INFINITE ? QP_POLL_INFINITE_MS : qp_ns_to_poll_ms_ceil(left_ns);
         struct epoll_event events[EVENTS_MAX];
         int n = s->os->epoll_wait(s->os, s->epfd, events, EVENTS_MAX, timeout_ms);
         for (int i = 0; i < n; i++)
@@ -246,7 +295,8 @@ const qp_machine qp_machine_accept_loop = {
             .op_sized = true,
             .op_size_max = CONNS_MAX,
             .targets_count = 1 + CONNS_MAX,
-            .event_kinds_mask = QP_EV_STREAM_KINDS | (1u << QP_EV_CONNECT) | (1u << QP_EV_HALF_CLOSE),
+            .event_kinds_mask = QP_EV_STREAM_KINDS | (1u << QP_EV_CONNECT) |
+                                (1u << QP_EV_HALF_CLOSE) | (1u << QP_EV_FILE_TABLE),
             .describe_op = describe_op,
         },
     .setup = setup,

@@ -93,6 +93,8 @@ int qp__sim_open(qp_os *os, const char *path, int flags, mode_t mode)
     int fd = qp__sim_alloc_fd(sim, QP_OBJ_NULL);
     if (fd < 0)
         return (int)qp__sim_exit(sim, &rec, -1, EMFILE);
+    if (qp__sim_enfile_undo(sim, fd)) /* path_openat: alloc_empty_file after the fd */
+        return (int)qp__sim_exit(sim, &rec, -1, ENFILE);
     sim->objs[fd].end = (uint8_t)file;
     sim->objs[fd].index = (uint8_t)(flags & O_ACCMODE);
     sim->objs[fd].blocking = !(flags & O_NONBLOCK);

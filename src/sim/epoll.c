@@ -30,6 +30,8 @@ static int64_t new_epoll(qp_sim *sim, qp_rec *rec)
     int fd = qp__sim_alloc_fd(sim, QP_OBJ_EPOLL);
     if (fd < 0)
         return qp__sim_exit(sim, rec, -1, EMFILE);
+    if (qp__sim_enfile_undo(sim, fd)) /* do_epoll_create: anon_inode_getfile after the fd */
+        return qp__sim_exit(sim, rec, -1, ENFILE);
     unsigned index = sim->epolls_count++;
     sim->epolls[index].entries_count = 0; /* entries are set as they are taken */
     sim->objs[fd].index = (uint8_t)index;

@@ -22,6 +22,8 @@ int qp__sim_eventfd(qp_os *os, unsigned int initval, int flags)
     int fd = qp__sim_alloc_fd(sim, QP_OBJ_EVENTFD);
     if (fd < 0)
         return (int)qp__sim_exit(sim, &rec, -1, EMFILE);
+    if (qp__sim_enfile_undo(sim, fd)) /* do_eventfd: anon_inode_getfile after the fd */
+        return (int)qp__sim_exit(sim, &rec, -1, ENFILE);
     sim->objs[fd].eventfd_count = initval;
     sim->objs[fd].eventfd_semaphore = (flags & EFD_SEMAPHORE) != 0;
     sim->objs[fd].blocking = !(flags & EFD_NONBLOCK); /* its F_GETFL; it never blocks */

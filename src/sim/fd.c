@@ -61,12 +61,30 @@ int qp__sim_file(const qp_sim *sim, int fd)
     return sim->objs[fd].index;
 }
 
-int qp__sim_free_fd(qp_sim *sim, int from)
+/* The lowest free fd from `from` on, as Linux gives it (0..2 are taken),
+ * limits aside. */
+static int lowest_free(const qp_sim *sim, int from)
 {
-    int fd = from > QP_SIM_FIRST_FD ? from : QP_SIM_FIRST_FD; /* the lowest free fd, as Linux
-                                                                 gives it (0..2 are taken) */
+    int fd = from > QP_SIM_FIRST_FD ? from : QP_SIM_FIRST_FD;
     while (fd < sim->fds_high && sim->objs[fd].type != QP_OBJ_NONE)
         fd++;
+    return fd;
+}
+
+bool qp__sim_has_free_fds(const qp_sim *sim, unsigned count)
+{
+    int fd = QP_SIM_FIRST_FD - 1;
+    for (unsigned i = 0; i < count; i++) {
+        fd = lowest_free(sim, fd + 1);
+        if ((uint64_t)fd >= qp__sim_nofile(sim) || fd >= QP_SIM_FDS_MAX)
+            return false;
+    }
+    return true;
+}
+
+int qp__sim_free_fd(qp_sim *sim, int from)
+{
+    int fd = lowest_free(sim, from);
     if ((uint64_t)fd >= qp__sim_nofile(sim))
         return -1; /* the process's limit: EMFILE */
     if (fd >= QP_SIM_FDS_MAX) {

@@ -99,6 +99,8 @@ static int64_t pipe_create(qp_sim *sim, qp_rec *rec, int pipefd[2], int flags)
        only when the fds are copied out */
     if (flags & ~(O_NONBLOCK | O_CLOEXEC))
         return qp__sim_exit(sim, rec, -1, EINVAL);
+    if (!qp__sim_files_room(sim, 2)) /* create_pipe_files, before the fds */
+        return qp__sim_exit(sim, rec, -1, ENFILE);
     if (pipefd == NULL)
         return qp__sim_exit(sim, rec, -1, EFAULT);
     if (sim->pipes_count == QP_SIM_PIPES_MAX) {

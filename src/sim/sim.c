@@ -189,6 +189,9 @@ static void apply_event(qp_sim *sim, const qp_event *ev, int fd, qp_rec *rec)
             sim->wait.spurious_fd = fd;
         }
         return;
+    case QP_EV_FILE_TABLE:
+        qp__file_table_event(sim, ev);
+        return;
     }
     qp_obj *obj = qp__sim_obj(sim, fd);
     const qp_kind *kind = qp__kind_of_event(obj, ev->kind);
@@ -270,7 +273,8 @@ bool qp__sim_step(qp_sim *sim, uint64_t until_ns)
     qp_rec *rec = qp__sim_push(sim, QP_REC_EVENT);
     size_t index = sim->trace->count - 1;
     rec->event.kind = (uint8_t)ev->kind;
-    rec->event.fd = world_action || ev->kind == QP_EV_PIPE_READ ? -1 : fd;
+    rec->event.fd =
+        world_action || ev->kind == QP_EV_PIPE_READ || ev->kind == QP_EV_FILE_TABLE ? -1 : fd;
     rec->event.size = ev->size;
     if (world_action) {
         /* the event first, then what the thread does, in trace order */
@@ -314,6 +318,8 @@ unsigned qp__sim_block(qp_sim *sim, uint64_t timeout_ns)
 
 void qp__sim_enter(qp_sim *sim, qp_rec *rec, unsigned sys)
 {
+    if (!sim->file_table_serving && !sim->in_world && qp_sys_is_wait(sys))
+        qp__file_table_serving(sim);
     if (!sim->in_world)
         while (qp__sim_step(sim, sim->now_ns))
             ;

@@ -82,6 +82,22 @@ int qp__sim_file(const qp_sim *sim, int fd);
 /* RLIMIT_NOFILE's soft limit now (rlimit.c). */
 uint64_t qp__sim_nofile(const qp_sim *sim);
 
+/* The system's file table (file_table.c): has it room for count new open
+ * files now (else ENFILE)? And the world's QP_EV_FILE_TABLE. */
+bool qp__sim_files_room(const qp_sim *sim, unsigned count);
+void qp__file_table_event(qp_sim *sim, const qp_event *ev);
+/* The program's first wait: the world's file table acts from now on. */
+void qp__file_table_serving(qp_sim *sim);
+
+/* Are count fds free below both limits (RLIMIT_NOFILE's and the sim's)? */
+bool qp__sim_has_free_fds(const qp_sim *sim, unsigned count);
+/* A call that takes count fds first and then makes their files meets
+ * ENFILE now: the fds are free, the system's table has no room. */
+bool qp__sim_enfile(const qp_sim *sim, unsigned count);
+/* The file just made at fd finds no room in the system's table: it goes
+ * again, and the call fails with ENFILE (true). */
+bool qp__sim_enfile_undo(qp_sim *sim, int fd);
+
 /* A free fd for a new object of type, or -1 (EMFILE). */
 int qp__sim_alloc_fd(qp_sim *sim, unsigned type);
 /* The lowest free fd from `from` on, or -1 (EMFILE: none below the soft
@@ -279,6 +295,13 @@ void qp__tcp_pair_read(qp_sim *sim, qp_tcp_conn *c, uint64_t bytes);
 void qp__tcp_pair_fin(qp_sim *sim, qp_tcp_conn *c);
 void qp__tcp_pair_closed(qp_sim *sim, qp_tcp_conn *c);
 void qp__tcp_pair_dropped(qp_sim *sim, qp_tcp_conn *c);
+/* Blocking TCP calls (tcp_block.c): the timeout of socket tcps[index]'s
+ * connect at fd that nothing answers (armed, disarmed, and when it comes),
+ * and a blocking connect's wait for its answer, ending the call. */
+void qp__tcp_connect_timeout_arm(qp_sim *sim, unsigned index, int fd);
+void qp__tcp_connect_timeout_disarm(qp_sim *sim, unsigned index);
+void qp__tcp_connect_timeout(qp_sim *sim, const qp_internal_event *iev);
+int64_t qp__tcp_connect_wait(qp_sim *sim, qp_rec *rec, int fd);
 /* The next ephemeral port (tcp_listen.c), for a peer's end. */
 uint16_t qp__tcp_ephemeral_port(qp_sim *sim);
 /* A stream socket's state: its connection's, or its own (stream.c). */

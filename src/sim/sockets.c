@@ -63,6 +63,8 @@ int qp__sim_socket(qp_os *os, int domain, int type, int protocol)
     bool tcp = kind == SOCK_STREAM && (protocol == 0 || protocol == IPPROTO_TCP);
     if (!udp && !tcp)
         return (int)qp__sim_exit(sim, &rec, -1, EPROTONOSUPPORT);
+    if (qp__sim_enfile(sim, 1)) /* sock_map_fd: sock_alloc_file after the fd */
+        return (int)qp__sim_exit(sim, &rec, -1, ENFILE);
     int fd = udp ? qp__dgram_new(sim) : qp__tcp_new(sim, domain);
     if (fd < 0)
         return (int)qp__sim_exit(sim, &rec, -1, EMFILE);
@@ -175,6 +177,13 @@ int qp__sim_accept4(qp_os *os, int fd, struct sockaddr *addr, socklen_t *addrlen
     const qp_kind *kind = qp__kind(obj->type);
     if (!kind->socket)
         return (int)qp__sim_exit(sim, &rec, -1, ENOTSOCK);
+    /* __sys_accept4_file: the fd (EMFILE) and the file (do_accept's
+       sock_alloc_file: ENFILE) before the protocol's accept, so a queued
+       connection stays queued (the listener readable), and an empty queue
+       or a socket that cannot accept gives ENFILE too (EMFILE comes after
+       those here, the sim's order of before, kept) */
+    if (qp__sim_enfile(sim, 1))
+        return (int)qp__sim_exit(sim, &rec, -1, ENFILE);
     if (kind->accept == NULL)
         return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
     return (int)kind->accept(sim, &rec, obj, fd, addr, addrlen, flags);

@@ -14,12 +14,17 @@
  * - a send takes a pending error first (ECONNRESET, once); fails with EPIPE
  *   once a RST closed the connection; after the peer's FIN it succeeds, and
  *   the closed peer answers it with a RST: the connection is closed, with
- *   EPIPE pending for the next send. */
+ *   EPIPE pending for the next send;
+ * - a blocking send to a world's connection waits for room in the send
+ *   buffer until all is queued (tcp_sendmsg's sk_stream_wait_memory); its
+ *   reads never block (a receive with nothing queued is EAGAIN: the sim's
+ *   limit). */
 #include <assert.h>
 #include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
 
+#include "quietpoll/units.h"
 #include "sim_internal.h"
 
 /* Linux's tcp_poll: POLLOUT while the connection is up and after it is
@@ -126,23 +131,45 @@ static int64_t stream_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const 
     if (s->closed || s->shut_wr)
         return qp__sim_exit(sim, rec, -1, EPIPE);
     if (c != NULL && (!s->fin || c->peer_reading) && count > 0) {
-        /* tcp_sendmsg: what fits in the send buffer; none: EAGAIN (a
-           blocking socket too: the sim's limit, Linux would wait) */
-        uint64_t cap = (uint64_t)c->opts.sndbuf;
-        uint64_t room = cap > c->unread ? cap - c->unread : 0;
-        if (room == 0) {
+        /* tcp_sendmsg: what fits in the send buffer; none: EAGAIN. A
+           blocking socket (without MSG_DONTWAIT) waits for room until all
+           of it is queued (sk_stream_wait_memory, SO_SNDTIMEO not
+           modelled); a signal ends the wait with what was queued, or
+           EINTR; an error or the peer's close with what was queued, or as
+           a send would meet it */
+        uint64_t sent = 0;
+        for (;;) {
+            uint64_t cap = (uint64_t)c->opts.sndbuf;
+            uint64_t room = cap > c->unread ? cap - c->unread : 0;
+            uint64_t n = count - sent < room ? count - sent : room;
+            if (c->server_conn != 0) /* the server reads it as it comes */
+                qp__tcp_server_sent(sim, c, (const char *)buf + sent, (size_t)n);
+            else
+                c->unread += n;
+            sent += n;
+            if (n > 0)
+                qp__tcp_pair_sent(sim, c, n);
+            if (sent == count)
+                break;
             c->nospace = true;
-            return qp__sim_exit(sim, rec, -1, EAGAIN);
+            if (!obj->blocking || (rec->call.io.flags & MSG_DONTWAIT) || sim->in_world)
+                break;
+            struct pollfd self = {.fd = fd, .events = POLLOUT};
+            rec->call.wake = (uint8_t)qp__sim_block_on(sim, &self, 1, QP_NS_INFINITE, false);
+            if (rec->call.wake == QP_WAKE_SIGNAL) {
+                if (sent == 0)
+                    return qp__sim_exit(sim, rec, -1, EINTR);
+                break;
+            }
+            if (s->error != 0 || s->closed || s->shut_wr || (s->fin && !c->peer_reading)) {
+                if (sent > 0)
+                    break;
+                return stream_send(sim, rec, obj, fd, buf, count, dest, destlen);
+            }
         }
-        uint64_t n = count < room ? count : room;
-        if (c->server_conn != 0)
-            qp__tcp_server_sent(sim, c, buf, (size_t)n); /* the server reads it as it comes */
-        else
-            c->unread += n;
-        if (n < count)
-            c->nospace = true;
-        qp__tcp_pair_sent(sim, c, n);
-        return qp__sim_exit(sim, rec, (int64_t)n, 0);
+        if (sent == 0)
+            return qp__sim_exit(sim, rec, -1, EAGAIN);
+        return qp__sim_exit(sim, rec, (int64_t)sent, 0);
     }
     if (s->fin && count > 0) {
         /* the peer is gone: its RST answers these bytes (a send of none

@@ -18,8 +18,8 @@
  *   capped at somaxconn (4096), a negative one is somaxconn too.
  * - accept4: a socket that is not listening is EINVAL; a listener takes
  *   what its queue holds (the world's peers, the program's own connects:
- *   tcp_peer.c), and with nothing queued is EAGAIN (a blocking listener
- *   fails the same way, the sim's limit: Linux would block).
+ *   tcp_peer.c), and with nothing queued is EAGAIN, or, a blocking
+ *   listener, waits until one is (tcp_peer.c).
  * - poll: a socket not listening is POLLOUT and POLLHUP (tcp_poll of
  *   TCP_CLOSE: writable, and hung up, whatever was asked for POLLHUP); a
  *   listener is POLLIN while its queue holds a connection. */
@@ -120,9 +120,8 @@ static int64_t tcp_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const voi
  * listener is; any other address off the loopback is never answered
  * (EINPROGRESS, then nothing; a second connect is EALREADY). A listener is EISCONN
  * (__inet_stream_connect: not TCP_CLOSE); a refused socket's connect takes
- * its pending error, then ECONNABORTED. A blocking socket fails as a
- * non-blocking one does (the sim's limit: Linux would wait for the
- * answer). */
+ * its pending error, then ECONNABORTED. A blocking socket waits for the
+ * answer, and a connect nothing answers times out (tcp_block.c). */
 static int64_t tcp_connect(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd,
                            const struct sockaddr *addr, socklen_t addrlen)
 {
@@ -178,7 +177,12 @@ static int64_t tcp_connect(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd,
         t->error = ECONNREFUSED;
     } else
         t->state = QP_TCP_CONNECTING;
+    bool waits = obj->blocking && !sim->in_world;
+    if (waits && own < 0 && t->state == QP_TCP_CONNECTING) /* no answer yet: until it times out */
+        qp__tcp_connect_timeout_arm(sim, obj->index, fd);
     qp__sim_notify(sim, fd);
+    if (waits) /* it waits for the answer */
+        return qp__tcp_connect_wait(sim, rec, fd);
     return qp__sim_exit(sim, rec, -1, EINPROGRESS);
 }
 
@@ -188,8 +192,10 @@ static void tcp_close(qp_sim *sim, qp_obj *obj, int fd)
     qp_tcp *t = tcp_of(sim, obj);
     if (t->state == QP_TCP_LISTENING)
         qp__tcp_listener_closed(sim, obj->index);
-    if (t->state == QP_TCP_CONNECTING) /* a SYN to be sent again to our own listener */
+    if (t->state == QP_TCP_CONNECTING) { /* a SYN to be sent again, a timeout to come */
         qp__sim_unschedule(sim, QP_OBJ_TCP, QP_IEV_OWN_SYN, obj->index);
+        qp__tcp_connect_timeout_disarm(sim, obj->index);
+    }
     t->fd = -1;
 }
 

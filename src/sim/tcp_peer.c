@@ -27,6 +27,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "quietpoll/units.h"
 #include "sim_internal.h"
 
 #define KIB 1024u
@@ -166,6 +167,10 @@ void qp__tcp_syn_again(qp_sim *sim, const qp_internal_event *iev)
         qp__tcp_pair_syn_again(sim, iev);
         return;
     }
+    if (iev->kind == QP_IEV_CONNECT_TIMEOUT) {
+        qp__tcp_connect_timeout(sim, iev);
+        return;
+    }
     qp_tcp_conn *c = &sim->tcp_conns[iev->event_index];
     if (c->state == QP_CONN_SYN_SENT)
         peer_syn(sim, c);
@@ -228,8 +233,8 @@ void qp__tcp_conn_open(qp_sim *sim, qp_tcp_conn *c, int fd)
         sim->targets[c->target] = fd;
 }
 
-int64_t qp__tcp_accept(qp_sim *sim, qp_rec *rec, unsigned listener, struct sockaddr *addr,
-                       socklen_t *addrlen, int flags)
+/* The connection listener has queued longest, or NULL. */
+static qp_tcp_conn *first_queued(qp_sim *sim, unsigned listener)
 {
     qp_tcp_conn *first = NULL;
     for (unsigned i = 0; i < sim->tcp_conns_count; i++) {
@@ -238,8 +243,27 @@ int64_t qp__tcp_accept(qp_sim *sim, qp_rec *rec, unsigned listener, struct socka
             (first == NULL || c->seq < first->seq))
             first = c;
     }
-    if (first == NULL)
-        return qp__sim_exit(sim, rec, -1, EAGAIN); /* a blocking listener too: the sim's limit */
+    return first;
+}
+
+int64_t qp__tcp_accept(qp_sim *sim, qp_rec *rec, unsigned listener, struct sockaddr *addr,
+                       socklen_t *addrlen, int flags)
+{
+    qp_tcp_conn *first = first_queued(sim, listener);
+    while (first == NULL) {
+        /* inet_csk_accept: a non-blocking listener (or a world thread)
+           fails; a blocking one waits until a connection is queued
+           (inet_csk_wait_for_connect, SO_RCVTIMEO not modelled: forever),
+           and a signal ends the wait (EINTR, SA_RESTART not modelled) */
+        int lfd = sim->tcps[listener].fd;
+        if (!sim->objs[lfd].blocking || sim->in_world)
+            return qp__sim_exit(sim, rec, -1, EAGAIN);
+        struct pollfd self = {.fd = lfd, .events = POLLIN};
+        rec->call.wake = (uint8_t)qp__sim_block_on(sim, &self, 1, QP_NS_INFINITE, false);
+        if (rec->call.wake == QP_WAKE_SIGNAL)
+            return qp__sim_exit(sim, rec, -1, EINTR);
+        first = first_queued(sim, listener);
+    }
     int fd = qp__sim_alloc_fd(sim, QP_OBJ_STREAM);
     if (fd < 0)
         return qp__sim_exit(sim, rec, -1, EMFILE); /* still queued */
@@ -328,6 +352,7 @@ static void listener_answers(qp_sim *sim, uint32_t how)
         if (t->fd >= 0 && t->state == QP_TCP_CONNECTING && t->world) {
             int fd = t->fd;
             answer(sim, t, fd, how);
+            qp__tcp_connect_timeout_disarm(sim, i); /* answered: no timeout */
             qp__sim_notify(sim, fd);
         }
     }

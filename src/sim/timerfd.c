@@ -130,6 +130,8 @@ int qp__sim_timerfd_create(qp_os *os, int clock_id, int flags)
     int fd = qp__sim_alloc_fd(sim, QP_OBJ_TIMERFD);
     if (fd < 0)
         return (int)qp__sim_exit(sim, &rec, -1, EMFILE);
+    if (qp__sim_enfile_undo(sim, fd)) /* anon_inode_getfd: the file after the fd */
+        return (int)qp__sim_exit(sim, &rec, -1, ENFILE);
     memset(&sim->timerfds[index], 0, sizeof sim->timerfds[index]);
     sim->timerfds[index].fd = fd;
     sim->timerfds[index].clock_id = clock_id;

@@ -80,6 +80,11 @@ int64_t qp__unix_pair_new(qp_sim *sim, qp_rec *rec, int type, int sv[2])
             sim->objs[fd0].type = QP_OBJ_NONE;
         return qp__sim_exit(sim, rec, -1, EMFILE);
     }
+    /* __sys_socketpair: the two files after the fds and the sockets */
+    if (qp__sim_enfile_undo(sim, fd1)) {
+        sim->objs[fd0].type = QP_OBJ_NONE;
+        return qp__sim_exit(sim, rec, -1, ENFILE);
+    }
     qp_unix_pair *p = &sim->unix_pairs[index];
     memset(p, 0, sizeof *p);
     p->open[0] = p->open[1] = true;
