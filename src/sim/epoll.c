@@ -10,6 +10,7 @@
  * EPOLLERR and EPOLLHUP are reported whatever the interest mask. Timeouts
  * follow poll's rules: never early, slack late. */
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 
 #include "quietpoll/units.h"
@@ -258,6 +259,17 @@ static int collect(qp_sim *sim, qp_epoll *ep, struct epoll_event *events, int ma
     return n;
 }
 
+#define EP_MAX_EVENTS (INT_MAX / (int)sizeof(struct epoll_event))
+
+/* collect, into events; a NULL events with an event to report: -1. */
+static int collect_into(qp_sim *sim, qp_epoll *ep, struct epoll_event *events, int maxevents,
+                        qp_rec *rec)
+{
+    if (events == NULL)
+        return qp__epoll_has_ready(sim, (unsigned)(ep - sim->epolls)) ? -1 : 0;
+    return collect(sim, ep, events, maxevents, rec);
+}
+
 int qp__sim_epoll_wait(qp_os *os, int epfd, struct epoll_event *events, int maxevents,
                        int timeout_ms)
 {
@@ -278,17 +290,21 @@ int64_t qp__epoll_wait(qp_sim *sim, qp_rec *rec, int epfd, struct epoll_event *e
     rec->call.wait.epfd = epfd;
     rec->call.wait.fds_count = maxevents;
     qp_obj *epobj = qp__sim_obj(sim, epfd);
-    int bad = epobj == NULL                                     ? EBADF
-              : epobj->type != QP_OBJ_EPOLL || maxevents <= 0 ? EINVAL
-              : events == NULL                                  ? EFAULT
-              : sim->in_world                                   ? EINVAL /* world threads never wait */
-                                                                : 0;
+    /* fs/eventpoll.c do_epoll_wait: maxevents within EP_MAX_EVENTS; the
+       events array is only written, so a NULL one fails (EFAULT) when an
+       event is to be written to it, and not before (ep_send_events:
+       epoll_put_uevent, the entry left ready as it was) */
+    int bad = epobj == NULL ? EBADF
+              : epobj->type != QP_OBJ_EPOLL || maxevents <= 0 || maxevents > EP_MAX_EVENTS
+                  ? EINVAL
+              : sim->in_world ? EINVAL /* world threads never wait */
+                              : 0;
     if (bad != 0) {
         *err = bad;
         return -1;
     }
     qp_epoll *ep = &sim->epolls[epobj->index];
-    int n = collect(sim, ep, events, maxevents, rec);
+    int n = collect_into(sim, ep, events, maxevents, rec);
     if (n == 0 && timeout_ns != 0) {
         sim->wait.type = QP_WAIT_EPOLL;
         sim->wait.epoll_index = epobj->index;
@@ -297,8 +313,8 @@ int64_t qp__epoll_wait(qp_sim *sim, qp_rec *rec, int epfd, struct epoll_event *e
             *err = EINTR;
             return -1;
         }
-        n = collect(sim, ep, events, maxevents, rec);
-        if (rec->call.wake == QP_WAKE_SPURIOUS && n == 0) {
+        n = collect_into(sim, ep, events, maxevents, rec);
+        if (rec->call.wake == QP_WAKE_SPURIOUS && n == 0 && events != NULL) {
             qp_epoll_entry *e = find(ep, qp__sim_file(sim, sim->wait.spurious_fd), -1);
             if (e != NULL) {
                 events[0].events = EPOLLIN;
@@ -308,5 +324,7 @@ int64_t qp__epoll_wait(qp_sim *sim, qp_rec *rec, int epfd, struct epoll_event *e
             }
         }
     }
+    if (n < 0)
+        *err = EFAULT;
     return n;
 }
