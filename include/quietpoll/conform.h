@@ -213,6 +213,19 @@ enum qp_cf_arg_kind {
                           buffer the call fills (msg_flags and msg_namelen compared after a
                           call that succeeded: the result's value and aux); QP_CF_MSG_NO_NAME;
                           or a slot, to the address of that socket's peer */
+    /* the recipes of the waits and sleeps a QP_CF_CALL makes (check.c: only
+       those that cannot block, a timeout of zero or one refused at once) */
+    QP_CF_ARG_TIMESPEC, /* a struct timespec of value QP_CF_TIME(sec, nsec), as is */
+    QP_CF_ARG_TIMEVAL,  /* a struct timeval of value QP_CF_TIME(sec, usec), as is */
+    QP_CF_ARG_SIGMASK,  /* a signal mask: value enum qp_cf_sigmask (QP_CF_MASK_NULL: NULL) */
+    QP_CF_ARG_POLLFDS,  /* the step's pollfds (pfds_count of pfd_slots, pfd_events); their
+                           revents compared after the call, as a poll step's */
+    QP_CF_ARG_FDSET,    /* an fd_set of the fds of the slots in value's bits; the slots it
+                           holds after the call compared (the result's aux, 8 bits a set, in
+                           the order of the row's sets) */
+    QP_CF_ARG_NFDS,     /* 1 + the highest fd of the step's fd sets' slots, + value */
+    QP_CF_ARG_EVENTS_OUT, /* a struct epoll_event[QP_CF_EVENTS_MAX] for a wait to fill; the
+                             events it reports compared, as an epoll wait step's */
     QP_CF_ARG_KIND_COUNT
 };
 
@@ -224,6 +237,12 @@ typedef struct qp_cf_arg {
     uint8_t kind; /* enum qp_cf_arg_kind */
     int64_t value;
 } qp_cf_arg;
+
+/* QP_CF_ARG_TIMESPEC's and QP_CF_ARG_TIMEVAL's value: seconds and the part
+   of a second, each an int32_t as is (negative, or a second or more, too) */
+#define QP_CF_TIME(sec, sub) ((int64_t)(int32_t)(sec) * INT64_C(4294967296) + (int64_t)(uint32_t)(sub))
+#define QP_CF_TIME_SEC(v) ((int32_t)((v) >> 32))
+#define QP_CF_TIME_SUB(v) ((int32_t)(uint32_t)(v))
 
 #define QP_CF_ARGS_MAX 7 /* the parameters of a row (getnameinfo's 7) */
 #define QP_CF_MSG_NAME (-1)
