@@ -27,6 +27,7 @@
 #define QP_CF_STEPS_MAX 48 /* calls and actions of a scenario */
 #define QP_CF_ACTIONS_MAX 24 /* of them, world actions (an ICMP error counts 2) */
 #define QP_CF_POLL_FDS_MAX 3
+#define QP_CF_POLLFDS_ROOM 8 /* the pollfds a QP_CF_ARG_POLLFDS passes: the sim's poll takes 8 */
 #define QP_CF_EVENTS_MAX 6 /* epoll events a wait reports (maxevents) */
 #define QP_CF_IO_BYTES_MAX 69632 /* one call's or action's bytes: 17 pages */
 #define QP_CF_STREAM_BYTES_MAX 16384 /* one stream arrival: within a loopback window */
@@ -218,8 +219,9 @@ enum qp_cf_arg_kind {
     QP_CF_ARG_TIMESPEC, /* a struct timespec of value QP_CF_TIME(sec, nsec), as is */
     QP_CF_ARG_TIMEVAL,  /* a struct timeval of value QP_CF_TIME(sec, usec), as is */
     QP_CF_ARG_SIGMASK,  /* a signal mask: value enum qp_cf_sigmask (QP_CF_MASK_NULL: NULL) */
-    QP_CF_ARG_POLLFDS,  /* the step's pollfds (pfds_count of pfd_slots, pfd_events); their
-                           revents compared after the call, as a poll step's */
+    QP_CF_ARG_POLLFDS,  /* the step's pollfds (pfds_count of pfd_slots, pfd_events), then
+                           entries of fd -1 to QP_CF_POLLFDS_ROOM in all; the step's revents
+                           compared after the call, as a poll step's */
     QP_CF_ARG_FDSET,    /* an fd_set of the fds of the slots in value's bits; the slots it
                            holds after the call compared (the result's aux, 8 bits a set, in
                            the order of the row's sets) */

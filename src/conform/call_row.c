@@ -298,7 +298,7 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_ste
     int64_t msg_out = -1; /* the msghdr whose flags and name length are compared */
     struct timeval timevals[QP_CF_ARGS_MAX];
     sigset_t masks[QP_CF_ARGS_MAX];
-    struct pollfd pfds[QP_CF_POLL_FDS_MAX];
+    struct pollfd pfds[QP_CF_POLLFDS_ROOM];
     bool pollfds = false; /* the step's pollfds are passed: their revents compared */
     fd_set sets[QP_CF_ARGS_MAX];
     struct epoll_event events_out[QP_CF_EVENTS_MAX];
@@ -465,6 +465,8 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_ste
             break;
         case QP_CF_ARG_POLLFDS:
             qp__cf_pollfds(st, fds, pfds);
+            for (unsigned k = st->pfds_count; k < QP_CF_POLLFDS_ROOM; k++)
+                pfds[k] = (struct pollfd){.fd = -1};
             pollfds = true;
             v[i] = (uintptr_t)pfds;
             break;

@@ -131,7 +131,7 @@ static bool returns_at_once(const qp_cf_step *st)
 }
 
 /* The arrays a wait through QP_CF_CALL fills stay within their recipes:
- * poll's nfds within the step's pollfds, epoll's maxevents within
+ * poll's nfds within QP_CF_POLLFDS_ROOM, epoll's maxevents within
  * QP_CF_EVENTS_MAX; NULL or why not. */
 static const char *check_wait_arrays(const qp_cf_step *st, unsigned slots)
 {
@@ -140,11 +140,11 @@ static const char *check_wait_arrays(const qp_cf_step *st, unsigned slots)
         const char *count = a->kind == QP_CF_ARG_POLLFDS      ? "nfds"
                             : a->kind == QP_CF_ARG_EVENTS_OUT ? "maxevents"
                                                               : NULL;
-        int64_t room = a->kind == QP_CF_ARG_POLLFDS ? st->pfds_count : QP_CF_EVENTS_MAX;
+        int64_t room = a->kind == QP_CF_ARG_POLLFDS ? QP_CF_POLLFDS_ROOM : QP_CF_EVENTS_MAX;
         int n = count != NULL ? qp__cf_row_param(st->sys, count) : -1;
         if (count != NULL && (n < 0 || n >= st->args_count || st->args[n].kind != QP_CF_ARG_INT ||
                               st->args[n].value > room))
-            return "a wait's count past the array it fills (nfds past the step's pollfds, "
+            return "a wait's count past the array it fills (nfds past QP_CF_POLLFDS_ROOM, "
                    "maxevents past QP_CF_EVENTS_MAX)";
         if (a->kind == QP_CF_ARG_POLLFDS && st->pfds_count > QP_CF_POLL_FDS_MAX)
             return "too many pollfds";
