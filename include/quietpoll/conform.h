@@ -143,7 +143,8 @@ enum qp_cf_op {
                           (timed) */
     QP_CF_CLOCK_NANOSLEEP, /* clock_nanosleep(clock, flags, time_ns (TIMER_ABSTIME: from the
                               clock now: a clock read first), &remain): ret 0 or -1 with
-                              err its error number (timed) */
+                              err its error number, time class of remain after EINTR (an
+                              absolute sleep's stays 0) (timed) */
     QP_CF_CALL,        /* any row of the syscall table: sys, on args (qp_cf_arg recipes);
                           ret compared (0 for an fd it made, which is closed again) */
     /* world actions, on the object's other end */

@@ -177,7 +177,9 @@ static void sleep_on(qp_os *os, const qp_cf_scenario *sc, const qp_cf_step *st, 
         res->time_class = late_ns >= 0 ? QP_CF_TIME_NOT_EARLY : QP_CF_TIME_EARLY;
     } else if (res->ret == 0) {
         ran_out(res, took_ns, (uint64_t)st->time_ns, ran_out_ns);
-    } else if (res->err == EINTR && !absolute) {
+    } else if (res->err == EINTR) {
+        /* an absolute sleep leaves remain as it was (kernel/time/hrtimer.c
+           do_nanosleep copies the time left out for a relative one only) */
         res->time_ns = ts_ns(&remain);
         res->time_class = remaining_class(sc, res->time_ns, st->expect_ns);
     }

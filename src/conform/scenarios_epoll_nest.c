@@ -70,6 +70,10 @@ const qp_cf_scenario qp_cf_scenarios_epoll_nest[] = {
                 EP_WAIT(3, 0), EP_MOD(2, 1, EPOLLOUT | EPOLLRDHUP), EP_WAIT(3, 0), EP_WAIT(2, 0),
                 EP_MOD(2, 1, EPOLLOUT | EPOLLET), EP_WAIT(3, 0), EP_WAIT(2, 0), EP_MOD(2, 1, EPOLLIN),
                 EP_WAIT(3, 0)),
+    CF_SCENARIO("epoll-nest/unrelated-wakeup", "a wakeup of an fd in no set does not re-arm an edge-triggered entry of an epoll fd (ep_poll_callback runs only for the entries of the file woken)",
+                CF_OBJS(O_EPOLL, O_EPOLL, O_PIPE, O_PIPE),
+                EP_ADD(1, 2, EPOLLIN), EP_ADD(0, 1, EPOLLIN | EPOLLET), WRITE(3, 1), EP_WAIT(0, 0),
+                EP_WAIT(0, 0), WRITE(5, 1), EP_WAIT(0, 0), WRITE(3, 1), EP_WAIT(0, 0)),
 };
 
 const size_t qp_cf_scenarios_epoll_nest_count =
