@@ -136,6 +136,8 @@ const qp_cf_scenario qp_cf_scenarios_poll[] = {
                 CF_OBJS(O_EFD(0), O_PIPE), W_WRITE(2, 1, DURING),
                 {.op = QP_CF_PPOLL, .pfds_count = 2, .pfd_slots = {QP_CF_NO_SLOT, 0},
                  .pfd_events = {POLLIN, POLLIN}, .time_ns = MS(20), .sigmask = QP_CF_MASK_NULL}),
+    CF_SCENARIO("poll/blocked-for-good", "a poll with no timeout that no action makes ready never returns (the sim finds it blocked for good, the host's watchdog ends it)",
+                CF_OBJS(O_EFD(0), O_PIPE), W_WRITE(2, 1, DURING), POLL1(0, POLLIN, T_WOKEN)),
     CF_SCENARIO("ppoll/write-wakes", "a write wakes a ppoll with no timeout", CF_OBJS(O_PIPE),
                 W_WRITE(1, 3, DURING), PPOLL1(0, POLLIN | POLLRDNORM, NO_TIMEOUT, QP_CF_MASK_SIGNAL)),
 };
