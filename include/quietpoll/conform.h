@@ -22,7 +22,7 @@
 #include "quietpoll/syscalls.h"
 #include "quietpoll/tape.h"
 
-#define QP_CF_OBJS_MAX 4   /* objects of a scenario */
+#define QP_CF_OBJS_MAX 6   /* objects of a scenario */
 #define QP_CF_SLOTS_MAX 6  /* fds of a scenario: a pipe takes two */
 #define QP_CF_STEPS_MAX 48 /* calls and actions of a scenario */
 #define QP_CF_ACTIONS_MAX 24 /* of them, world actions (an ICMP error counts 2) */
