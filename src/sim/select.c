@@ -11,6 +11,7 @@
  * were). A wait that nothing makes ready blocks as poll does: until an fd
  * of its sets is ready, a signal (EINTR) or its timeout plus the slack. */
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 
 #include "quietpoll/units.h"
@@ -65,7 +66,7 @@ static void write_sets(int nfds, fd_set *rd, fd_set *wr, fd_set *ex, const struc
 {
     fd_set *sets[3] = {rd, wr, ex};
     const short bits[3] = {POLLIN, POLLOUT, POLLPRI};
-    const int long_bits = 8 * (int)sizeof(long);
+    const int long_bits = CHAR_BIT * (int)sizeof(long);
     int written = (nfds + long_bits - 1) / long_bits * long_bits;
     for (int s = 0; s < 3; s++) {
         if (sets[s] == NULL)
