@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/select.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
@@ -153,6 +154,14 @@ static const char *check_wait_arrays(const qp_cf_step *st, unsigned slots)
                 return "a pollfd of a slot that does not exist";
         if (a->kind == QP_CF_ARG_FDSET && (a->value < 0 || a->value >> slots != 0))
             return "an fd set of a slot that does not exist";
+        /* the kernel reads nfds bits of each set: no more than an fd_set holds */
+        int nfds = qp__cf_row_param(st->sys, "nfds");
+        const qp_cf_arg *bits = nfds >= 0 && nfds < st->args_count ? &st->args[nfds] : NULL;
+        if (a->kind == QP_CF_ARG_FDSET && bits != NULL &&
+            !(bits->kind == QP_CF_ARG_INT && bits->value <= FD_SETSIZE) &&
+            !(bits->kind == QP_CF_ARG_NFDS && bits->value <= QP_CF_SLOTS_MAX))
+            return "fd sets read past FD_SETSIZE (nfds more than it, or than a few past the "
+                   "slots' fds)";
         if (a->kind == QP_CF_ARG_SIGMASK && (a->value < 0 || a->value > QP_CF_MASK_SIGNAL))
             return "an unknown signal mask";
     }
