@@ -49,6 +49,9 @@ const qp_cf_scenario qp_cf_scenarios_time[] = {
     CF_SCENARIO("clock/gettime-bad", "clock_gettime of clocks there are none of: EINVAL, the time left as it was", CF_OBJS(O_EPOLL),
                 CALL(clock_gettime, A_INT(-1), A_TIMESPEC_OUT), CALL(clock_gettime, A_INT(24), A_TIMESPEC_OUT),
                 CALL(clock_gettime, A_INT(1000), A_TIMESPEC_OUT)),
+    CF_SCENARIO("sleep/signal-before", "a signal that reached the thread before a sleep began does not end it (its handler ran then)", CF_OBJS(O_EPOLL),
+                W_SIGNAL(), NANOSLEEP(MS(2)), W_SIGNAL(), CLOCK_SLEEP(CLOCK_MONOTONIC, 0, MS(2)),
+                W_SIGNAL(), CLOCK_SLEEP(CLOCK_MONOTONIC, TIMER_ABSTIME, MS(2))),
     CF_SCENARIO("sched/yield", "sched_yield returns 0", CF_OBJS(O_EPOLL), SCHED_YIELD, SCHED_YIELD),
 };
 
