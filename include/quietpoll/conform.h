@@ -22,11 +22,12 @@
 #include "quietpoll/syscalls.h"
 #include "quietpoll/tape.h"
 
-#define QP_CF_OBJS_MAX 4   /* objects of a scenario */
+#define QP_CF_OBJS_MAX 6   /* objects of a scenario */
 #define QP_CF_SLOTS_MAX 6  /* fds of a scenario: a pipe takes two */
 #define QP_CF_STEPS_MAX 48 /* calls and actions of a scenario */
 #define QP_CF_ACTIONS_MAX 24 /* of them, world actions (an ICMP error counts 2) */
 #define QP_CF_POLL_FDS_MAX 3
+#define QP_CF_POLLFDS_ROOM 8 /* the pollfds a QP_CF_ARG_POLLFDS passes: the sim's poll takes 8 */
 #define QP_CF_EVENTS_MAX 6 /* epoll events a wait reports (maxevents) */
 #define QP_CF_IO_BYTES_MAX 69632 /* one call's or action's bytes: 17 pages */
 /* every byte of a receive's buffers before the call (the world's bytes are
@@ -146,7 +147,8 @@ enum qp_cf_op {
                           (timed) */
     QP_CF_CLOCK_NANOSLEEP, /* clock_nanosleep(clock, flags, time_ns (TIMER_ABSTIME: from the
                               clock now: a clock read first), &remain): ret 0 or -1 with
-                              err its error number (timed) */
+                              err its error number, time class of remain after EINTR (an
+                              absolute sleep's stays 0) (timed) */
     QP_CF_CALL,        /* any row of the syscall table: sys, on args (qp_cf_arg recipes);
                           ret compared (0 for an fd it made, which is closed again) */
     /* world actions, on the object's other end */
@@ -226,6 +228,20 @@ enum qp_cf_arg_kind {
                            result's value */
     QP_CF_ARG_UNSPEC,  /* a struct sockaddr_in of family AF_UNSPEC, the rest zeros (a UDP
                           socket's connect to it disconnects it) */
+    /* the recipes of the waits and sleeps a QP_CF_CALL makes (check.c: only
+       those that cannot block, a timeout of zero or one refused at once) */
+    QP_CF_ARG_TIMESPEC, /* a struct timespec of value QP_CF_TIME(sec, nsec), as is */
+    QP_CF_ARG_TIMEVAL,  /* a struct timeval of value QP_CF_TIME(sec, usec), as is */
+    QP_CF_ARG_SIGMASK,  /* a signal mask: value enum qp_cf_sigmask (QP_CF_MASK_NULL: NULL) */
+    QP_CF_ARG_POLLFDS,  /* the step's pollfds (pfds_count of pfd_slots, pfd_events), then
+                           entries of fd -1 to QP_CF_POLLFDS_ROOM in all; the step's revents
+                           compared after the call, as a poll step's */
+    QP_CF_ARG_FDSET,    /* an fd_set of the fds of the slots in value's bits; the slots it
+                           holds after the call compared (the result's aux, 8 bits a set, in
+                           the order of the row's sets) */
+    QP_CF_ARG_NFDS,     /* 1 + the highest fd of the step's fd sets' slots, + value */
+    QP_CF_ARG_EVENTS_OUT, /* a struct epoll_event[QP_CF_EVENTS_MAX] for a wait to fill; the
+                             events it reports compared, as an epoll wait step's */
     QP_CF_ARG_KIND_COUNT
 };
 
@@ -237,6 +253,12 @@ typedef struct qp_cf_arg {
     uint8_t kind; /* enum qp_cf_arg_kind */
     int64_t value;
 } qp_cf_arg;
+
+/* QP_CF_ARG_TIMESPEC's and QP_CF_ARG_TIMEVAL's value: seconds and the part
+   of a second, each an int32_t as is (negative, or a second or more, too) */
+#define QP_CF_TIME(sec, sub) ((int64_t)(int32_t)(sec) * INT64_C(4294967296) + (int64_t)(uint32_t)(sub))
+#define QP_CF_TIME_SEC(v) ((int32_t)((v) >> 32))
+#define QP_CF_TIME_SUB(v) ((int32_t)(uint32_t)(v))
 
 #define QP_CF_ARGS_MAX 7 /* the parameters of a row (getnameinfo's 7) */
 #define QP_CF_MSG_NAME (-1)

@@ -13,6 +13,7 @@
 #include <netinet/in.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
+#include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <string.h>
@@ -251,6 +252,41 @@ static uint64_t name_written(qp_cf_backend *b, unsigned slot, const struct socka
     return found | (kept == sizeof *name ? QP_CF_NAME_KEPT : 0);
 }
 
+/* QP_CF_ARG_NFDS: 1 + the highest fd of the slots the step's fd sets hold. */
+static int nfds_of(const qp_cf_step *st, const int *fds)
+{
+    int highest = -1;
+    for (unsigned i = 0; i < st->args_count; i++)
+        for (unsigned slot = 0; st->args[i].kind == QP_CF_ARG_FDSET && slot < QP_CF_SLOTS_MAX;
+             slot++)
+            if ((st->args[i].value >> slot & 1) && qp__cf_slot_fd(fds, slot) > highest)
+                highest = qp__cf_slot_fd(fds, slot);
+    return highest + 1;
+}
+
+/* A QP_CF_ARG_FDSET of the slots in value's bits. */
+static void fill_set(fd_set *set, int64_t value, const int *fds)
+{
+    FD_ZERO(set);
+    for (unsigned slot = 0; slot < QP_CF_SLOTS_MAX; slot++) {
+        int fd = qp__cf_slot_fd(fds, slot);
+        if ((value >> slot & 1) && fd >= 0 && fd < FD_SETSIZE)
+            FD_SET(fd, set);
+    }
+}
+
+/* The slots of value's bits that set holds. */
+static int64_t set_slots(const fd_set *set, int64_t value, const int *fds)
+{
+    int64_t held = 0;
+    for (unsigned slot = 0; slot < QP_CF_SLOTS_MAX; slot++) {
+        int fd = qp__cf_slot_fd(fds, slot);
+        if ((value >> slot & 1) && fd >= 0 && fd < FD_SETSIZE && FD_ISSET(fd, set))
+            held |= INT64_C(1) << slot;
+    }
+    return held;
+}
+
 void qp__cf_call_row(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_step *st,
                      const int *fds, qp_cf_result *res)
 {
@@ -287,6 +323,13 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_ste
     struct msghdr msgs[QP_CF_ARGS_MAX];
     int64_t msg_out = -1; /* the msghdr whose flags and name length are compared */
     int64_t name_out = -1, len_out = -1; /* the source's address a receive writes, its length */
+    struct timeval timevals[QP_CF_ARGS_MAX];
+    sigset_t masks[QP_CF_ARGS_MAX];
+    struct pollfd pfds[QP_CF_POLLFDS_ROOM];
+    bool pollfds = false; /* the step's pollfds are passed: their revents compared */
+    fd_set sets[QP_CF_ARGS_MAX];
+    struct epoll_event events_out[QP_CF_EVENTS_MAX];
+    bool reports_events = false;
     for (unsigned i = 0; i < st->args_count; i++) {
         const qp_cf_arg *a = &st->args[i];
         switch (a->kind) {
@@ -445,6 +488,38 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_ste
             v[i] = (uintptr_t)&addrs[i];
             break;
         }
+        case QP_CF_ARG_TIMESPEC:
+            times[i] = (struct timespec){.tv_sec = QP_CF_TIME_SEC(a->value),
+                                         .tv_nsec = QP_CF_TIME_SUB(a->value)};
+            v[i] = (uintptr_t)&times[i];
+            break;
+        case QP_CF_ARG_TIMEVAL:
+            timevals[i] = (struct timeval){.tv_sec = QP_CF_TIME_SEC(a->value),
+                                           .tv_usec = QP_CF_TIME_SUB(a->value)};
+            v[i] = (uintptr_t)&timevals[i];
+            break;
+        case QP_CF_ARG_SIGMASK:
+            v[i] = (uintptr_t)qp__cf_sigmask((unsigned)a->value, &masks[i]);
+            break;
+        case QP_CF_ARG_POLLFDS:
+            qp__cf_pollfds(st, fds, pfds);
+            for (unsigned k = st->pfds_count; k < QP_CF_POLLFDS_ROOM; k++)
+                pfds[k] = (struct pollfd){.fd = -1};
+            pollfds = true;
+            v[i] = (uintptr_t)pfds;
+            break;
+        case QP_CF_ARG_FDSET:
+            fill_set(&sets[i], a->value, fds);
+            v[i] = (uintptr_t)&sets[i];
+            break;
+        case QP_CF_ARG_NFDS:
+            v[i] = (uint64_t)((int64_t)nfds_of(st, fds) + a->value);
+            break;
+        case QP_CF_ARG_EVENTS_OUT:
+            memset(events_out, 0, sizeof events_out);
+            reports_events = true;
+            v[i] = (uintptr_t)events_out;
+            break;
         default:
             assert(!"an argument recipe");
         }
@@ -480,6 +555,18 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_ste
             freeaddrinfo(lists[i]);
         }
     }
+    for (unsigned i = 0, set = 0; i < st->args_count; i++)
+        if (st->args[i].kind == QP_CF_ARG_FDSET)
+            res->aux |= set_slots(&sets[i], st->args[i].value, fds) << (8 * set++);
+    if (pollfds) {
+        res->events_count = st->pfds_count;
+        for (unsigned k = 0; k < st->pfds_count; k++) {
+            res->events[k].slot = st->pfd_slots[k];
+            res->events[k].events = ret >= 0 ? (uint16_t)pfds[k].revents : 0;
+        }
+    }
+    if (reports_events && ret > 0)
+        qp__cf_record_epoll(res, events_out, (int)ret);
     if (msg_out >= 0 && ret >= 0) {
         res->value = (uint32_t)msgs[msg_out].msg_flags |
                      name_written(b, qp_cf_step_slot(st), &peers[msg_out], sizeof peers[msg_out],

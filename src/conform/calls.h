@@ -3,6 +3,8 @@
 #ifndef QUIETPOLL_CONFORM_CALLS_H
 #define QUIETPOLL_CONFORM_CALLS_H
 
+#include <poll.h>
+#include <signal.h>
 #include <sys/epoll.h>
 
 #include "quietpoll/conform.h"
@@ -18,6 +20,14 @@ void qp__cf_record_epoll(qp_cf_result *res, const struct epoll_event *events, in
 void qp__cf_fill(uint8_t *buf, size_t size, const qp_cf_scenario *sc, const qp_cf_step *st);
 /* A read's bytes: res->bytes_hash of the first min(ret, size) bytes of buf. */
 void qp__cf_record_bytes(qp_cf_result *res, const uint8_t *buf, size_t size);
+
+/* A signal mask of enum qp_cf_sigmask in set: this thread's, with the
+   world's signal let through or blocked (never all signals let through:
+   those the host holds during a scenario stay held); NULL for none. */
+const sigset_t *qp__cf_sigmask(unsigned mask, sigset_t *set);
+
+/* The step's pollfds (pfds_count of pfd_slots and pfd_events) in pfds. */
+void qp__cf_pollfds(const qp_cf_step *st, const int *fds, struct pollfd *pfds);
 
 /* The fd of slot, -1 for none. */
 int qp__cf_slot_fd(const int *fds, unsigned slot);

@@ -70,15 +70,12 @@ static int64_t clock_now_ns(qp_os *os, clockid_t clock_id)
     return (int64_t)ts_ns(&ts);
 }
 
-/* The step's signal mask: this thread's, with the world's signal let
- * through or blocked (never all signals let through: those the host holds
- * during a scenario stay held). */
-static const sigset_t *mask_of(const qp_cf_step *st, sigset_t *set)
+const sigset_t *qp__cf_sigmask(unsigned mask, sigset_t *set)
 {
-    if (st->sigmask == QP_CF_MASK_NULL)
+    if (mask == QP_CF_MASK_NULL)
         return NULL;
     pthread_sigmask(SIG_BLOCK, NULL, set);
-    if (st->sigmask == QP_CF_MASK_SIGNAL)
+    if (mask == QP_CF_MASK_SIGNAL)
         sigaddset(set, SIGUSR1);
     else
         sigdelset(set, SIGUSR1);
@@ -180,7 +177,9 @@ static void sleep_on(qp_os *os, const qp_cf_scenario *sc, const qp_cf_step *st, 
         res->time_class = late_ns >= 0 ? QP_CF_TIME_NOT_EARLY : QP_CF_TIME_EARLY;
     } else if (res->ret == 0) {
         ran_out(res, took_ns, (uint64_t)st->time_ns, ran_out_ns);
-    } else if (res->err == EINTR && !absolute) {
+    } else if (res->err == EINTR) {
+        /* an absolute sleep leaves remain as it was (kernel/time/hrtimer.c
+           do_nanosleep copies the time left out for a relative one only) */
         res->time_ns = ts_ns(&remain);
         res->time_class = remaining_class(sc, res->time_ns, st->expect_ns);
     }
@@ -211,15 +210,11 @@ void qp__cf_call_time(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_st
     }
     case QP_CF_PPOLL: {
         struct pollfd pfds[QP_CF_POLL_FDS_MAX];
-        for (unsigned i = 0; i < st->pfds_count; i++)
-            pfds[i] = (struct pollfd){.fd = st->pfd_slots[i] == QP_CF_NO_SLOT
-                                                ? -1
-                                                : qp__cf_slot_fd(fds, st->pfd_slots[i]),
-                                      .events = st->pfd_events[i]};
+        qp__cf_pollfds(st, fds, pfds);
         struct timespec timeout = to_timespec(st->time_ns, st->bad_subsec);
         uint64_t before_ns = qp_os_now_ns(os);
         qp__cf_record(res, os->ppoll(os, pfds, st->pfds_count, st->time_ns < 0 ? NULL : &timeout,
-                                     mask_of(st, &set)));
+                                     qp__cf_sigmask(st->sigmask, &set)));
         uint64_t took_ns = qp_os_now_ns(os) - before_ns;
         res->events_count = st->pfds_count;
         for (unsigned i = 0; i < st->pfds_count; i++) {
@@ -244,7 +239,7 @@ void qp__cf_call_time(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_st
         struct epoll_event events[QP_CF_EVENTS_MAX];
         int maxevents = st->size > QP_CF_EVENTS_MAX ? QP_CF_EVENTS_MAX : (int)st->size;
         qp__cf_record(res, os->epoll_pwait(os, fd, events, maxevents, st->timeout_ms,
-                                           mask_of(st, &set)));
+                                           qp__cf_sigmask(st->sigmask, &set)));
         if (res->ret > 0)
             qp__cf_record_epoll(res, events, (int)res->ret);
         if (res->ret == 0 && st->timeout_ms > 0)

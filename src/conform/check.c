@@ -5,9 +5,11 @@
 #include <stddef.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/select.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
+#include "calls.h"
 #include "kinds.h"
 #include "quietpoll/conform.h"
 #include "quietpoll/sim.h"
@@ -146,6 +148,76 @@ static void tcp_book_call(tcp_book *book, const qp_cf_step *st, unsigned slots)
         book->listening[s] = false; /* its queue is reset (a SHUT_RD listener stops) */
 }
 
+/* A wait or a sleep through QP_CF_CALL returns at once: its timeout (a
+ * sleep's request) is zero, or one the call refuses before it would wait: a
+ * negative time, a part of a second out of range (a timeval's of a second or
+ * more is not: glibc's select adds it to the seconds), a NULL request
+ * (EFAULT). The wait and sleep steps time the others. */
+static bool returns_at_once(const qp_cf_step *st)
+{
+    static const char *const params[] = {"timeout_ms", "timeout", "request"};
+    for (unsigned p = 0; p < sizeof params / sizeof params[0]; p++) {
+        int i = qp__cf_row_param(st->sys, params[p]);
+        if (i < 0)
+            continue;
+        if (i >= st->args_count)
+            return false;
+        const qp_cf_arg *a = &st->args[i];
+        int32_t sec = QP_CF_TIME_SEC(a->value), sub = QP_CF_TIME_SUB(a->value);
+        bool zero = a->value == 0;
+        switch (a->kind) {
+        case QP_CF_ARG_INT:
+            return zero;
+        case QP_CF_ARG_TIMESPEC:
+            return zero || sec < 0 || sub < 0 || sub >= 1000000000;
+        case QP_CF_ARG_TIMEVAL:
+            return zero || sec < 0 || sub < 0;
+        case QP_CF_ARG_NULL:
+            return p == 2;
+        default:
+            return false;
+        }
+    }
+    return false;
+}
+
+/* The arrays a wait through QP_CF_CALL fills stay within their recipes:
+ * poll's nfds within QP_CF_POLLFDS_ROOM, epoll's maxevents within
+ * QP_CF_EVENTS_MAX; NULL or why not. */
+static const char *check_wait_arrays(const qp_cf_step *st, unsigned slots)
+{
+    for (unsigned i = 0; i < st->args_count; i++) {
+        const qp_cf_arg *a = &st->args[i];
+        const char *count = a->kind == QP_CF_ARG_POLLFDS      ? "nfds"
+                            : a->kind == QP_CF_ARG_EVENTS_OUT ? "maxevents"
+                                                              : NULL;
+        int64_t room = a->kind == QP_CF_ARG_POLLFDS ? QP_CF_POLLFDS_ROOM : QP_CF_EVENTS_MAX;
+        int n = count != NULL ? qp__cf_row_param(st->sys, count) : -1;
+        if (count != NULL && (n < 0 || n >= st->args_count || st->args[n].kind != QP_CF_ARG_INT ||
+                              st->args[n].value > room))
+            return "a wait's count past the array it fills (nfds past QP_CF_POLLFDS_ROOM, "
+                   "maxevents past QP_CF_EVENTS_MAX)";
+        if (a->kind == QP_CF_ARG_POLLFDS && st->pfds_count > QP_CF_POLL_FDS_MAX)
+            return "too many pollfds";
+        for (unsigned k = 0; a->kind == QP_CF_ARG_POLLFDS && k < st->pfds_count; k++)
+            if (st->pfd_slots[k] != QP_CF_NO_SLOT && st->pfd_slots[k] >= slots)
+                return "a pollfd of a slot that does not exist";
+        if (a->kind == QP_CF_ARG_FDSET && (a->value < 0 || a->value >> slots != 0))
+            return "an fd set of a slot that does not exist";
+        /* the kernel reads nfds bits of each set: no more than an fd_set holds */
+        int nfds = qp__cf_row_param(st->sys, "nfds");
+        const qp_cf_arg *bits = nfds >= 0 && nfds < st->args_count ? &st->args[nfds] : NULL;
+        if (a->kind == QP_CF_ARG_FDSET && bits != NULL &&
+            !(bits->kind == QP_CF_ARG_INT && bits->value <= FD_SETSIZE) &&
+            !(bits->kind == QP_CF_ARG_NFDS && bits->value <= QP_CF_SLOTS_MAX))
+            return "fd sets read past FD_SETSIZE (nfds more than it, or than a few past the "
+                   "slots' fds)";
+        if (a->kind == QP_CF_ARG_SIGMASK && (a->value < 0 || a->value > QP_CF_MASK_SIGNAL))
+            return "an unknown signal mask";
+    }
+    return NULL;
+}
+
 /* A QP_CF_CALL step's row and recipes; NULL or why not. blocking: the
  * slots a scenario made blocking by now (a read or a write of one is held
  * to qp_cf_check's rules for reads and writes; an accept or a connect of a
@@ -156,10 +228,14 @@ static const char *check_call(const qp_cf_step *st, unsigned slots, const bool *
     if (st->sys >= QP_SYS_COUNT)
         return "a call of no row of the syscall table";
     unsigned sys_class = qp_sys_table[st->sys].sys_class;
-    if (sys_class == QP_CLASS_WAIT || sys_class == QP_CLASS_SLEEP)
-        return "a wait or a sleep through QP_CF_CALL (the wait and sleep steps time them)";
     if (st->args_count > QP_CF_ARGS_MAX)
         return "more arguments than QP_CF_ARGS_MAX";
+    if ((sys_class == QP_CLASS_WAIT || sys_class == QP_CLASS_SLEEP) && !returns_at_once(st))
+        return "a wait or a sleep through QP_CF_CALL that may block (a timeout other than zero "
+               "or one refused at once: the wait and sleep steps time them)";
+    const char *why = check_wait_arrays(st, slots);
+    if (why != NULL)
+        return why;
     for (unsigned i = 0; i < st->args_count; i++) {
         const qp_cf_arg *a = &st->args[i];
         if (a->kind == QP_CF_ARG_SLOT && (a->value < 0 || a->value >= (int64_t)slots))

@@ -123,6 +123,25 @@ static bool epoll_ioctl(const qp_cf_scenario *sc, size_t index, const qp_cf_resu
            sim->err == EINVAL && kernel->ret == -1 && kernel->err == ENOTTY;
 }
 
+/* An epoll set added to another that the sim refuses for the sets above the
+   one it joins, which a kernel before the upward count takes: the last step
+   of a scenario only (the epoll-nest depth scenarios end at the link they
+   decide), so that a refusal the sim makes earlier, wrongly, is not
+   explained away. */
+static bool epoll_nest_above(const qp_cf_scenario *sc, size_t index, const qp_cf_result *sim,
+                             const qp_cf_result *kernel)
+{
+    const qp_cf_step *st = &sc->steps[index];
+    int target = (int)qp_cf_step_arg(st, "fd", -1);
+    return index + 1 == sc->steps_count && qp_cf_step_sys(st) == QP_SYS_epoll_ctl &&
+           st->args_count > 2 &&
+           st->args[2].kind == QP_CF_ARG_SLOT && target >= 0 &&
+           qp_cf_slot_kind(sc, (unsigned)target) == QP_CF_EPOLL &&
+           qp_cf_step_arg(st, "op", -1) == EPOLL_CTL_ADD && sim->kind == QP_CF_RES_CALL &&
+           kernel->kind == QP_CF_RES_CALL && sim->ret == -1 && sim->err == ELOOP &&
+           kernel->ret == 0;
+}
+
 /* A write to a socketpair end that the sim's smaller buffer cut short. */
 static bool socketpair_capacity(const qp_cf_scenario *sc, size_t index, const qp_cf_result *sim,
                                 const qp_cf_result *kernel)
@@ -382,6 +401,15 @@ const qp_cf_divergence qp_cf_divergences[] = {
      "fails it with ENOTTY",
      "the sim models one kernel, the newest; no machine makes an ioctl on an epoll fd",
      epoll_ioctl},
+
+    {"epoll-nest-above",
+     "an epoll set added to another is refused with ELOOP when the path of sets through the new "
+     "link, those above the set it joins counted, would be more than five, as this kernel "
+     "counts it (fs/eventpoll.c ep_loop_check: ep_get_upwards_depth_proc); a kernel before that "
+     "count looks only at the sets below, and takes the link (the last call of an epoll-nest "
+     "depth scenario)",
+     "the sim models one kernel, the newest; no machine nests epoll sets more than two deep",
+     epoll_nest_above},
 
     {"socketpair-capacity",
      "a socketpair end holds QP_UNIX_BUF (4096) bytes for its reader in the sim: a write past "

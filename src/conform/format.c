@@ -125,7 +125,7 @@ static void put_iov(char *buf, size_t size, size_t *len, const qp_cf_step *st)
 }
 
 
-static void put_pfds(char *buf, size_t size, size_t *len, const qp_cf_step *st)
+static void put_pfd_array(char *buf, size_t size, size_t *len, const qp_cf_step *st)
 {
     put(buf, size, len, "[");
     for (unsigned i = 0; i < st->pfds_count; i++) {
@@ -136,7 +136,23 @@ static void put_pfds(char *buf, size_t size, size_t *len, const qp_cf_step *st)
                   (uint16_t)st->pfd_events[i]);
         put(buf, size, len, "}");
     }
-    put(buf, size, len, "], %u", st->pfds_count);
+    put(buf, size, len, "]");
+}
+
+static void put_pfds(char *buf, size_t size, size_t *len, const qp_cf_step *st)
+{
+    put_pfd_array(buf, size, len, st);
+    put(buf, size, len, ", %u", st->pfds_count);
+}
+
+/* The slots of an fd set's bits: "{s0, s2}". */
+static void put_set(char *buf, size_t size, size_t *len, int64_t slots)
+{
+    put(buf, size, len, "{");
+    for (unsigned slot = 0, n = 0; slot < QP_CF_SLOTS_MAX; slot++)
+        if (slots >> slot & 1)
+            put(buf, size, len, "%ss%u", n++ ? ", " : "", slot);
+    put(buf, size, len, "}");
 }
 
 static void put_timespec(char *buf, size_t size, size_t *len, const qp_cf_step *st)
@@ -381,6 +397,27 @@ static void put_args(char *buf, size_t size, size_t *len, const qp_cf_step *st)
         case QP_CF_ARG_TEXT_OUT:
             put(buf, size, len, "text[%lld]", v);
             break;
+        case QP_CF_ARG_TIMESPEC:
+        case QP_CF_ARG_TIMEVAL:
+            put(buf, size, len, "{%d, %d}", QP_CF_TIME_SEC(a->value), QP_CF_TIME_SUB(a->value));
+            break;
+        case QP_CF_ARG_SIGMASK:
+            put(buf, size, len, "%s", v == QP_CF_MASK_NULL    ? "NULL"
+                                      : v == QP_CF_MASK_EMPTY ? "[]"
+                                                              : "[SIGUSR1]");
+            break;
+        case QP_CF_ARG_POLLFDS:
+            put_pfd_array(buf, size, len, st);
+            break;
+        case QP_CF_ARG_FDSET:
+            put_set(buf, size, len, a->value);
+            break;
+        case QP_CF_ARG_NFDS:
+            put(buf, size, len, "highest fd + %lld", v + 1);
+            break;
+        case QP_CF_ARG_EVENTS_OUT:
+            put(buf, size, len, "events");
+            break;
         default:
             put(buf, size, len, "?");
         }
@@ -502,10 +539,21 @@ void qp_cf_format_result(char *buf, size_t size, const qp_cf_step *st, const qp_
         put(buf, size, &len, "})");
     }
     put_time_class(buf, size, &len, res);
+    bool called_wait = st->op == QP_CF_CALL && st->sys < QP_SYS_COUNT &&
+                       qp_sys_table[st->sys].sys_class == QP_CLASS_WAIT;
     bool waits = st->op == QP_CF_POLL || st->op == QP_CF_EPOLL_WAIT || st->op == QP_CF_PPOLL ||
-                 st->op == QP_CF_SELECT || st->op == QP_CF_EPOLL_PWAIT;
+                 st->op == QP_CF_SELECT || st->op == QP_CF_EPOLL_PWAIT || called_wait;
+    unsigned sets = 0;
+    for (unsigned i = 0; called_wait && i < st->args_count; i++)
+        if (st->args[i].kind == QP_CF_ARG_FDSET) {
+            put(buf, size, &len, sets == 0 ? " (sets " : ", ");
+            put_set(buf, size, &len, res->aux >> (8 * sets++) & 0xff);
+        }
+    if (sets > 0)
+        put(buf, size, &len, ")");
     if (waits && res->events_count > 0 && res->ret > 0) {
-        bool is_poll = st->op == QP_CF_POLL || st->op == QP_CF_PPOLL || st->op == QP_CF_SELECT;
+        bool is_poll = st->op == QP_CF_POLL || st->op == QP_CF_PPOLL || st->op == QP_CF_SELECT ||
+                       (called_wait && (st->sys == QP_SYS_poll || st->sys == QP_SYS_ppoll));
         put(buf, size, &len, " ([");
         bool first = true;
         for (unsigned i = 0; i < res->events_count; i++) {

@@ -17,6 +17,16 @@ int qp__cf_slot_fd(const int *fds, unsigned slot)
     return slot < QP_CF_SLOTS_MAX ? fds[slot] : -1;
 }
 
+void qp__cf_pollfds(const qp_cf_step *st, const int *fds, struct pollfd *pfds)
+{
+    assert(st->pfds_count <= QP_CF_POLL_FDS_MAX);
+    for (unsigned i = 0; i < st->pfds_count; i++)
+        pfds[i] = (struct pollfd){.fd = st->pfd_slots[i] == QP_CF_NO_SLOT
+                                            ? -1
+                                            : qp__cf_slot_fd(fds, st->pfd_slots[i]),
+                                  .events = st->pfd_events[i]};
+}
+
 void qp__cf_fill(uint8_t *buf, size_t size, const qp_cf_scenario *sc, const qp_cf_step *st)
 {
     size_t index = (size_t)(st - sc->steps);
@@ -74,12 +84,7 @@ static void do_call(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_step
         break;
     case QP_CF_POLL: {
         struct pollfd pfds[QP_CF_POLL_FDS_MAX];
-        assert(st->pfds_count <= QP_CF_POLL_FDS_MAX);
-        for (unsigned i = 0; i < st->pfds_count; i++)
-            pfds[i] = (struct pollfd){.fd = st->pfd_slots[i] == QP_CF_NO_SLOT
-                                                ? -1
-                                                : qp__cf_slot_fd(fds, st->pfd_slots[i]),
-                                      .events = st->pfd_events[i]};
+        qp__cf_pollfds(st, fds, pfds);
         qp__cf_record(res, os->poll(os, pfds, st->pfds_count, st->timeout_ms));
         if (res->ret == 0 && st->timeout_ms > 0)
             *ran_out_ns = (uint64_t)st->timeout_ms * 1000000u;

@@ -172,6 +172,18 @@
 /* a struct epoll_event of events e, its data slot s */
 #define A_EPEV(e, s) {.kind = QP_CF_ARG_EPOLL_EVENT, .value = (int64_t)(uint32_t)(e) | (int64_t)(s) << 32}
 #define A_TIMESPEC_OUT {.kind = QP_CF_ARG_TIMESPEC_OUT} /* its ns compared after */
+/* the recipes of a wait or a sleep made as a call (one that returns at once) */
+#define A_TS(sec, nsec) {.kind = QP_CF_ARG_TIMESPEC, .value = QP_CF_TIME(sec, nsec)}
+#define A_TV(sec, usec) {.kind = QP_CF_ARG_TIMEVAL, .value = QP_CF_TIME(sec, usec)}
+#define A_MASK(m) {.kind = QP_CF_ARG_SIGMASK, .value = (m)} /* enum qp_cf_sigmask */
+#define A_PFDS {.kind = QP_CF_ARG_POLLFDS} /* the step's pollfds (PFDS), revents compared */
+#define A_SET(slots) {.kind = QP_CF_ARG_FDSET, .value = (slots)} /* a bit a slot, compared */
+#define A_NFDS(more) {.kind = QP_CF_ARG_NFDS, .value = (more)}  /* highest fd + 1 + more */
+#define A_EVENTS {.kind = QP_CF_ARG_EVENTS_OUT} /* epoll events, compared */
+#define PFDS(...) .pfds_count = sizeof((uint8_t[]){__VA_ARGS__}), .pfd_slots = {__VA_ARGS__}
+#define PFD_EVENTS(...) .pfd_events = {__VA_ARGS__}
+/* a call with more fields than its arguments (CALL_MORE(poll, (A_PFDS, ...), PFDS(..))) */
+#define CALL_MORE(name, args, ...) {CALL_FIELDS(name, QP_UNPAREN args), __VA_ARGS__}
 #define A_IOV {.kind = QP_CF_ARG_IOV}       /* the step's iovecs (IOV, .iov_count) */
 #define A_IOVCNT {.kind = QP_CF_ARG_IOVCNT} /* their count */
 #define A_MSG_NAME {.kind = QP_CF_ARG_MSG, .value = QP_CF_MSG_NAME}

@@ -5,6 +5,7 @@
 #include "scenarios.h"
 
 #define NEST CF_OBJS(O_PIPE, O_EPOLL, O_EPOLL)
+#define SIX_EPOLLS CF_OBJS(O_EPOLL, O_EPOLL, O_EPOLL, O_EPOLL, O_EPOLL, O_EPOLL)
 
 const qp_cf_scenario qp_cf_scenarios_epoll_nest[] = {
     CF_SCENARIO("epoll-nest/inner-ready", "an inner set with a ready entry is EPOLLIN in the outer", NEST,
@@ -70,6 +71,37 @@ const qp_cf_scenario qp_cf_scenarios_epoll_nest[] = {
                 EP_WAIT(3, 0), EP_MOD(2, 1, EPOLLOUT | EPOLLRDHUP), EP_WAIT(3, 0), EP_WAIT(2, 0),
                 EP_MOD(2, 1, EPOLLOUT | EPOLLET), EP_WAIT(3, 0), EP_WAIT(2, 0), EP_MOD(2, 1, EPOLLIN),
                 EP_WAIT(3, 0)),
+    CF_SCENARIO("epoll-nest/unrelated-wakeup", "a wakeup of an fd in no set does not re-arm an edge-triggered entry of an epoll fd (ep_poll_callback runs only for the entries of the file woken)",
+                CF_OBJS(O_EPOLL, O_EPOLL, O_PIPE, O_PIPE),
+                EP_ADD(1, 2, EPOLLIN), EP_ADD(0, 1, EPOLLIN | EPOLLET), WRITE(3, 1), EP_WAIT(0, 0),
+                EP_WAIT(0, 0), WRITE(5, 1), EP_WAIT(0, 0), WRITE(3, 1), EP_WAIT(0, 0)),
+    /* the link a kernel before the upward count takes (the documented divergence
+       epoll-nest-above) is each scenario's last call */
+    CF_SCENARIO("epoll-nest/depth-down", "a chain of epoll sets built from the innermost out: the sixth set is refused, ELOOP",
+                SIX_EPOLLS, EP_ADD(1, 0, EPOLLIN), EP_ADD(2, 1, EPOLLIN), EP_ADD(3, 2, EPOLLIN),
+                EP_ADD(4, 3, EPOLLIN), EP_WAIT(4, 0), EP_ADD(5, 4, EPOLLIN)),
+    CF_SCENARIO("epoll-nest/depth-up", "a chain of epoll sets built from the outermost in: the sixth set is refused, ELOOP",
+                SIX_EPOLLS, EP_ADD(5, 4, EPOLLIN), EP_ADD(4, 3, EPOLLIN), EP_ADD(3, 2, EPOLLIN),
+                EP_ADD(2, 1, EPOLLIN), EP_WAIT(5, 0), EP_ADD(1, 0, EPOLLIN)),
+    CF_SCENARIO("epoll-nest/depth-join", "two chains of epoll sets joined: refused when the path through the new link, above and below, would be six sets",
+                SIX_EPOLLS, EP_ADD(5, 4, EPOLLIN), EP_ADD(4, 3, EPOLLIN), EP_ADD(2, 1, EPOLLIN),
+                EP_ADD(1, 0, EPOLLIN), EP_ADD(3, 2, EPOLLIN)),
+    CF_SCENARIO("epoll-nest/depth-join-five", "two chains of epoll sets joined into five, taken; a link that makes six of them, refused",
+                SIX_EPOLLS, EP_ADD(5, 4, EPOLLIN), EP_ADD(4, 3, EPOLLIN), EP_ADD(2, 1, EPOLLIN),
+                EP_ADD(3, 2, EPOLLIN), EP_ADD(3, 0, EPOLLIN), EP_ADD(4, 0, EPOLLIN), EP_ADD(1, 0, EPOLLIN)),
+    CF_SCENARIO("epoll-nest/depth-closed-above", "a closed set above a chain holds it no longer: the link it would have made six of is taken",
+                SIX_EPOLLS, EP_ADD(5, 4, EPOLLIN), EP_ADD(4, 3, EPOLLIN), EP_ADD(3, 2, EPOLLIN),
+                EP_ADD(2, 1, EPOLLIN), CLOSE(5), EP_ADD(1, 0, EPOLLIN), EP_WAIT(4, 0)),
+    CF_SCENARIO("epoll-nest/depth-up-first", "a chain of epoll sets built out from the first set made: the sixth set is refused, ELOOP",
+                SIX_EPOLLS, EP_ADD(0, 1, EPOLLIN), EP_ADD(1, 2, EPOLLIN), EP_ADD(2, 3, EPOLLIN),
+                EP_ADD(3, 4, EPOLLIN), EP_ADD(4, 5, EPOLLIN)),
+    CF_SCENARIO("epoll-nest/depth-other-files", "the files in a set that are no epoll sets count for nothing: five sets over an eventfd, taken",
+                CF_OBJS(O_EFD(1), O_EPOLL, O_EPOLL, O_EPOLL, O_EPOLL, O_EPOLL),
+                EP_ADD(1, 0, EPOLLIN), EP_ADD(2, 1, EPOLLIN), EP_ADD(2, 0, EPOLLOUT), EP_ADD(3, 2, EPOLLIN),
+                EP_ADD(4, 3, EPOLLIN), EP_ADD(5, 4, EPOLLIN), EP_WAIT(5, 0)),
+    CF_SCENARIO("epoll-nest/depth-branch", "a set of two branches counts its deepest: five sets down one branch, taken",
+                SIX_EPOLLS, EP_ADD(0, 1, EPOLLIN), EP_ADD(0, 2, EPOLLIN), EP_ADD(2, 3, EPOLLIN),
+                EP_ADD(3, 4, EPOLLIN), EP_ADD(1, 4, EPOLLIN), EP_ADD(4, 5, EPOLLIN), EP_WAIT(0, 0)),
 };
 
 const size_t qp_cf_scenarios_epoll_nest_count =

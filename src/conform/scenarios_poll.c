@@ -132,6 +132,12 @@ const qp_cf_scenario qp_cf_scenarios_poll[] = {
     CF_SCENARIO("ppoll/every-bit", "ppoll reports the bits poll reports", CF_OBJS(O_PIPE, O_EFD(1)),
                 PPOLL1(0, P_EVERY, 0, QP_CF_MASK_NULL), WRITE(1, 1),
                 PPOLL1(0, POLLRDNORM, 0, QP_CF_MASK_EMPTY), PPOLL1(2, P_EVERY, 0, QP_CF_MASK_SIGNAL)),
+    CF_SCENARIO("ppoll/negative-fd-not-woken", "a write to an fd a ppoll does not watch does not end it, a negative fd among its entries or not",
+                CF_OBJS(O_EFD(0), O_PIPE), W_WRITE(2, 1, DURING),
+                {.op = QP_CF_PPOLL, .pfds_count = 2, .pfd_slots = {QP_CF_NO_SLOT, 0},
+                 .pfd_events = {POLLIN, POLLIN}, .time_ns = MS(20), .sigmask = QP_CF_MASK_NULL}),
+    CF_SCENARIO("poll/blocked-for-good", "a poll with no timeout that no action makes ready never returns (the sim finds it blocked for good, the host's watchdog ends it)",
+                CF_OBJS(O_EFD(0), O_PIPE), W_WRITE(2, 1, DURING), POLL1(0, POLLIN, T_WOKEN)),
     CF_SCENARIO("ppoll/write-wakes", "a write wakes a ppoll with no timeout", CF_OBJS(O_PIPE),
                 W_WRITE(1, 3, DURING), PPOLL1(0, POLLIN | POLLRDNORM, NO_TIMEOUT, QP_CF_MASK_SIGNAL)),
 };

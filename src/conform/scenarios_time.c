@@ -46,6 +46,12 @@ const qp_cf_scenario qp_cf_scenarios_time[] = {
                 {.op = QP_CF_SELECT, .pfds_count = 0, .time_ns = 0}),
     CF_SCENARIO("select/bad-usec-negative", "select: EINVAL for a negative tv_usec", CF_OBJS(O_EFD(0)),
                 SELECT1(0, POLLOUT, 0, BAD_NSEC(-5))),
+    CF_SCENARIO("clock/gettime-bad", "clock_gettime of clocks there are none of: EINVAL, the time left as it was", CF_OBJS(O_EPOLL),
+                CALL(clock_gettime, A_INT(-1), A_TIMESPEC_OUT), CALL(clock_gettime, A_INT(24), A_TIMESPEC_OUT),
+                CALL(clock_gettime, A_INT(1000), A_TIMESPEC_OUT)),
+    CF_SCENARIO("sleep/signal-before", "a signal that reached the thread before a sleep began does not end it (its handler ran then)", CF_OBJS(O_EPOLL),
+                W_SIGNAL(), NANOSLEEP(MS(2)), W_SIGNAL(), CLOCK_SLEEP(CLOCK_MONOTONIC, 0, MS(2)),
+                W_SIGNAL(), CLOCK_SLEEP(CLOCK_MONOTONIC, TIMER_ABSTIME, MS(2))),
     CF_SCENARIO("sched/yield", "sched_yield returns 0", CF_OBJS(O_EPOLL), SCHED_YIELD, SCHED_YIELD),
 };
 

@@ -10,6 +10,7 @@
  * EPOLLERR and EPOLLHUP are reported whatever the interest mask. Timeouts
  * follow poll's rules: never early, slack late. */
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 
 #include "quietpoll/units.h"
@@ -93,22 +94,73 @@ bool qp__epoll_has_ready(qp_sim *sim, unsigned epoll_index)
     return false;
 }
 
-/* fs/eventpoll.c ep_loop_check: would adding the epoll instance `inner`
- * to the instance `outer` close a loop (outer is inner, or reachable from
- * it), or nest more than EP_MAX_NESTS deep? depth: the sets above. */
+/* fs/eventpoll.c ep_loop_check: adding the epoll set `inner` to the set
+ * `outer` is refused (ELOOP) when it closes a loop (outer is inner, or
+ * reachable from it), or when the longest path of sets through the new
+ * link, the sets below inner and those above outer counted, would nest more
+ * than EP_MAX_NESTS deep (ep_loop_check_proc's depth down from inner, plus
+ * one, plus ep_get_upwards_depth_proc's up from outer). */
 #define EP_MAX_NESTS 4
 
-static bool closes_loop(qp_sim *sim, unsigned inner, unsigned outer, unsigned depth)
+/* The epoll set of entry e, or NULL. */
+static const qp_obj *entry_set(qp_sim *sim, const qp_epoll_entry *e)
 {
-    if (inner == outer || depth > EP_MAX_NESTS)
-        return true;
-    const qp_epoll *ep = &sim->epolls[inner];
+    const qp_obj *o = e->used ? qp__sim_obj(sim, e->file) : NULL;
+    return o != NULL && o->type == QP_OBJ_EPOLL ? o : NULL;
+}
+
+/* The deepest path of sets below the set index (0: none inside it), or -1
+ * when outer is among them. */
+static int depth_below(qp_sim *sim, unsigned index, unsigned outer, unsigned guard)
+{
+    if (index == outer || guard > QP_SIM_EPOLLS_MAX)
+        return -1;
+    int deepest = 0;
+    const qp_epoll *ep = &sim->epolls[index];
     for (unsigned i = 0; i < ep->entries_count; i++) {
-        const qp_obj *o = ep->entries[i].used ? qp__sim_obj(sim, ep->entries[i].file) : NULL;
-        if (o != NULL && o->type == QP_OBJ_EPOLL && closes_loop(sim, o->index, outer, depth + 1))
+        const qp_obj *o = entry_set(sim, &ep->entries[i]);
+        int below = o != NULL ? depth_below(sim, o->index, outer, guard + 1) : 0;
+        if (below < 0)
+            return -1;
+        if (o != NULL && below + 1 > deepest)
+            deepest = below + 1;
+    }
+    return deepest;
+}
+
+/* Is the set index open (a closed one keeps its entries, and holds nothing)? */
+static bool set_open(qp_sim *sim, unsigned index)
+{
+    for (int fd = 0; fd < QP_SIM_FDS_MAX; fd++) {
+        const qp_obj *o = qp__sim_obj(sim, fd);
+        if (o != NULL && o->type == QP_OBJ_EPOLL && o->index == index)
             return true;
     }
     return false;
+}
+
+/* The highest path of open sets above the set index (0: no set holds it). */
+static int depth_above(qp_sim *sim, unsigned index, unsigned guard)
+{
+    int highest = 0;
+    for (unsigned e = 0; e < sim->epolls_count && guard <= QP_SIM_EPOLLS_MAX; e++) {
+        const qp_epoll *ep = &sim->epolls[e];
+        for (unsigned i = 0; i < ep->entries_count; i++) {
+            const qp_obj *o = entry_set(sim, &ep->entries[i]);
+            if (o == NULL || o->index != index || !set_open(sim, e))
+                continue;
+            int above = depth_above(sim, e, guard + 1) + 1;
+            if (above > highest)
+                highest = above;
+        }
+    }
+    return highest;
+}
+
+static bool closes_loop(qp_sim *sim, unsigned inner, unsigned outer)
+{
+    int below = depth_below(sim, inner, outer, 0);
+    return below < 0 || below + 1 + depth_above(sim, outer, 0) > EP_MAX_NESTS;
 }
 
 /* An epoll fd is readable while its set has an entry to report. */
@@ -183,7 +235,7 @@ int qp__sim_epoll_ctl(qp_os *os, int epfd, int op, int fd, struct epoll_event *e
          (event->events & ~EPOLLEXCLUSIVE_OK_BITS)))
         return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
     if (op == EPOLL_CTL_ADD && target->type == QP_OBJ_EPOLL &&
-        closes_loop(sim, target->index, epobj->index, 0))
+        closes_loop(sim, target->index, epobj->index))
         return (int)qp__sim_exit(sim, &rec, -1, ELOOP);
     switch (op) {
     case EPOLL_CTL_ADD:
@@ -260,6 +312,17 @@ static int collect(qp_sim *sim, qp_epoll *ep, struct epoll_event *events, int ma
     return n;
 }
 
+#define EP_MAX_EVENTS (INT_MAX / (int)sizeof(struct epoll_event))
+
+/* collect, into events; a NULL events with an event to report: -1. */
+static int collect_into(qp_sim *sim, qp_epoll *ep, struct epoll_event *events, int maxevents,
+                        qp_rec *rec)
+{
+    if (events == NULL)
+        return qp__epoll_has_ready(sim, (unsigned)(ep - sim->epolls)) ? -1 : 0;
+    return collect(sim, ep, events, maxevents, rec);
+}
+
 int qp__sim_epoll_wait(qp_os *os, int epfd, struct epoll_event *events, int maxevents,
                        int timeout_ms)
 {
@@ -280,17 +343,21 @@ int64_t qp__epoll_wait(qp_sim *sim, qp_rec *rec, int epfd, struct epoll_event *e
     rec->call.wait.epfd = epfd;
     rec->call.wait.fds_count = maxevents;
     qp_obj *epobj = qp__sim_obj(sim, epfd);
-    int bad = epobj == NULL                                     ? EBADF
-              : epobj->type != QP_OBJ_EPOLL || maxevents <= 0 ? EINVAL
-              : events == NULL                                  ? EFAULT
-              : sim->in_world                                   ? EINVAL /* world threads never wait */
-                                                                : 0;
+    /* fs/eventpoll.c do_epoll_wait: maxevents within EP_MAX_EVENTS; the
+       events array is only written, so a NULL one fails (EFAULT) when an
+       event is to be written to it, and not before (ep_send_events:
+       epoll_put_uevent, the entry left ready as it was) */
+    int bad = epobj == NULL ? EBADF
+              : epobj->type != QP_OBJ_EPOLL || maxevents <= 0 || maxevents > EP_MAX_EVENTS
+                  ? EINVAL
+              : sim->in_world ? EINVAL /* world threads never wait */
+                              : 0;
     if (bad != 0) {
         *err = bad;
         return -1;
     }
     qp_epoll *ep = &sim->epolls[epobj->index];
-    int n = collect(sim, ep, events, maxevents, rec);
+    int n = collect_into(sim, ep, events, maxevents, rec);
     if (n == 0 && timeout_ns != 0) {
         sim->wait.type = QP_WAIT_EPOLL;
         sim->wait.epoll_index = epobj->index;
@@ -299,8 +366,8 @@ int64_t qp__epoll_wait(qp_sim *sim, qp_rec *rec, int epfd, struct epoll_event *e
             *err = EINTR;
             return -1;
         }
-        n = collect(sim, ep, events, maxevents, rec);
-        if (rec->call.wake == QP_WAKE_SPURIOUS && n == 0) {
+        n = collect_into(sim, ep, events, maxevents, rec);
+        if (rec->call.wake == QP_WAKE_SPURIOUS && n == 0 && events != NULL) {
             qp_epoll_entry *e = find(ep, qp__sim_file(sim, sim->wait.spurious_fd), -1);
             if (e != NULL) {
                 events[0].events = EPOLLIN;
@@ -310,5 +377,7 @@ int64_t qp__epoll_wait(qp_sim *sim, qp_rec *rec, int epfd, struct epoll_event *e
             }
         }
     }
+    if (n < 0)
+        *err = EFAULT;
     return n;
 }

@@ -22,10 +22,13 @@ int64_t qp__poll(qp_sim *sim, qp_rec *rec, struct pollfd *fds, nfds_t nfds, uint
 {
     rec->call.wait.epfd = -1;
     rec->call.wait.fds_count = (int32_t)nfds;
-    if (nfds > QP_TRACE_POLL_FDS_MAX && fds != NULL && !sim->in_world)
+    /* fs/select.c do_sys_poll: more fds than RLIMIT_NOFILE is EINVAL before
+       the array is copied in (EFAULT) */
+    bool over_rlimit = nfds > qp__sim_nofile(sim);
+    if (nfds > QP_TRACE_POLL_FDS_MAX && fds != NULL && !sim->in_world && !over_rlimit)
         qp__sim_limit(sim, QP_LIMIT_POLL_FDS, QP_TRACE_POLL_FDS_MAX);
     if (nfds > QP_TRACE_POLL_FDS_MAX || (fds == NULL && nfds > 0) || sim->in_world) {
-        *err = fds == NULL && nfds > 0 ? EFAULT : EINVAL;
+        *err = fds == NULL && nfds > 0 && !over_rlimit ? EFAULT : EINVAL;
         return -1;
     }
     for (nfds_t i = 0; i < nfds; i++) {

@@ -11,6 +11,7 @@
  * were). A wait that nothing makes ready blocks as poll does: until an fd
  * of its sets is ready, a signal (EINTR) or its timeout plus the slack. */
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 
 #include "quietpoll/units.h"
@@ -57,15 +58,20 @@ static int count_ready(qp_sim *sim, struct pollfd *fds, int count, int spurious_
     return bits;
 }
 
+/* The sets rewritten: fs/select.c core_sys_select copies each back whole
+ * longs at a time (set_fd_set, FDS_BYTES(n)), so the bits past nfds in
+ * nfds's last long are cleared too. */
 static void write_sets(int nfds, fd_set *rd, fd_set *wr, fd_set *ex, const struct pollfd *fds,
                        int count)
 {
     fd_set *sets[3] = {rd, wr, ex};
     const short bits[3] = {POLLIN, POLLOUT, POLLPRI};
+    const int long_bits = CHAR_BIT * (int)sizeof(long);
+    int written = (nfds + long_bits - 1) / long_bits * long_bits;
     for (int s = 0; s < 3; s++) {
         if (sets[s] == NULL)
             continue;
-        for (int fd = 0; fd < nfds; fd++)
+        for (int fd = 0; fd < written && fd < FD_SETSIZE; fd++)
             FD_CLR(fd, sets[s]);
         for (int i = 0; i < count; i++)
             if (fds[i].revents & bits[s])
