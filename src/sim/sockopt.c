@@ -10,7 +10,14 @@
  *   SO_RCVLOWAT (0 is 1; a negative value is INT_MAX; capped at half the
  *   receive buffer once SO_RCVBUF was set, else at half tcp_rmem's
  *   maximum), SO_ERROR (read only: the pending error, cleared by reading;
- *   ENOPROTOOPT to set), SO_TYPE (read only); IPPROTO_TCP: TCP_NODELAY.
+ *   ENOPROTOOPT to set), SO_TYPE (read only); IPPROTO_TCP: TCP_NODELAY,
+ *   and the keepalive's timers, as Redis's anetKeepAlive sets them:
+ *   TCP_KEEPIDLE and TCP_KEEPINTVL (1 to 32767 s), TCP_KEEPCNT (1 to 127),
+ *   EINVAL outside (do_tcp_setsockopt, tcp_sock_set_keepidle_locked:
+ *   MAX_TCP_KEEPIDLE, MAX_TCP_KEEPINTVL, MAX_TCP_KEEPCNT), read back as set
+ *   or as the sysctls' defaults (tcp_keepalive_time 7200 s,
+ *   tcp_keepalive_intvl 75 s, tcp_keepalive_probes 9: a host configured
+ *   otherwise differs there; do_tcp_getsockopt).
  * - an int option given fewer than 4 bytes is EINVAL (a struct linger:
  *   fewer than its size); getsockopt writes min(length, 4) bytes and a
  *   negative length is EINVAL; a NULL value is EFAULT; an option or level
@@ -20,6 +27,7 @@
  *   defaults, and SO_ERROR 0 (their errors come through their receives). */
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <string.h>
@@ -36,7 +44,54 @@ const qp_sockopts qp__sockopts_default = {
     .sndbuf = 16384,  /* tcp_wmem's second value */
     .rcvbuf = 131072, /* tcp_rmem's second value */
     .rcvlowat = 1,
+    .keepidle_s = 7200, /* net.ipv4.tcp_keepalive_time */
+    .keepintvl_s = 75,  /* net.ipv4.tcp_keepalive_intvl */
+    .keepcnt = 9,       /* net.ipv4.tcp_keepalive_probes */
 };
+
+/* The IPPROTO_TCP options the sim keeps: where each is and its largest
+ * value (0: any, a flag). */
+typedef struct tcp_opt {
+    int name;
+    size_t offset;
+    int32_t max;
+} tcp_opt;
+
+static const tcp_opt tcp_opts[] = {
+    {TCP_NODELAY, offsetof(qp_sockopts, nodelay), 0},
+    {TCP_KEEPIDLE, offsetof(qp_sockopts, keepidle_s), 32767},  /* MAX_TCP_KEEPIDLE */
+    {TCP_KEEPINTVL, offsetof(qp_sockopts, keepintvl_s), 32767}, /* MAX_TCP_KEEPINTVL */
+    {TCP_KEEPCNT, offsetof(qp_sockopts, keepcnt), 127},         /* MAX_TCP_KEEPCNT */
+};
+
+static const tcp_opt *tcp_opt_of(int name)
+{
+    for (size_t i = 0; i < sizeof tcp_opts / sizeof tcp_opts[0]; i++)
+        if (tcp_opts[i].name == name)
+            return &tcp_opts[i];
+    return NULL;
+}
+
+/* Sets IPPROTO_TCP option t of o to val: 0 or an errno. */
+static int set_tcp_opt(qp_sockopts *o, const tcp_opt *t, int val)
+{
+    char *field = (char *)o + t->offset;
+    if (t->max == 0) {
+        *(bool *)field = val != 0;
+        return 0;
+    }
+    if (val < 1 || val > t->max)
+        return EINVAL;
+    *(int32_t *)field = val;
+    return 0;
+}
+
+/* The value of IPPROTO_TCP option t of o. */
+static int tcp_opt_value(const qp_sockopts *o, const tcp_opt *t)
+{
+    const char *field = (const char *)o + t->offset;
+    return t->max == 0 ? *(const bool *)field : *(const int32_t *)field;
+}
 
 /* The options of the socket behind obj: a TCP socket's own, or NULL. */
 static qp_sockopts *opts_of(qp_sim *sim, const qp_obj *obj)
@@ -70,17 +125,15 @@ static int set_opt(qp_sockopts *o, int level, int name, const void *optval, sock
     bool known = (level == SOL_SOCKET &&
                   (name == SO_REUSEADDR || name == SO_REUSEPORT || name == SO_KEEPALIVE ||
                    name == SO_SNDBUF || name == SO_RCVBUF || name == SO_RCVLOWAT)) ||
-                 (level == IPPROTO_TCP && name == TCP_NODELAY);
+                 (level == IPPROTO_TCP && tcp_opt_of(name) != NULL);
     if (!known)
         return ENOPROTOOPT;
     if (optlen < sizeof(int))
         return EINVAL;
     int val;
     memcpy(&val, optval, sizeof val);
-    if (level == IPPROTO_TCP) {
-        o->nodelay = val != 0;
-        return 0;
-    }
+    if (level == IPPROTO_TCP)
+        return set_tcp_opt(o, tcp_opt_of(name), val);
     switch (name) {
     case SO_REUSEADDR:
         o->reuseaddr = val != 0;
@@ -142,8 +195,10 @@ static bool get_opt(qp_sim *sim, qp_obj *obj, int level, int name, int *val,
     if (o == NULL)
         o = &qp__sockopts_default;
     if (level == IPPROTO_TCP) {
-        *val = o->nodelay;
-        return name == TCP_NODELAY;
+        const tcp_opt *t = tcp_opt_of(name);
+        if (t != NULL)
+            *val = tcp_opt_value(o, t);
+        return t != NULL;
     }
     if (level != SOL_SOCKET)
         return false;
