@@ -579,12 +579,54 @@ static const seed ae_seeds[] = {
 };
 #endif
 
+#ifdef QP_HAVE_AE
+extern const qp_machine qp_machine_ae_listener; /* src/libraries/ae_listener/ */
+/* ae_listener: target 0 the peers (QP_EV_CONNECT: how many connect), 1 + i
+   the i-th connection; op 0's size sets the fd limit: the fds held after
+   setup + 1 + size % 7 (include/quietpoll/listener_world.h) */
+static const seed ae_listener_seeds[] = {
+    /* one peer connects, sends, closes: its client freed by the next
+       before-sleep hook */
+    {"corpus/fuzz_ae_listener/one-peer", &qp_machine_ae_listener,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {{0, 4}}, .ops_count = 1,
+      .events = {ON(1 * MS, QP_EV_CONNECT, 0, 1), ON(2 * MS, QP_EV_DATA, 1, 100),
+                 ON(3 * MS, QP_EV_EOF, 1, 0)},
+      .events_count = 3}},
+    /* a burst of six with room for two: EMFILE (Redis #246), then a close
+       frees an fd and the queued ones are accepted one by one */
+    {"corpus/fuzz_ae_listener/burst-at-the-limit", &qp_machine_ae_listener,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {{0, 1}}, .ops_count = 1,
+      .events = {ON(1 * MS, QP_EV_CONNECT, 0, 6), ON(5 * MS, QP_EV_EOF, 1, 0),
+                 ON(6 * MS, QP_EV_RESET, 2, 0)},
+      .events_count = 3}},
+    /* a peer resets before it is accepted, another sends and closes */
+    {"corpus/fuzz_ae_listener/reset-before-accept", &qp_machine_ae_listener,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {{0, 5}}, .ops_count = 1,
+      .events = {ON(1 * MS, QP_EV_CONNECT, 0, 2), ON(1 * MS, QP_EV_RESET, 1, 0),
+                 ON(2 * MS, QP_EV_DATA, 2, 10)},
+      .events_count = 3}},
+    /* sixteen peers at once, seven fds free: the world's seven
+       connections (QP_LISTENER_CONNS_MAX) are accepted in one call, fewer
+       than Redis 8.0's max-new-connections-per-cycle (10); three close */
+    {"corpus/fuzz_ae_listener/burst-of-sixteen", &qp_machine_ae_listener,
+     {.start_ns = START_NS, .cost_ns = 1 * US, .slack_ns = 50 * US,
+      .ops = {{0, 6}}, .ops_count = 1,
+      .events = {ON(1 * MS, QP_EV_CONNECT, 0, 16), ON(2 * MS, QP_EV_EOF, 1, 0),
+                 ON(2 * MS, QP_EV_EOF, 2, 0), ON(3 * MS, QP_EV_EOF, 3, 0)},
+      .events_count = 4}},
+};
+#endif
+
 static const struct {
     const seed *seeds;
     size_t count;
 } seed_sets[] = {
 #ifdef QP_HAVE_AE
     {ae_seeds, sizeof ae_seeds / sizeof ae_seeds[0]},
+    {ae_listener_seeds, sizeof ae_listener_seeds / sizeof ae_listener_seeds[0]},
 #endif
 #ifdef QP_HAVE_CARES
     {cares_seeds, sizeof cares_seeds / sizeof cares_seeds[0]},
