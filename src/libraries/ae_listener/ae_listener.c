@@ -56,13 +56,14 @@
 #include <errno.h>
 #include <redis/ae.h>
 #include <redis/anet.h>
-#include <redis/monotonic.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "quietpoll/listener_world.h"
 #include "quietpoll/machine.h"
 #include "quietpoll/wrap.h"
+
+#include "../ae/ae_common.h"
 
 enum variant { V_70, V_80 };
 
@@ -267,21 +268,7 @@ static void run(qp_os *os, const qp_machine_ctx *ctx)
 static void teardown(const qp_machine_ctx *ctx)
 {
     harness *h = ctx->state;
-    qp_wrap_detach();
-    if (h->el != NULL)
-        aeDeleteEventLoop(h->el);
-    h->el = NULL;
-    qp_wrap_leave();
-}
-
-/* Once per process, outside any run: ae's process-wide state. The first
- * aeCreateEventLoop of a process sets ae's clock (monotonic.c
- * monotonicInit: one clock_gettime, never again), which would make the
- * process's first run differ from the others; the call here, on the real
- * libc, makes it. */
-static void init_once(void)
-{
-    monotonicInit();
+    qp_ae_free_loop(&h->el);
 }
 
 const qp_machine qp_machine_ae_listener = {
@@ -295,6 +282,6 @@ const qp_machine qp_machine_ae_listener = {
     .setup = qp_listener_setup,
     .run = run,
     .teardown = teardown,
-    .init_once = init_once,
+    .init_once = qp_ae_init_once,
     .real_library = true,
 };
