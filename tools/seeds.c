@@ -638,12 +638,103 @@ static const seed ae_seeds[] = {
 };
 #endif
 
+#ifdef QP_HAVE_AE
+extern const qp_machine qp_machine_ae_listener; /* src/libraries/ae_listener/ */
+/* ae_listener: target 0 the peers (QP_EV_CONNECT: how many connect), 1 + i
+   the i-th connection; op 0's size sets the fd limit: the fds held after
+   setup + 1 + size % 7 (include/quietpoll/listener_world.h) */
+static const seed ae_listener_seeds[] = {
+    /* one peer connects, sends, closes: its client freed by the next
+       before-sleep hook */
+    {"corpus/fuzz_ae_listener/one-peer", &qp_machine_ae_listener,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {{0, 4}}, .ops_count = 1,
+      .events = {ON(1 * MS, QP_EV_CONNECT, 0, 1), ON(2 * MS, QP_EV_DATA, 1, 100),
+                 ON(3 * MS, QP_EV_EOF, 1, 0)},
+      .events_count = 3}},
+    /* a burst of six with room for two: EMFILE (Redis #246), then a close
+       frees an fd and the queued ones are accepted one by one */
+    {"corpus/fuzz_ae_listener/burst-at-the-limit", &qp_machine_ae_listener,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {{0, 1}}, .ops_count = 1,
+      .events = {ON(1 * MS, QP_EV_CONNECT, 0, 6), ON(5 * MS, QP_EV_EOF, 1, 0),
+                 ON(6 * MS, QP_EV_RESET, 2, 0)},
+      .events_count = 3}},
+    /* a peer resets before it is accepted, another sends and closes */
+    {"corpus/fuzz_ae_listener/reset-before-accept", &qp_machine_ae_listener,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {{0, 5}}, .ops_count = 1,
+      .events = {ON(1 * MS, QP_EV_CONNECT, 0, 2), ON(1 * MS, QP_EV_RESET, 1, 0),
+                 ON(2 * MS, QP_EV_DATA, 2, 10)},
+      .events_count = 3}},
+    /* sixteen peers at once, seven fds free: the world's seven
+       connections (QP_LISTENER_CONNS_MAX) are accepted in one call, fewer
+       than Redis 8.0's max-new-connections-per-cycle (10); three close */
+    {"corpus/fuzz_ae_listener/burst-of-sixteen", &qp_machine_ae_listener,
+     {.start_ns = START_NS, .cost_ns = 1 * US, .slack_ns = 50 * US,
+      .ops = {{0, 6}}, .ops_count = 1,
+      .events = {ON(1 * MS, QP_EV_CONNECT, 0, 16), ON(2 * MS, QP_EV_EOF, 1, 0),
+                 ON(2 * MS, QP_EV_EOF, 2, 0), ON(3 * MS, QP_EV_EOF, 3, 0)},
+      .events_count = 4}},
+};
+#endif
+
+#ifdef QP_HAVE_AE
+extern const qp_machine qp_machine_ae_client; /* src/libraries/ae_client/ */
+/* ae_client: target 0 the world's listener (QP_EV_ANSWER: 0 never, 1
+   accepts, 2 refuses; QP_EV_DRAIN: it reads some KiB); op i writes its size
+   in bytes; the deadline is a 60 s time event */
+static const seed ae_client_seeds[] = {
+    /* accepted at once; 40 KB through a 16 KiB send buffer, drained twice */
+    {"corpus/fuzz_ae_client/accepted-drained", &qp_machine_ae_client,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {{0, 16000}, {0, 16000}, {0, 8000}}, .ops_count = 3,
+      .events = {ON(1 * MS, QP_EV_ANSWER, 0, 1), ON(2 * MS, QP_EV_DRAIN, 0, 32),
+                 ON(3 * MS, QP_EV_DRAIN, 0, 32), ON(4 * MS, QP_EV_EOF, 0, 0)},
+      .events_count = 4}},
+    /* refused: SO_ERROR ECONNREFUSED, the connection closed */
+    {"corpus/fuzz_ae_client/refused", &qp_machine_ae_client,
+     {.start_ns = START_NS, .cost_ns = 2 * US, .slack_ns = 50 * US,
+      .ops = {{0, 100}}, .ops_count = 1,
+      .events = {ON(1 * MS, QP_EV_ANSWER, 0, 2)}, .events_count = 1}},
+    /* accepted after a signal; the peer answers, then resets while the
+       buffer is full */
+    {"corpus/fuzz_ae_client/signal-accepted-reset", &qp_machine_ae_client,
+     {.start_ns = START_NS, .cost_ns = 3 * US, .slack_ns = 50 * US,
+      .ops = {{0, 16384}, {0, 16384}}, .ops_count = 2,
+      .events = {EV(1 * MS, QP_EV_SIGNAL, 0), ON(2 * MS, QP_EV_ANSWER, 0, 1),
+                 ON(3 * MS, QP_EV_DATA, 0, 20), ON(4 * MS, QP_EV_RESET, 0, 0)},
+      .events_count = 4}},
+    /* Redis PR 11069 on the deadline: a connect never answered, the 60 s
+       deadline's callback closes it and returns AE_NOMORE; the time event
+       keeps its past `when`, so the next epoll_wait has a timeout of 0 and
+       returns with nothing to do. The world's events are at most 10 s
+       apart: until the deadline, the peer's closes of a connection never
+       made (they change nothing); then two signals wake the idle loop */
+    {"reproducers/ae_client/redis-11069-deadline", &qp_machine_ae_client,
+     {.start_ns = START_NS, .cost_ns = 1 * US, .slack_ns = 0,
+      .events = {ON(9000 * MS, QP_EV_EOF, 0, 0), ON(18000 * MS, QP_EV_EOF, 0, 0),
+                 ON(27000 * MS, QP_EV_EOF, 0, 0), ON(36000 * MS, QP_EV_EOF, 0, 0),
+                 ON(45000 * MS, QP_EV_EOF, 0, 0), ON(54000 * MS, QP_EV_EOF, 0, 0),
+                 EV(60500 * MS, QP_EV_SIGNAL, 0), EV(60600 * MS, QP_EV_SIGNAL, 0)},
+      .events_count = 8}},
+    /* monotonic.c in whole us: the deadline's `when` is its creation's us,
+       truncated, + 60 s; a signal's EINTR makes ae wait again for the rest,
+       in whole ms, which ends inside that us, before the deadline */
+    {"reproducers/ae_client/ae-monotonic-us-deadline", &qp_machine_ae_client,
+     {.start_ns = START_NS, .cost_ns = 1, .slack_ns = 0,
+      .events = {EV(1 * MS, QP_EV_SIGNAL, 0)}, .events_count = 1}},
+};
+#endif
+
 static const struct {
     const seed *seeds;
     size_t count;
 } seed_sets[] = {
 #ifdef QP_HAVE_AE
     {ae_seeds, sizeof ae_seeds / sizeof ae_seeds[0]},
+    {ae_listener_seeds, sizeof ae_listener_seeds / sizeof ae_listener_seeds[0]},
+    {ae_client_seeds, sizeof ae_client_seeds / sizeof ae_client_seeds[0]},
 #endif
 #ifdef QP_HAVE_CARES
     {cares_seeds, sizeof cares_seeds / sizeof cares_seeds[0]},

@@ -97,6 +97,7 @@ typedef struct qp_sockopts {
     int32_t sndbuf, rcvbuf; /* as getsockopt reads them: twice what was set */
     bool rcvbuf_locked;     /* SO_RCVBUF was set (SO_RCVLOWAT's cap follows it) */
     int32_t rcvlowat;
+    int32_t keepidle_s, keepintvl_s, keepcnt; /* TCP_KEEPIDLE, TCP_KEEPINTVL, TCP_KEEPCNT */
 } qp_sockopts;
 
 /* A TCP connection of the world's (src/sim/tcp_peer.c): a peer's connection

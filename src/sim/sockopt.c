@@ -13,7 +13,14 @@
  *   the receive buffer once SO_RCVBUF was set, else at half tcp_rmem's
  *   maximum), SO_ERROR (read only: the pending error, cleared by reading;
  *   ENOPROTOOPT to set), SO_TYPE, SO_DOMAIN, SO_PROTOCOL, SO_ACCEPTCONN
- *   (read only); IPPROTO_TCP: TCP_NODELAY, on TCP sockets.
+ *   (read only); IPPROTO_TCP, on TCP sockets: TCP_NODELAY, and the
+ *   keepalive's timers, as Redis's anetKeepAlive sets them: TCP_KEEPIDLE
+ *   and TCP_KEEPINTVL (1 to 32767 s), TCP_KEEPCNT (1 to 127), EINVAL outside
+ *   (do_tcp_setsockopt, tcp_sock_set_keepidle_locked: MAX_TCP_KEEPIDLE,
+ *   MAX_TCP_KEEPINTVL, MAX_TCP_KEEPCNT), read back as set or as the sysctls'
+ *   defaults (tcp_keepalive_time 7200 s, tcp_keepalive_intvl 75 s,
+ *   tcp_keepalive_probes 9: a host configured otherwise differs there;
+ *   do_tcp_getsockopt).
  * - setsockopt: a negative length is EINVAL; SOL_SOCKET and IPPROTO_TCP
  *   copy an int first: a shorter value is EINVAL, none EFAULT, whatever the
  *   option (a struct linger: fewer than its size is EINVAL); then an option
@@ -27,6 +34,7 @@
  *   options as a TCP socket does; a harness's stream's SO_ERROR reads 0. */
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <string.h>
@@ -43,6 +51,9 @@ const qp_sockopts qp__sockopts_default = {
     .sndbuf = 16384,  /* tcp_wmem's second value */
     .rcvbuf = 131072, /* tcp_rmem's second value */
     .rcvlowat = 1,
+    .keepidle_s = 7200, /* net.ipv4.tcp_keepalive_time */
+    .keepintvl_s = 75,  /* net.ipv4.tcp_keepalive_intvl */
+    .keepcnt = 9,       /* net.ipv4.tcp_keepalive_probes */
 };
 
 const qp_sockopts qp__sockopts_dgram = {
@@ -50,6 +61,50 @@ const qp_sockopts qp__sockopts_dgram = {
     .rcvbuf = 212992, /* net.core.rmem_default */
     .rcvlowat = 1,
 };
+
+/* The IPPROTO_TCP options the sim keeps: where each is and its largest
+ * value (0: any, a flag). */
+typedef struct tcp_opt {
+    int name;
+    size_t offset;
+    int32_t max;
+} tcp_opt;
+
+static const tcp_opt tcp_opts[] = {
+    {TCP_NODELAY, offsetof(qp_sockopts, nodelay), 0},
+    {TCP_KEEPIDLE, offsetof(qp_sockopts, keepidle_s), 32767},  /* MAX_TCP_KEEPIDLE */
+    {TCP_KEEPINTVL, offsetof(qp_sockopts, keepintvl_s), 32767}, /* MAX_TCP_KEEPINTVL */
+    {TCP_KEEPCNT, offsetof(qp_sockopts, keepcnt), 127},         /* MAX_TCP_KEEPCNT */
+};
+
+static const tcp_opt *tcp_opt_of(int name)
+{
+    for (size_t i = 0; i < sizeof tcp_opts / sizeof tcp_opts[0]; i++)
+        if (tcp_opts[i].name == name)
+            return &tcp_opts[i];
+    return NULL;
+}
+
+/* Sets IPPROTO_TCP option t of o to val: 0 or an errno. */
+static int set_tcp_opt(qp_sockopts *o, const tcp_opt *t, int val)
+{
+    char *field = (char *)o + t->offset;
+    if (t->max == 0) {
+        *(bool *)field = val != 0;
+        return 0;
+    }
+    if (val < 1 || val > t->max)
+        return EINVAL;
+    *(int32_t *)field = val;
+    return 0;
+}
+
+/* The value of IPPROTO_TCP option t of o. */
+static int tcp_opt_value(const qp_sockopts *o, const tcp_opt *t)
+{
+    const char *field = (const char *)o + t->offset;
+    return t->max == 0 ? *(const bool *)field : *(const int32_t *)field;
+}
 
 /* The protocol behind a socket: TCP (a TCP socket, a stream), UDP or AF_UNIX. */
 enum proto { PROTO_TCP, PROTO_UDP, PROTO_UNIX };
@@ -162,12 +217,12 @@ static int set_opt(qp_sockopts *o, enum proto proto, int level, int name, const 
         return EINVAL;
     if (optval == NULL)
         return EFAULT;
-    if (name != TCP_NODELAY)
+    const tcp_opt *t = tcp_opt_of(name);
+    if (t == NULL)
         return ENOPROTOOPT;
     int val;
     memcpy(&val, optval, sizeof val);
-    o->nodelay = val != 0;
-    return 0;
+    return set_tcp_opt(o, t, val);
 }
 
 int qp__sim_setsockopt(qp_os *os, int fd, int level, int optname, const void *optval,
@@ -268,10 +323,10 @@ int qp__sim_getsockopt(qp_os *os, int fd, int level, int optname, void *optval, 
         return (int)qp__sim_exit(sim, &rec, -1, EINVAL);
     int val = 0;
     struct linger linger = {0};
-    bool known = level == SOL_SOCKET ? get_socket_opt(sim, obj, optname, &val, &linger)
-                                     : optname == TCP_NODELAY;
-    if (level != SOL_SOCKET)
-        val = opts_of(sim, obj)->nodelay;
+    const tcp_opt *t = level == SOL_SOCKET ? NULL : tcp_opt_of(optname);
+    bool known = level == SOL_SOCKET ? get_socket_opt(sim, obj, optname, &val, &linger) : t != NULL;
+    if (t != NULL)
+        val = tcp_opt_value(opts_of(sim, obj), t);
     if (!known)
         return (int)qp__sim_exit(sim, &rec, -1, ENOPROTOOPT);
     bool is_linger = level == SOL_SOCKET && optname == SO_LINGER;

@@ -60,6 +60,8 @@
 #include "quietpoll/units.h"
 #include "quietpoll/wrap.h"
 
+#include "ae_common.h"
+
 enum variant { V_CREATE, V_REARM };
 
 /* The findings, each confirmed in ae.c of redis 7.0.15 (docs/CATALOG.md,
@@ -266,11 +268,7 @@ static void world(qp_os *os, const qp_machine_ctx *ctx, const qp_event *ev)
 static void teardown(const qp_machine_ctx *ctx)
 {
     harness *h = ctx->state;
-    qp_wrap_detach();
-    if (h->el != NULL)
-        aeDeleteEventLoop(h->el);
-    h->el = NULL;
-    qp_wrap_leave();
+    qp_ae_free_loop(&h->el);
 }
 
 static void describe_timer(FILE *out, const qp_schedule *s, size_t index)
