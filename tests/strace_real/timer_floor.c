@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define TICKS 16
+#define TICKS 64
 #define PERIOD_NS UINT64_C(2700000)
 #define NS_PER_MS UINT64_C(1000000)
 
