@@ -61,7 +61,8 @@ enum qp_cf_obj_kind {
     QP_CF_UDP_UNCONN,  /* a UDP socket bound on 127.0.0.1, not connected */
     QP_CF_SOCKETPAIR,  /* socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK): two slots */
     QP_CF_TIMERFD,     /* timerfd_create(init = clock, TFD_NONBLOCK) */
-    QP_CF_DEVNULL,     /* open("/dev/null", O_RDWR | O_NONBLOCK) */
+    QP_CF_DEVNULL,     /* open("/dev/null", O_RDWR | O_NONBLOCK); init: another of
+                          qp_cf_paths, flags: 1 + another access mode */
     /* the kinds past QP_CF_DRAWN_KINDS are written in scenarios only (the
        drawn scenarios keep their inputs' meaning) */
     QP_CF_TCP4,        /* socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK): not bound */
@@ -73,8 +74,8 @@ enum qp_cf_obj_kind {
 
 typedef struct qp_cf_obj {
     uint8_t kind;     /* enum qp_cf_obj_kind */
-    uint32_t init;    /* eventfd: initval; timerfd: its clock */
-    int32_t flags;    /* eventfd: EFD_SEMAPHORE */
+    uint32_t init;    /* eventfd: initval; timerfd: its clock; /dev/null: the path's index */
+    int32_t flags;    /* eventfd: EFD_SEMAPHORE; /dev/null: 1 + the access mode (0: O_RDWR) */
 } qp_cf_obj;
 
 /* The slots an object takes: 2 for a pipe and a socketpair, else 1. */
