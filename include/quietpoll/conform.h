@@ -39,6 +39,7 @@
 #define QP_CF_IOV_MAX 3 /* iovecs of a readv, writev, recvmsg or sendmsg */
 #define QP_CF_IOV_NEGATIVE 0xfe /* iov_count: iovcnt -1 */
 #define QP_CF_IOV_TOO_MANY 0xff /* iov_count: IOV_MAX + 1 empty iovecs */
+#define QP_CF_IOV_ALL_BYTES 0xfd /* iov_count: IOV_MAX iovecs of one byte each */
 /* A timed scenario (a timerfd, a sleep, a wait with a timeout it is to run
  * out) runs again when the host ran it this much later than the scenario's
  * own times say (a loaded machine): its timer counts and remaining times

@@ -303,7 +303,7 @@ const char *qp_cf_check(const qp_cf_scenario *sc)
         if (!time_bounded(st))
             return "a time over QP_CF_DURING_TIMEOUT_MS";
         if (st->iov_count > QP_CF_IOV_MAX && st->iov_count != QP_CF_IOV_NEGATIVE &&
-            st->iov_count != QP_CF_IOV_TOO_MANY)
+            st->iov_count != QP_CF_IOV_TOO_MANY && st->iov_count != QP_CF_IOV_ALL_BYTES)
             return "more iovecs than QP_CF_IOV_MAX";
         uint64_t iov_bytes = 0;
         for (unsigned k = 0; k < QP_CF_IOV_MAX; k++)

@@ -118,6 +118,10 @@ static void put_iov(char *buf, size_t size, size_t *len, const qp_cf_step *st)
         put(buf, size, len, "[1025 x {0}], 1025");
         return;
     }
+    if (st->iov_count == QP_CF_IOV_ALL_BYTES) {
+        put(buf, size, len, "[1024 x {1}], 1024");
+        return;
+    }
     put(buf, size, len, "[");
     for (unsigned i = 0; i < st->iov_count && i < QP_CF_IOV_MAX; i++)
         put(buf, size, len, "%s{%u}", i ? ", " : "", st->iov_len[i]);

@@ -102,6 +102,12 @@ const qp_cf_scenario qp_cf_scenarios_pipe[] = {
                 CF_OBJS(O_PIPE),
                 WRITE(1, 63000), BLOCKING(1), W_READ(0, 8192, DURING), WRITE(1, 6000), READ(0, 65536),
                 READ(0, 10000)),
+    CF_SCENARIO("pipe/iov-max-iovecs", "readv and writev of IOV_MAX iovecs of a byte each: all of them, in order (fs/read_write.c import_iovec takes UIO_MAXIOV); one more is EINVAL",
+                CF_OBJS(O_PIPE),
+                VEC_COUNT(writev, 1, QP_CF_IOV_ALL_BYTES), IOCTL_NREAD(0), WRITE(1, 100),
+                VEC_COUNT(readv, 0, QP_CF_IOV_ALL_BYTES), READV(0, 50, 0, 100),
+                VEC_COUNT(writev, 1, QP_CF_IOV_TOO_MANY), VEC_COUNT(readv, 0, QP_CF_IOV_TOO_MANY),
+                VEC_COUNT(readv, 0, QP_CF_IOV_ALL_BYTES)),
     /* an end's dups (fs/file_table.c __fput: the end closes with its last
        fd; pipe_release then wakes the other end) */
     CF_SCENARIO("pipe/write-end-dups", "a write end dup'd twice writes through either dup once its first fd closes; the reader's EOF comes with the last",
