@@ -93,7 +93,7 @@ const qp_cf_scenario qp_cf_scenarios_pipe[] = {
     CF_SCENARIO("pipe/bytes-readv-zero-iovecs", "readv scatters the bytes over its iovecs, stepping over those of no bytes; writev gathers them",
                 CF_OBJS(O_PIPE),
                 WRITEV(1, 0, 7, 0), WRITEV(1, 5, 0, 9), READV(0, 0, 3, 0), READV(0, 4, 0, 2),
-                READV(0, 1, 1, 100), READV(0, 0, 0, 0), READV(0, 4)),
+                READV(0, 1, 1, 100), READV(0, 0, 0, 0), READV(0, 4), WRITE(1, 1), READV(0, 0, 5)),
     CF_SCENARIO("pipe/bytes-full-ring", "a full ring's bytes come back whole once it wraps: the first pages read, others written",
                 CF_OBJS(O_PIPE),
                 WRITE(1, 65536), READ(0, 8192), WRITE(1, 6000), WRITE(1, 3000), READ(0, 65536),
