@@ -187,7 +187,8 @@ enum qp_cf_arg_kind {
                           compared (the result's aux) */
     QP_CF_ARG_RLIMIT,  /* a struct rlimit of RLIMIT_NOFILE's hard limit now (getrlimit's)
                           and a soft limit: QP_CF_RLIMIT_NOW (the soft limit now: nothing
-                          changes) or QP_CF_RLIMIT_ABOVE (one above the hard limit) */
+                          changes) or QP_CF_RLIMIT_ABOVE (one above the hard limit);
+                          QP_CF_RLIMIT_CPU_NOW: RLIMIT_CPU's limits now (nothing changes) */
     QP_CF_ARG_STR,     /* the string qp_cf_strings[value]: a node or a service */
     QP_CF_ARG_HINTS,   /* a struct addrinfo of hints: value QP_CF_HINTS(flags, family,
                           socktype, protocol) */
@@ -232,6 +233,7 @@ typedef struct qp_cf_arg {
 #define QP_CF_MSG_NO_NAME (-2)
 #define QP_CF_RLIMIT_NOW 0
 #define QP_CF_RLIMIT_ABOVE 1
+#define QP_CF_RLIMIT_CPU_NOW 2
 
 /* The paths QP_CF_ARG_PATH names (the sim has no file system but these). */
 extern const char *const qp_cf_paths[];

@@ -318,8 +318,10 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_ste
             v[i] = (uintptr_t)&addrs[i];
             break;
         case QP_CF_ARG_RLIMIT:
-            /* RLIMIT_NOFILE as it is (never lowered: the host's own fds need it) */
-            if (os->getrlimit(os, RLIMIT_NOFILE, &limits[i]) != 0)
+            /* RLIMIT_NOFILE as it is (never lowered: the host's own fds need
+               it), or RLIMIT_CPU as it is */
+            if (os->getrlimit(os, a->value == QP_CF_RLIMIT_CPU_NOW ? RLIMIT_CPU : RLIMIT_NOFILE,
+                              &limits[i]) != 0)
                 limits[i] = (struct rlimit){0};
             if (a->value == QP_CF_RLIMIT_ABOVE)
                 limits[i].rlim_cur = limits[i].rlim_max + 1;

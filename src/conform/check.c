@@ -128,7 +128,7 @@ static const char *check_call(const qp_cf_step *st, unsigned slots, const bool *
             (a->value & ~INT64_C(0xff)) != 0xc0000200)
             return "an address neither loopback nor TEST-NET-1 (the host binds only loopback)";
         if (a->kind == QP_CF_ARG_RLIMIT && a->value != QP_CF_RLIMIT_NOW &&
-            a->value != QP_CF_RLIMIT_ABOVE)
+            a->value != QP_CF_RLIMIT_ABOVE && a->value != QP_CF_RLIMIT_CPU_NOW)
             return "a limit other than the one now or one above the hard limit (the host's "
                    "limits are never lowered)";
         if (a->kind == QP_CF_ARG_STR && (a->value < 0 || (size_t)a->value >= qp_cf_strings_count))

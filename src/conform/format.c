@@ -317,8 +317,9 @@ static void put_args(char *buf, size_t size, size_t *len, const qp_cf_step *st)
                 (v >> 16) & 0xff, (v >> 8) & 0xff, v & 0xff);
             break;
         case QP_CF_ARG_RLIMIT:
-            put(buf, size, len, "%s", v == QP_CF_RLIMIT_NOW ? "{the limits now}"
-                                      : "{hard limit + 1, hard limit}");
+            put(buf, size, len, "%s", v == QP_CF_RLIMIT_NOW        ? "{the limits now}"
+                                      : v == QP_CF_RLIMIT_CPU_NOW ? "{RLIMIT_CPU's limits now}"
+                                                                  : "{hard limit + 1, hard limit}");
             break;
         case QP_CF_ARG_INT_PTR:
             put(buf, size, len, "[%lld]", v);
