@@ -47,6 +47,7 @@
 #define QP_CF_IOV_MAX 3 /* iovecs of a readv, writev, recvmsg or sendmsg */
 #define QP_CF_IOV_NEGATIVE 0xfe /* iov_count: iovcnt -1 */
 #define QP_CF_IOV_TOO_MANY 0xff /* iov_count: IOV_MAX + 1 empty iovecs */
+#define QP_CF_IOV_ALL_BYTES 0xfd /* iov_count: IOV_MAX iovecs of one byte each */
 /* A timed scenario (a timerfd, a sleep, a wait with a timeout it is to run
  * out) runs again when the host ran it this much later than the scenario's
  * own times say (a loaded machine): its timer counts and remaining times
@@ -69,7 +70,8 @@ enum qp_cf_obj_kind {
     QP_CF_UDP_UNCONN,  /* a UDP socket bound on 127.0.0.1, not connected */
     QP_CF_SOCKETPAIR,  /* socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK): two slots */
     QP_CF_TIMERFD,     /* timerfd_create(init = clock, TFD_NONBLOCK) */
-    QP_CF_DEVNULL,     /* open("/dev/null", O_RDWR | O_NONBLOCK) */
+    QP_CF_DEVNULL,     /* open("/dev/null", O_RDWR | O_NONBLOCK); init: another of
+                          qp_cf_paths, flags: 1 + another access mode */
     /* the kinds past QP_CF_DRAWN_KINDS are written in scenarios only (the
        drawn scenarios keep their inputs' meaning) */
     QP_CF_TCP4,        /* socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK): not bound */
@@ -81,8 +83,8 @@ enum qp_cf_obj_kind {
 
 typedef struct qp_cf_obj {
     uint8_t kind;     /* enum qp_cf_obj_kind */
-    uint32_t init;    /* eventfd: initval; timerfd: its clock */
-    int32_t flags;    /* eventfd: EFD_SEMAPHORE */
+    uint32_t init;    /* eventfd: initval; timerfd: its clock; /dev/null: the path's index */
+    int32_t flags;    /* eventfd: EFD_SEMAPHORE; /dev/null: 1 + the access mode (0: O_RDWR) */
 } qp_cf_obj;
 
 /* The slots an object takes: 2 for a pipe and a socketpair, else 1. */
@@ -195,7 +197,8 @@ enum qp_cf_arg_kind {
                           compared (the result's aux) */
     QP_CF_ARG_RLIMIT,  /* a struct rlimit of RLIMIT_NOFILE's hard limit now (getrlimit's)
                           and a soft limit: QP_CF_RLIMIT_NOW (the soft limit now: nothing
-                          changes) or QP_CF_RLIMIT_ABOVE (one above the hard limit) */
+                          changes) or QP_CF_RLIMIT_ABOVE (one above the hard limit);
+                          QP_CF_RLIMIT_CPU_NOW: RLIMIT_CPU's limits now (nothing changes) */
     QP_CF_ARG_STR,     /* the string qp_cf_strings[value]: a node or a service */
     QP_CF_ARG_HINTS,   /* a struct addrinfo of hints: value QP_CF_HINTS(flags, family,
                           socktype, protocol) */
@@ -270,6 +273,7 @@ typedef struct qp_cf_arg {
 #define QP_CF_NAME_KEPT 2
 #define QP_CF_RLIMIT_NOW 0
 #define QP_CF_RLIMIT_ABOVE 1
+#define QP_CF_RLIMIT_CPU_NOW 2
 
 /* The paths QP_CF_ARG_PATH names (the sim has no file system but these). */
 extern const char *const qp_cf_paths[];

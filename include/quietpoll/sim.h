@@ -180,7 +180,9 @@ typedef struct qp_tcp {
 
 /* A pipe: a ring of page-sized slots. A slot is freed only when its buffer
  * is fully consumed; a write merges into the newest buffer while it has room.
- * head and tail count slots ever used; head - tail are occupied. */
+ * head and tail count slots ever used; head - tail are occupied. A slot's
+ * bytes are its page's (qp_sim.pipe_pages), the len bytes before its fill:
+ * page[used - len, used). */
 typedef struct qp_pipe {
     uint32_t len[QP_PIPE_SLOTS]; /* bytes left in each slot's buffer */
     uint32_t used[QP_PIPE_SLOTS]; /* bytes ever written into it (its page fill) */
@@ -491,6 +493,10 @@ typedef struct qp_sim {
     qp_tcp tcps[QP_SIM_TCPS_MAX];
     qp_tcp_conn tcp_conns[QP_SIM_TCP_CONNS_MAX];
     qp_internal_event internal[QP_SIM_INTERNAL_MAX];
+    /* The pages of each pipe's slots (pipes[i]'s slot s: pipe_pages[i][s]),
+     * the bytes its writers wrote: 64 KiB a pipe, touched only where a
+     * write puts bytes, and only those bytes are ever read. */
+    uint8_t pipe_pages[QP_SIM_PIPES_MAX][QP_PIPE_SLOTS][QP_PAGE_SIZE];
 } qp_sim;
 
 /* Prepares a run of sched; the trace must have room for a full run. The

@@ -71,6 +71,7 @@ typedef struct qp_call_io {
     uint32_t iov_len[QP_TRACE_IOV_MAX];
     int32_t msg_flags; /* recvmsg: the msghdr's msg_flags it returned (MSG_TRUNC) */
     bool has_name;     /* recvmsg: a msg_name was given for the source address */
+    bool addr_fault;   /* recvfrom: an address and no length to write it back with */
 } qp_call_io;
 
 /* The signal mask of epoll_pwait and ppoll (qp_call_wait.sigmask). */

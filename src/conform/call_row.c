@@ -198,6 +198,7 @@ static uint8_t arg_buf[QP_CF_ARGS_MAX][QP_CF_IO_BYTES_MAX]; /* zeros */
 #define IOV_MAX_LINUX 1024 /* UIO_MAXIOV */
 static uint8_t vec_buf[QP_CF_IO_BYTES_MAX];      /* a pattern sent (qp__cf_fill), whatever read */
 static struct iovec too_many[IOV_MAX_LINUX + 1]; /* empty iovecs */
+static struct iovec bytes_each[IOV_MAX_LINUX];   /* one byte of vec_buf each */
 
 /* The step's iovecs over vec_buf (the step's pattern for a send, zeros
  * otherwise); returns their count, *bytes their length in all. */
@@ -213,7 +214,13 @@ static int iovecs(const qp_cf_scenario *sc, const qp_cf_step *st, struct iovec *
     if (st->iov_count == QP_CF_IOV_NEGATIVE)
         return -1;
     size_t at = 0;
-    for (unsigned i = 0; i < st->iov_count; i++) {
+    int count = st->iov_count;
+    if (st->iov_count == QP_CF_IOV_ALL_BYTES) {
+        *use = bytes_each;
+        for (count = 0; count < IOV_MAX_LINUX; count++, at++)
+            bytes_each[count] = (struct iovec){.iov_base = vec_buf + at, .iov_len = 1};
+    }
+    for (int i = 0; i < count && *use == iov; i++) {
         iov[i] = (struct iovec){.iov_base = vec_buf + at, .iov_len = st->iov_len[i]};
         at += st->iov_len[i];
     }
@@ -224,7 +231,7 @@ static int iovecs(const qp_cf_scenario *sc, const qp_cf_step *st, struct iovec *
         memset(vec_buf, qp_sys_table[st->sys].sys_class == QP_CLASS_RECEIVE ? QP_CF_RECV_FILL : 0,
                at);
     *bytes = at;
-    return st->iov_count;
+    return count;
 }
 
 /* What a receive wrote of its source's address at name (QP_CF_ARG_NAME_OUT,
@@ -385,8 +392,10 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_ste
             v[i] = (uintptr_t)&addrs[i];
             break;
         case QP_CF_ARG_RLIMIT:
-            /* RLIMIT_NOFILE as it is (never lowered: the host's own fds need it) */
-            if (os->getrlimit(os, RLIMIT_NOFILE, &limits[i]) != 0)
+            /* RLIMIT_NOFILE as it is (never lowered: the host's own fds need
+               it), or RLIMIT_CPU as it is */
+            if (os->getrlimit(os, a->value == QP_CF_RLIMIT_CPU_NOW ? RLIMIT_CPU : RLIMIT_NOFILE,
+                              &limits[i]) != 0)
                 limits[i] = (struct rlimit){0};
             if (a->value == QP_CF_RLIMIT_ABOVE)
                 limits[i].rlim_cur = limits[i].rlim_max + 1;

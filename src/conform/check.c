@@ -255,7 +255,7 @@ static const char *check_call(const qp_cf_step *st, unsigned slots, const bool *
             (a->value & ~INT64_C(0xff)) != 0xc0000200)
             return "an address neither loopback nor TEST-NET-1 (the host binds only loopback)";
         if (a->kind == QP_CF_ARG_RLIMIT && a->value != QP_CF_RLIMIT_NOW &&
-            a->value != QP_CF_RLIMIT_ABOVE)
+            a->value != QP_CF_RLIMIT_ABOVE && a->value != QP_CF_RLIMIT_CPU_NOW)
             return "a limit other than the one now or one above the hard limit (the host's "
                    "limits are never lowered)";
         if (a->kind == QP_CF_ARG_STR && (a->value < 0 || (size_t)a->value >= qp_cf_strings_count))
@@ -433,7 +433,7 @@ const char *qp_cf_check(const qp_cf_scenario *sc)
         if (!time_bounded(st))
             return "a time over QP_CF_DURING_TIMEOUT_MS";
         if (st->iov_count > QP_CF_IOV_MAX && st->iov_count != QP_CF_IOV_NEGATIVE &&
-            st->iov_count != QP_CF_IOV_TOO_MANY)
+            st->iov_count != QP_CF_IOV_TOO_MANY && st->iov_count != QP_CF_IOV_ALL_BYTES)
             return "more iovecs than QP_CF_IOV_MAX";
         uint64_t iov_bytes = 0;
         for (unsigned k = 0; k < QP_CF_IOV_MAX; k++)

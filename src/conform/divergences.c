@@ -40,42 +40,6 @@ static bool epoll_order(const qp_cf_scenario *sc, size_t index, const qp_cf_resu
     return memcmp(a, b, sim->events_count * sizeof a[0]) == 0;
 }
 
-/* Is slot a pipe's end when step index runs: made so, or a pipe's end that
- * an earlier dup2 or dup3 put on its fd? */
-static bool pipe_at(const qp_cf_scenario *sc, size_t index, unsigned slot)
-{
-    bool pipe = qp_cf_slot_kind(sc, slot) == QP_CF_PIPE;
-    for (size_t i = 0; i < index; i++) {
-        const qp_cf_step *st = &sc->steps[i];
-        unsigned sys = qp_cf_step_sys(st);
-        if ((sys == QP_SYS_dup2 || sys == QP_SYS_dup3) && st->args_count >= 2 &&
-            st->args[1].kind == QP_CF_ARG_SLOT && (unsigned)st->args[1].value == slot &&
-            st->args[0].kind == QP_CF_ARG_SLOT)
-            pipe = qp_cf_slot_kind(sc, (unsigned)st->args[0].value) == QP_CF_PIPE;
-    }
-    return pipe;
-}
-
-/* A read of a pipe that returned what the kernel's did, its bytes zeros:
-   the sim's pipe keeps counts, not bytes. */
-static bool pipe_bytes(const qp_cf_scenario *sc, size_t index, const qp_cf_result *sim,
-                       const qp_cf_result *kernel)
-{
-    const qp_cf_step *st = &sc->steps[index];
-    unsigned sys = qp_cf_step_sys(st);
-    if ((sys != QP_SYS_read && sys != QP_SYS_readv) ||
-        !pipe_at(sc, index, qp_cf_step_slot(st)) || sim->kind != QP_CF_RES_CALL ||
-        kernel->kind != QP_CF_RES_CALL || sim->ret <= 0 || sim->ret != kernel->ret ||
-        sim->err != kernel->err || sim->value != kernel->value || sim->aux != kernel->aux ||
-        sim->time_class != kernel->time_class || sim->events_count != 0 ||
-        kernel->events_count != 0)
-        return false;
-    static const uint8_t zero_bytes[QP_CF_IO_BYTES_MAX];
-    qp_cf_result zeros = {.ret = sim->ret};
-    qp__cf_record_bytes(&zeros, zero_bytes, sizeof zero_bytes);
-    return sim->bytes_hash == zeros.bytes_hash;
-}
-
 /* Does the wait at index watch slot: a pollfd of it, or (epoll) an entry
  * added for it before? */
 static bool wait_watches(const qp_cf_scenario *sc, size_t index, unsigned slot)
@@ -502,14 +466,6 @@ const qp_cf_divergence qp_cf_divergences[] = {
      "the sim runs no exec, so the bit changes nothing but F_GETFD; the host makes a scenario's "
      "objects close-on-exec, and the fds a scenario's calls make are closed at once",
      never_in_a_scenario},
-
-    {"pipe-bytes",
-     "the sim's pipe keeps how many bytes each buffer holds, not the bytes: its reader reads as "
-     "many as Linux's, zeros; the scenario's writes write a pattern, which Linux's reader reads "
-     "back (fs/pipe.c pipe_read copies each buffer's page out)",
-     "no machine reads what a pipe carries (a wakeup byte, or a count of bytes); the sockets "
-     "the loops read keep their bytes (socketpair ends), and their reads are compared",
-     pipe_bytes},
 
     {"epoll-nest-depth",
      "the sim holds QP_SIM_EPOLLS_MAX epoll sets, so a chain of sets inside sets stops there; "

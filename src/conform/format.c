@@ -118,6 +118,10 @@ static void put_iov(char *buf, size_t size, size_t *len, const qp_cf_step *st)
         put(buf, size, len, "[1025 x {0}], 1025");
         return;
     }
+    if (st->iov_count == QP_CF_IOV_ALL_BYTES) {
+        put(buf, size, len, "[1024 x {1}], 1024");
+        return;
+    }
     put(buf, size, len, "[");
     for (unsigned i = 0; i < st->iov_count && i < QP_CF_IOV_MAX; i++)
         put(buf, size, len, "%s{%u}", i ? ", " : "", st->iov_len[i]);
@@ -329,8 +333,9 @@ static void put_args(char *buf, size_t size, size_t *len, const qp_cf_step *st)
                 (v >> 16) & 0xff, (v >> 8) & 0xff, v & 0xff);
             break;
         case QP_CF_ARG_RLIMIT:
-            put(buf, size, len, "%s", v == QP_CF_RLIMIT_NOW ? "{the limits now}"
-                                      : "{hard limit + 1, hard limit}");
+            put(buf, size, len, "%s", v == QP_CF_RLIMIT_NOW        ? "{the limits now}"
+                                      : v == QP_CF_RLIMIT_CPU_NOW ? "{RLIMIT_CPU's limits now}"
+                                                                  : "{hard limit + 1, hard limit}");
             break;
         case QP_CF_ARG_INT_PTR:
             put(buf, size, len, "[%lld]", v);

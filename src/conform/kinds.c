@@ -258,12 +258,24 @@ static void draw_timerfd_io(drawer *d, qp_cf_step *st, unsigned slot, bool write
     *st = write ? (qp_cf_step)EFD_WRITE(slot, 1, size) : (qp_cf_step)EFD_READ(slot, size);
 }
 
-/* --- open("/dev/null", O_RDWR | O_NONBLOCK) --- */
+/* --- open("/dev/null", O_RDWR | O_NONBLOCK); init: another of qp_cf_paths
+   (the root), flags: 1 + another access mode (O_DEVNULL_AS) --- */
+
+static int devnull_mode(const qp_cf_obj *obj)
+{
+    return obj->flags == 0 ? O_RDWR : obj->flags - 1;
+}
 
 static int make_devnull(qp_os *os, const qp_cf_obj *obj, int cloexec, int fds[2])
 {
-    (void)obj;
-    return fds[0] = os->open(os, "/dev/null", O_RDWR | O_NONBLOCK | cloexec, 0);
+    return fds[0] = os->open(os, qp_cf_paths[obj->init], devnull_mode(obj) | O_NONBLOCK | cloexec, 0);
+}
+
+static void describe_devnull(const qp_cf_obj *obj, char *buf, size_t size)
+{
+    static const char *const modes[] = {"O_RDONLY", "O_WRONLY", "O_RDWR"};
+    if (obj->init != 0 || obj->flags != 0)
+        snprintf(buf, size, "(%s, %s)", qp_cf_paths[obj->init], modes[devnull_mode(obj) & O_ACCMODE]);
 }
 
 static void draw_devnull_io(drawer *d, qp_cf_step *st, unsigned slot, bool write)
@@ -325,7 +337,7 @@ const qp_cf_kind qp_cf_kinds[QP_CF_OBJ_KIND_COUNT] = {
                        .drawn_max = 1, .draw_obj = draw_timerfd_obj, .draw_io = draw_timerfd_io,
                        .draw_action = draw_thread_action},
     [QP_CF_DEVNULL] = {.name = "/dev/null", .slots = 1, .make = make_devnull,
-                       .make_call = "openat", .draw_io = draw_devnull_io,
+                       .make_call = "openat", .describe = describe_devnull, .draw_io = draw_devnull_io,
                        .draw_action = draw_thread_action},
     [QP_CF_TCP4] = {.name = "TCP socket", .slots = 1, .make = make_tcp4, .make_call = "socket",
                     .room = QP_CF_ROOM_TCPS, .unbound_inet = true},

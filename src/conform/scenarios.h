@@ -34,6 +34,8 @@
 #define O_SOCKETPAIR {.kind = QP_CF_SOCKETPAIR}
 #define O_TFD(clock_) {.kind = QP_CF_TIMERFD, .init = (clock_)}
 #define O_DEVNULL {.kind = QP_CF_DEVNULL}
+/* open(qp_cf_paths[path], mode | O_NONBLOCK): /dev/null (0) or the root (1) */
+#define O_DEVNULL_AS(path, mode) {.kind = QP_CF_DEVNULL, .init = (path), .flags = 1 + (mode)}
 #define O_TCP4 {.kind = QP_CF_TCP4}
 #define O_TCP6 {.kind = QP_CF_TCP6}
 

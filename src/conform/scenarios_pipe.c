@@ -3,6 +3,8 @@
  * gVisor's pipe.cc check them. Slots: the read end, then the write end. */
 #include "scenarios.h"
 
+#define DUP2(from, to) CALL(dup2, A_SLOT(from), A_SLOT(to))
+
 const qp_cf_scenario qp_cf_scenarios_pipe[] = {
     CF_SCENARIO("pipe/read-empty", "a read of an empty pipe with a writer: EAGAIN", CF_OBJS(O_PIPE),
                 READ(0, 10), READ(0, 0)),
@@ -82,6 +84,59 @@ const qp_cf_scenario qp_cf_scenarios_pipe[] = {
                 CF_OBJS(O_PIPE),
                 WRITE(1, 65536), BLOCKING(1), W_READ(0, 8192, DURING), WRITE(1, 4096), IOCTL_NREAD(0),
                 W_READ(0, 100, DURING), WRITE(1, 100), IOCTL_NREAD(1), READ(0, 69632), IOCTL_NREAD(0)),
+    /* the bytes, in order, across pages, merges, partial reads and iovecs
+       (pipe_read's copy_page_to_iter from each buffer's offset) */
+    CF_SCENARIO("pipe/bytes-in-order", "a reader gets the writes' bytes in order: across a merge, a partial read and a page's end",
+                CF_OBJS(O_PIPE),
+                WRITE(1, 100), WRITE(1, 3000), READ(0, 50), WRITE(1, 2000), READ(0, 3000), READ(0, 60),
+                WRITE(1, 4096), READ(0, 5000), READ(0, 10000)),
+    CF_SCENARIO("pipe/bytes-readv-zero-iovecs", "readv scatters the bytes over its iovecs, stepping over those of no bytes; writev gathers them",
+                CF_OBJS(O_PIPE),
+                WRITEV(1, 0, 7, 0), WRITEV(1, 5, 0, 9), READV(0, 0, 3, 0), READV(0, 4, 0, 2),
+                READV(0, 1, 1, 100), READV(0, 0, 0, 0), READV(0, 4), WRITE(1, 1), READV(0, 0, 5)),
+    CF_SCENARIO("pipe/bytes-full-ring", "a full ring's bytes come back whole once it wraps: the first pages read, others written",
+                CF_OBJS(O_PIPE),
+                WRITE(1, 65536), READ(0, 8192), WRITE(1, 6000), WRITE(1, 3000), READ(0, 65536),
+                READ(0, 65536), IOCTL_NREAD(0)),
+    CF_SCENARIO("pipe/bytes-blocked-writer", "the bytes a blocked writer writes as room is made come after the others",
+                CF_OBJS(O_PIPE),
+                WRITE(1, 63000), BLOCKING(1), W_READ(0, 8192, DURING), WRITE(1, 6000), READ(0, 65536),
+                READ(0, 10000)),
+    CF_SCENARIO("pipe/iov-max-iovecs", "readv and writev of IOV_MAX iovecs of a byte each: all of them, in order (fs/read_write.c import_iovec takes UIO_MAXIOV); one more is EINVAL",
+                CF_OBJS(O_PIPE),
+                VEC_COUNT(writev, 1, QP_CF_IOV_ALL_BYTES), IOCTL_NREAD(0), WRITE(1, 100),
+                VEC_COUNT(readv, 0, QP_CF_IOV_ALL_BYTES), READV(0, 50, 0, 100),
+                VEC_COUNT(writev, 1, QP_CF_IOV_TOO_MANY), VEC_COUNT(readv, 0, QP_CF_IOV_TOO_MANY),
+                VEC_COUNT(readv, 0, QP_CF_IOV_ALL_BYTES)),
+    /* an end's dups (fs/file_table.c __fput: the end closes with its last
+       fd; pipe_release then wakes the other end) */
+    CF_SCENARIO("pipe/write-end-dups", "a write end dup'd twice writes through either dup once its first fd closes; the reader's EOF comes with the last",
+                CF_OBJS(O_PIPE, O_EFD(0), O_EFD(0)),
+                DUP2(1, 3), DUP2(1, 2), CLOSE(1), WRITE(3, 5), WRITE(2, 6), READ(0, 20), CLOSE(2),
+                POLL1(0, POLLIN, 0), WRITE(3, 7), READ(0, 20), CLOSE(3), POLL1(0, POLLIN, 0),
+                READ(0, 20)),
+    CF_SCENARIO("pipe/read-end-dups", "a read end dup'd twice reads through either dup once its first fd closes; EPIPE comes with the last",
+                CF_OBJS(O_PIPE, O_EFD(0), O_EFD(0)),
+                WRITE(1, 10), DUP2(0, 2), DUP2(0, 3), CLOSE(0), READ(3, 4), READ(2, 4), CLOSE(2),
+                WRITE(1, 3), READ(3, 20), IOCTL_NREAD(3), CLOSE(3), POLL1(1, POLLOUT, 0),
+                WRITE(1, 3)),
+    CF_SCENARIO("pipe/read-wakes-moved-writer", "a read that frees a page of a full pipe wakes a poll on the write end's dup, its first fd closed",
+                CF_OBJS(O_PIPE, O_EFD(0)),
+                WRITE(1, 65536), DUP2(1, 2), CLOSE(1), W_READ(0, 4096, DURING),
+                POLL1(2, POLLOUT, T_WOKEN), WRITE(2, 100)),
+    CF_SCENARIO("pipe/write-wakes-moved-reader", "a write wakes a poll on the read end's dup, its first fd closed; closing the write end wakes it with POLLHUP",
+                CF_OBJS(O_PIPE, O_EFD(0)),
+                DUP2(0, 2), CLOSE(0), W_WRITE(1, 10, DURING), POLL1(2, POLLIN, T_WOKEN), READ(2, 20),
+                W_CLOSE(1, DURING), POLL1(2, POLLIN, T_WOKEN), READ(2, 20)),
+    CF_SCENARIO("pipe/epoll-et-moved-ends", "edge-triggered entries of both ends' dups, their first fds closed: a read that frees a page re-arms the writer's, a write the reader's, the writer's close the reader's",
+                CF_OBJS(O_PIPE, O_EPOLL, O_EFD(0), O_EFD(0)),
+                WRITE(1, 65536), DUP2(1, 3), CLOSE(1), DUP2(0, 4), CLOSE(0),
+                EP_ADD(2, 3, EPOLLOUT | EPOLLET), EP_ADD(2, 4, EPOLLIN | EPOLLET), EP_WAIT(2, 0),
+                EP_WAIT(2, 0), READ(4, 4096), EP_WAIT(2, 0), WRITE(3, 10), EP_WAIT(2, 0),
+                READ(4, 65536), EP_WAIT(2, 0), CLOSE(3), EP_WAIT(2, 0)),
+    CF_SCENARIO("pipe/blocked-writer-reader-closes-late", "a writer blocked with part of its bytes written returns their count when the reader closes",
+                CF_OBJS(O_PIPE),
+                WRITE(1, 61440), BLOCKING(1), W_CLOSE(0, DURING), WRITE(1, 8192), POLL1(1, POLLOUT, 0)),
 };
 
 const size_t qp_cf_scenarios_pipe_count = sizeof qp_cf_scenarios_pipe / sizeof qp_cf_scenarios_pipe[0];

@@ -56,7 +56,10 @@ ssize_t qp__sim_recvfrom(qp_os *os, int fd, void *buf, size_t len, int flags,
     rec.call.io.flags = flags;
     /* net/socket.c __sys_recvfrom: the source address (and its length)
        goes back only when the receive succeeded; a failed one leaves
-       *addrlen as the caller set it */
+       *addrlen as the caller set it. With an address and no length, a
+       receive that succeeds is EFAULT, its bytes taken (move_addr_to_user's
+       get_user of the length: qp__sim_exit) */
+    rec.call.io.addr_fault = src_addr != NULL && addrlen == NULL;
     socklen_t addrlen_before = src_addr != NULL && addrlen != NULL ? *addrlen : 0;
     int64_t ret = qp__io_receive(sim, &rec, fd, buf, len, true, src_addr, addrlen);
     if (ret < 0 && src_addr != NULL && addrlen != NULL)

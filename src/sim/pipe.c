@@ -1,12 +1,10 @@
-/* The pipe: a ring of QP_PIPE_SLOTS page-sized buffers, with Linux's
- * capacity rules. A write first merges what it can into the newest buffer
- * (while that buffer's page has room), then takes new slots a page at a
- * time; a write of up to QP_PIPE_BUF bytes is all or nothing. A slot is
- * freed only when its buffer is fully consumed, so a pipe with one byte
- * left in each of its 16 buffers is full.
+/* The pipe: its calls, its ends' readiness and its wait queues. Its
+ * buffers, and the bytes in them, are pipe_ring.c's, with Linux's capacity
+ * rules (16 pages; a write of up to QP_PIPE_BUF bytes is all or nothing).
  *
  * A pipe target (qp_sim_add_pipe_target) has the world for its writer:
- * its world events write into it and close its write end.
+ * its world events write zeros into it (the bytes the world's streams and
+ * datagrams carry too) and close its write end.
  *
  * Blocking: task 0 writing to a blocking write end sleeps on the pipe's
  * write queue until woken; the reader tasks of QP_EV_PIPE_READ (task 1
@@ -33,9 +31,9 @@ static qp_pipe *pipe_of(qp_sim *sim, const qp_obj *obj)
     return &sim->pipes[obj->index];
 }
 
-static uint32_t occupancy(const qp_pipe *p)
+static uint8_t (*pages_of(qp_sim *sim, const qp_obj *obj))[QP_PAGE_SIZE]
 {
-    return p->head - p->tail;
+    return sim->pipe_pages[obj->index];
 }
 
 /* A waiter slot holds nobody, or a task parked on this queue. */
@@ -50,16 +48,7 @@ static void check_waiter(const qp_sim *sim, uint8_t task)
 /* The ring's invariants, checked after everything that changes it. */
 static void check_pipe(const qp_sim *sim, const qp_pipe *p)
 {
-    assert(occupancy(p) <= QP_PIPE_SLOTS);
-    uint64_t bytes = 0;
-    for (uint32_t i = p->tail; i != p->head; i++) {
-        unsigned slot = i % QP_PIPE_SLOTS;
-        assert(p->len[slot] >= 1); /* a slot is freed when it is read empty */
-        assert(p->len[slot] <= p->used[slot]);
-        assert(p->used[slot] <= QP_PAGE_SIZE);
-        bytes += p->len[slot];
-    }
-    assert(bytes == p->bytes);
+    qp__pipe_check_ring(p);
     check_waiter(sim, p->rd_waiter);
     check_waiter(sim, p->wr_waiter);
     assert(p->rd_waiter == QP_NO_TASK || p->rd_waiter != p->wr_waiter);
@@ -152,7 +141,7 @@ static short pipe_revents(qp_sim *sim, qp_obj *obj, short events)
         if (!p->writer_open)
             revents |= POLLHUP;
     } else {
-        if (occupancy(p) < QP_PIPE_SLOTS)
+        if (qp__pipe_occupancy(p) < QP_PIPE_SLOTS)
             revents |= POLLOUT;
         if (!p->reader_open)
             revents |= POLLERR;
@@ -184,14 +173,14 @@ static void waitq_rec(qp_sim *sim, const qp_pipe *p, unsigned action, unsigned q
     rec->waitq.queue = (uint8_t)queue;
     rec->waitq.subject = (uint8_t)task;
     rec->waitq.flags = (uint8_t)flags;
-    rec->waitq.slots_used = occupancy(p);
+    rec->waitq.slots_used = qp__pipe_occupancy(p);
     rec->waitq.bytes_queued = p->bytes;
     qp__sim_check(sim);
 }
 
 static bool writer_can_go(const qp_pipe *p)
 {
-    return occupancy(p) < QP_PIPE_SLOTS || !p->reader_open;
+    return qp__pipe_occupancy(p) < QP_PIPE_SLOTS || !p->reader_open;
 }
 
 static bool reader_can_go(const qp_pipe *p)
@@ -266,7 +255,7 @@ static void unpark(qp_sim *sim, qp_pipe *p, unsigned queue, unsigned task)
 
 static qp_pipe_change change_from(const qp_pipe *p, uint32_t slots_before, uint64_t bytes_before)
 {
-    return (qp_pipe_change){slots_before, occupancy(p), bytes_before, p->bytes};
+    return (qp_pipe_change){slots_before, qp__pipe_occupancy(p), bytes_before, p->bytes};
 }
 
 /* Linux >= 6.14, used for whatever the policy leaves unset */
@@ -308,22 +297,6 @@ static void after_write(qp_sim *sim, qp_pipe *p, const qp_pipe_change *c)
 
 /* --- reading --- */
 
-/* Takes up to count bytes; returns how many. */
-static size_t take(qp_pipe *p, size_t count)
-{
-    size_t done = 0;
-    while (done < count && occupancy(p) > 0) {
-        unsigned slot = p->tail % QP_PIPE_SLOTS;
-        size_t n = count - done < p->len[slot] ? count - done : p->len[slot];
-        p->len[slot] -= (uint32_t)n;
-        done += n;
-        if (p->len[slot] == 0)
-            p->tail++;
-    }
-    p->bytes -= done;
-    return done;
-}
-
 static int64_t pipe_read(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *buf, size_t count)
 {
     (void)fd;
@@ -335,12 +308,10 @@ static int64_t pipe_read(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *bu
         return qp__sim_exit(sim, rec, 0, 0);
     if (p->bytes == 0)
         return p->writer_open ? qp__sim_exit(sim, rec, -1, EAGAIN) : qp__sim_exit(sim, rec, 0, 0);
-    uint32_t slots_before = occupancy(p);
+    uint32_t slots_before = qp__pipe_occupancy(p);
     uint64_t bytes_before = p->bytes;
-    size_t done = take(p, count);
+    size_t done = qp__pipe_take(p, pages_of(sim, obj), buf, count);
     check_pipe(sim, p);
-    if (buf != NULL)
-        memset(buf, 0, done);
     rec->call.io.queued_after = p->bytes;
     qp_pipe_change c = change_from(p, slots_before, bytes_before);
     /* pipe_read wakes the write queue (poll and epoll waiters on it too)
@@ -357,38 +328,13 @@ static int64_t pipe_read(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *bu
 
 /* --- writing --- */
 
-/* Writes what fits of count bytes (all or nothing up to QP_PIPE_BUF);
- * returns how many. */
-static size_t put(qp_pipe *p, size_t count)
+/* Writes what fits of count bytes of in (NULL: zeros), and wakes. */
+static size_t put_and_wake(qp_sim *sim, qp_pipe *p, const qp_obj *obj, const uint8_t *in,
+                           size_t count)
 {
-    size_t remainder = count % QP_PAGE_SIZE;
-    unsigned newest = (p->head - 1) % QP_PIPE_SLOTS;
-    bool can_merge =
-        occupancy(p) > 0 && remainder > 0 && p->used[newest] + remainder <= QP_PAGE_SIZE;
-    if (count <= QP_PIPE_BUF && !can_merge && occupancy(p) == QP_PIPE_SLOTS)
-        return 0;
-    size_t done = 0;
-    if (can_merge) {
-        p->len[newest] += (uint32_t)remainder;
-        p->used[newest] += (uint32_t)remainder;
-        done = remainder;
-    }
-    while (done < count && occupancy(p) < QP_PIPE_SLOTS) {
-        unsigned slot = p->head % QP_PIPE_SLOTS;
-        size_t n = count - done < QP_PAGE_SIZE ? count - done : QP_PAGE_SIZE;
-        p->len[slot] = p->used[slot] = (uint32_t)n;
-        p->head++;
-        done += n;
-    }
-    p->bytes += done;
-    return done;
-}
-
-static size_t put_and_wake(qp_sim *sim, qp_pipe *p, const qp_obj *obj, size_t count)
-{
-    uint32_t slots_before = occupancy(p);
+    uint32_t slots_before = qp__pipe_occupancy(p);
     uint64_t bytes_before = p->bytes;
-    size_t done = put(p, count);
+    size_t done = qp__pipe_put(p, pages_of(sim, obj), in, count);
     check_pipe(sim, p);
     if (done == 0)
         return 0;
@@ -431,7 +377,6 @@ static int64_t pipe_write(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const v
                           size_t count)
 {
     (void)fd;
-    (void)buf; /* the bytes are not kept: a pipe's reader reads zeros */
     if (obj->end != END_WRITE)
         return qp__sim_bad_fd(sim, rec);
     qp_pipe *p = pipe_of(sim, obj);
@@ -441,14 +386,15 @@ static int64_t pipe_write(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const v
     if (!p->reader_open)
         return qp__sim_exit(sim, rec, -1, EPIPE);
     bool may_sleep = obj->blocking && !sim->in_world;
-    size_t done = put_and_wake(sim, p, obj, count);
+    const uint8_t *in = buf;
+    size_t done = put_and_wake(sim, p, obj, in, count);
     bool interrupted = false;
     while (may_sleep && done < count && p->reader_open) {
         if (!sleep_until_writable(sim, p)) {
             interrupted = true; /* the bytes written so far, or EINTR */
             break;
         }
-        done += put_and_wake(sim, p, obj, count - done);
+        done += put_and_wake(sim, p, obj, in + done, count - done);
     }
     rec->call.io.queued_after = p->bytes;
     /* fs/pipe.c pipe_write wakes the readers after every write of some
@@ -512,7 +458,7 @@ static void pipe_world_event(qp_sim *sim, const qp_event *ev, qp_obj *reader, in
         /* a non-blocking write of what fits; nothing once the reader is gone
            (the writer's EPIPE) */
         if (p->reader_open)
-            put_and_wake(sim, p, writer, ev->size);
+            put_and_wake(sim, p, writer, NULL, ev->size);
         return;
     }
     assert(ev->kind == QP_EV_EOF || ev->kind == QP_EV_RESET);

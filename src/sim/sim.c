@@ -343,6 +343,10 @@ int64_t qp__sim_exit(qp_sim *sim, qp_rec *rec, int64_t ret, int err)
         sim->now_ns += cost_ns;
         rec->t_exit_ns = sim->now_ns;
     }
+    if (rec->call.sys == QP_SYS_recvfrom && rec->call.io.addr_fault && ret >= 0) {
+        ret = -1; /* net/socket.c __sys_recvfrom: move_addr_to_user failed (io.c) */
+        err = EFAULT;
+    }
     rec->call.ret = ret;
     rec->call.err = ret < 0 ? err : 0;
     /* appended at exit: world events during a blocking wait come before it */

@@ -320,6 +320,15 @@ int64_t qp__unix_pair_new(qp_sim *sim, qp_rec *rec, int type, int sv[2]);
 /* A scheduled reader's read (QP_EV_PIPE_READ) (pipe.c). */
 void qp__pipe_reader_event(qp_sim *sim, const qp_event *ev);
 
+/* A pipe's buffers (pipe_ring.c), over its pages (qp_sim.pipe_pages[i]). */
+uint32_t qp__pipe_occupancy(const qp_pipe *p); /* the slots in use */
+void qp__pipe_check_ring(const qp_pipe *p);    /* asserts the ring's invariants */
+/* Copies up to count bytes out (out NULL: drops them); returns how many. */
+size_t qp__pipe_take(qp_pipe *p, uint8_t (*pages)[QP_PAGE_SIZE], uint8_t *out, size_t count);
+/* Writes what fits of count bytes of in (NULL: zeros), all or nothing up
+ * to QP_PIPE_BUF; returns how many. */
+size_t qp__pipe_put(qp_pipe *p, uint8_t (*pages)[QP_PAGE_SIZE], const uint8_t *in, size_t count);
+
 /* The sim's os table: qp__sim_<name> for each QP_SYSCALL row of the
  * syscall table (the call's file: io.c, vec.c, poll.c, pwait.c, select.c,
  * epoll.c, sleep.c, fdcalls.c, sockets.c, and the kinds' files for the
