@@ -5,7 +5,10 @@
  * value, so a row needs no code here to be called. What a call made (an fd
  * it returned, the fds of an int[2]) is closed again at once: only the
  * result is compared, never fd numbers. dup2 and dup3 make the fd they are
- * given, a slot's (check.c holds them to it), which the slot keeps. */
+ * given, a slot's (check.c holds them to it), which the slot keeps. A step
+ * may keep the fd its call made in a slot (qp_cf_step.keep): it is dup2'd
+ * onto the slot's fd before it is closed, so that later steps use the new
+ * file (an accepted connection, a dup) under the slot's number. */
 #include <assert.h>
 #include <errno.h>
 #include <netdb.h>
@@ -457,6 +460,8 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_ste
         qp__cf_record_bytes(res, vec_buf, iov_bytes);
     if (returns_fd(st->sys, v) && ret >= 0)
         made[0] = (int)ret;
+    if (st->keep != 0 && made[0] >= 0)
+        (void)os->dup2(os, made[0], qp__cf_slot_fd(fds, st->keep - 1u));
     for (unsigned k = 0; k < 2; k++)
         if (made[k] >= 0)
             (void)os->close(os, made[k]);

@@ -110,6 +110,12 @@ static const char *check_call(const qp_cf_step *st, unsigned slots, const bool *
         return "a wait or a sleep through QP_CF_CALL (the wait and sleep steps time them)";
     if (st->args_count > QP_CF_ARGS_MAX)
         return "more arguments than QP_CF_ARGS_MAX";
+    if (st->keep > slots)
+        return "a call keeping its fd in a slot that does not exist";
+    /* a kept fd is used by later steps: one that blocks could block for good */
+    if (st->keep != 0 && sys_class == QP_CLASS_ACCEPT &&
+        !(qp_cf_step_arg(st, "flags", 0) & SOCK_NONBLOCK))
+        return "an accept whose fd is kept, without SOCK_NONBLOCK (it could block for good)";
     for (unsigned i = 0; i < st->args_count; i++) {
         const qp_cf_arg *a = &st->args[i];
         if (a->kind == QP_CF_ARG_SLOT && (a->value < 0 || a->value >= (int64_t)slots))

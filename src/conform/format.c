@@ -404,6 +404,8 @@ void qp_cf_format_step(char *buf, size_t size, const qp_cf_scenario *sc, size_t 
     if (st->op == QP_CF_CALL) {
         put(buf, size, &len, "%s(", st->sys < QP_SYS_COUNT ? qp_sys_table[st->sys].name : "?");
         put_args(buf, size, &len, st);
+        if (st->keep != 0)
+            put(buf, size, &len, " -> s%u", st->keep - 1u);
         return;
     }
     put(buf, size, &len, "%s(", name);
