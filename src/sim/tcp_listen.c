@@ -119,7 +119,9 @@ static int64_t tcp_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const voi
  * address off the loopback is never answered (EINPROGRESS, then nothing; a
  * second connect is EALREADY). A listener is EISCONN
  * (__inet_stream_connect: not TCP_CLOSE); a refused socket's connect takes
- * its pending error, then ECONNABORTED. A blocking socket fails as a
+ * its pending error, then ECONNABORTED; each state answers before the
+ * address's length and family are looked at (a short address to a
+ * listener is EISCONN). A blocking socket fails as a
  * non-blocking one does (the sim's limit: Linux would wait for the
  * answer). */
 static int64_t tcp_connect(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd,
@@ -130,6 +132,19 @@ static int64_t tcp_connect(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd,
         return qp__sim_exit(sim, rec, -1, addrlen == 0 ? EINVAL : EFAULT);
     if (addrlen < sizeof(sa_family_t))
         return qp__sim_exit(sim, rec, -1, EINVAL);
+    /* __inet_stream_connect: the socket's state answers before
+       tcp_v4_connect or tcp_v6_connect reads the address */
+    switch (t->state) {
+    case QP_TCP_LISTENING:
+        return qp__sim_exit(sim, rec, -1, EISCONN);
+    case QP_TCP_CONNECTING:
+        return qp__sim_exit(sim, rec, -1, EALREADY);
+    case QP_TCP_REFUSED: {
+        int err = t->error != 0 ? t->error : ECONNABORTED;
+        t->error = 0;
+        return qp__sim_exit(sim, rec, -1, err);
+    }
+    }
     bool loopback;
     uint16_t port;
     uint32_t to_addr = 1; /* AF_INET6: ::1 */
@@ -148,17 +163,6 @@ static int64_t tcp_connect(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd,
         const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)addr;
         port = ntohs(in6->sin6_port);
         loopback = memcmp(&in6->sin6_addr, in6_loopback, 16) == 0;
-    }
-    switch (t->state) {
-    case QP_TCP_LISTENING:
-        return qp__sim_exit(sim, rec, -1, EISCONN);
-    case QP_TCP_CONNECTING:
-        return qp__sim_exit(sim, rec, -1, EALREADY);
-    case QP_TCP_REFUSED: {
-        int err = t->error != 0 ? t->error : ECONNABORTED;
-        t->error = 0;
-        return qp__sim_exit(sim, rec, -1, err);
-    }
     }
     if (addr->sa_family != (t->v6 ? AF_INET6 : AF_INET))
         return qp__sim_exit(sim, rec, -1, EAFNOSUPPORT);
