@@ -61,9 +61,9 @@ static short tcp_revents(qp_sim *sim, qp_obj *obj, short events)
 }
 
 /* A receive (tcp_recvmsg_locked): a connect in progress is EAGAIN; a
- * refused socket takes its pending error once; then, as a listener and a
- * socket never connected, ENOTCONN (the host says so, though poll reports
- * the refused socket readable). */
+ * refused socket takes its pending error once, then reads 0 (tcp_done shut
+ * it down both ways: RCV_SHUTDOWN), until a connect's ECONNABORTED
+ * disconnects it; a listener and a socket never connected ENOTCONN. */
 static int64_t tcp_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *buf,
                            size_t count, struct sockaddr *src_addr, socklen_t *addrlen)
 {
@@ -83,7 +83,7 @@ static int64_t tcp_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *
             t->error = 0;
             return qp__sim_exit(sim, rec, -1, err);
         }
-        break;
+        return qp__sim_exit(sim, rec, 0, 0);
     }
     return qp__sim_exit(sim, rec, -1, ENOTCONN);
 }
@@ -119,7 +119,8 @@ static int64_t tcp_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const voi
  * address off the loopback is never answered (EINPROGRESS, then nothing; a
  * second connect is EALREADY). A listener is EISCONN
  * (__inet_stream_connect: not TCP_CLOSE); a refused socket's connect takes
- * its pending error, then ECONNABORTED; each state answers before the
+ * its pending error, or ECONNABORTED, and disconnects it (another connect
+ * is a new attempt); each state answers before the
  * address's length and family are looked at (a short address to a
  * listener is EISCONN). A blocking socket fails as a
  * non-blocking one does (the sim's limit: Linux would wait for the
@@ -140,8 +141,12 @@ static int64_t tcp_connect(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd,
     case QP_TCP_CONNECTING:
         return qp__sim_exit(sim, rec, -1, EALREADY);
     case QP_TCP_REFUSED: {
+        /* sock_error, or ECONNABORTED; and the socket is disconnected
+           (SS_UNCONNECTED, tcp_disconnect): a connect after is a new one */
         int err = t->error != 0 ? t->error : ECONNABORTED;
         t->error = 0;
+        t->state = QP_TCP_BOUND;
+        t->port_freed = t->port_auto;
         return qp__sim_exit(sim, rec, -1, err);
     }
     }
