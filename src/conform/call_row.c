@@ -56,6 +56,22 @@ static uint64_t digest_entry(uint64_t h, const struct addrinfo *ai)
     return h;
 }
 
+/* A name a call wrote (accept4's, getsockname's, getpeername's), as
+ * compared: the bytes it has of the first len of size, but an inet
+ * address's port, which is the host's choice (an ephemeral one). */
+static uint64_t name_digest(const uint8_t *name, size_t size, socklen_t len)
+{
+    uint8_t bytes[sizeof(struct sockaddr_in6)] = {0};
+    size_t n = len < size ? len : size;
+    n = n < sizeof bytes ? n : sizeof bytes;
+    memcpy(bytes, name, n);
+    sa_family_t family;
+    memcpy(&family, bytes, sizeof family);
+    if (family == AF_INET || family == AF_INET6)
+        bytes[2] = bytes[3] = 0; /* sin_port, sin6_port */
+    return digest(DIGEST_START, bytes, n);
+}
+
 /* The n-th of a parenthesised list of parameters or arguments. */
 #define CF_AT0(x0, ...) x0
 #define CF_AT1(x0, x1, ...) x1
@@ -445,6 +461,11 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_ste
             freeaddrinfo(lists[i]);
         }
     }
+    if (ret >= 0 && st->args_count >= 3 && st->args[1].kind == QP_CF_ARG_BUF &&
+        st->args[2].kind == QP_CF_ARG_LEN_OUT &&
+        (qp_sys_table[st->sys].args == QP_ARGS_ACCEPT ||
+         qp_sys_table[st->sys].args == QP_ARGS_SOCKNAME))
+        res->value = name_digest(arg_buf[1], (size_t)st->args[1].value, lens[2]);
     if (msg_out >= 0 && ret >= 0) {
         res->value = (uint32_t)msgs[msg_out].msg_flags;
         res->aux = msgs[msg_out].msg_namelen;

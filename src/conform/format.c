@@ -471,6 +471,10 @@ void qp_cf_format_result(char *buf, size_t size, const qp_cf_step *st, const qp_
         }
         if (st->args[i].kind == QP_CF_ARG_LEN_OUT)
             put(buf, size, &len, " (length %lld)", (long long)res->aux);
+        if (st->args[i].kind == QP_CF_ARG_LEN_OUT && res->value != 0 &&
+            (qp_sys_table[st->sys].args == QP_ARGS_ACCEPT ||
+             qp_sys_table[st->sys].args == QP_ARGS_SOCKNAME))
+            put(buf, size, &len, " (name #%08x)", (unsigned)res->value);
     }
     if (res->bytes_hash != 0)
         put(buf, size, &len, " (bytes #%08x)", (unsigned)res->bytes_hash);
