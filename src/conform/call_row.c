@@ -29,7 +29,7 @@ const size_t qp_cf_paths_count = sizeof qp_cf_paths / sizeof qp_cf_paths[0];
 const char *const qp_cf_strings[] = {"127.0.0.1", "::1",  "localhost", "example.invalid",
                                      "80",        "39999", "http",     "127.1",
                                      "",          "*",     "LOCALHOST", "::ffff:127.0.0.1",
-                                     "-1",        "nosuchservice"};
+                                     "-1",        "nosuchservice", "0"};
 const size_t qp_cf_strings_count = sizeof qp_cf_strings / sizeof qp_cf_strings[0];
 
 /* FNV-1a over size bytes, from h. */
