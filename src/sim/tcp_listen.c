@@ -14,8 +14,10 @@
  *   (SO_REUSEADDR and SO_REUSEPORT are not modelled yet). Ports below 1024
  *   are taken as by a process with CAP_NET_BIND_SERVICE.
  * - listen: a fresh socket is bound to an ephemeral port first
- *   (inet_autobind); a listener takes the new backlog; the backlog is
- *   capped at somaxconn (4096), a negative one is somaxconn too.
+ *   (inet_autobind); a listener takes the new backlog, and nothing else
+ *   changes (no wakeup: an edge-triggered entry does not report again);
+ *   the backlog is capped at somaxconn (4096), a negative one is somaxconn
+ *   too.
  * - accept4: a socket that is not listening is EINVAL; a listener takes
  *   what its queue holds (the world's peers, the program's own connects:
  *   tcp_peer.c), and with nothing queued is EAGAIN (a blocking listener
@@ -388,8 +390,7 @@ int qp__sim_listen(qp_os *os, int fd, int backlog)
     if ((unsigned)backlog > SOMAXCONN_DEFAULT)
         backlog = SOMAXCONN_DEFAULT;
     t->backlog = backlog;
-    t->state = QP_TCP_LISTENING;
-    qp__sim_notify(sim, fd);
+    t->state = QP_TCP_LISTENING; /* inet_listen wakes no one (no sk_state_change) */
     return (int)qp__sim_exit(sim, &rec, 0, 0);
 }
 
