@@ -16,8 +16,9 @@
  *   again). Either gives back a port the kernel chose
  *   (tcp_set_state's inet_put_port without SOCK_BINDPORT_LOCK): another
  *   socket may bind it, getsockname still says it, and listen takes a new
- *   one. An unconnected UDP socket
- *   is ENOTCONN. Shutting a connected UDP socket or a socketpair end is not
+ *   one. An unconnected UDP socket is ENOTCONN, and woken too
+ *   (inet_shutdown's sk_state_change; what SHUT_RD does to its poll and
+ *   its receives is not modelled yet). Shutting a connected UDP socket or a socketpair end is not
  *   modelled: the trace says so (the sim's limit) and the call fails with
  *   EOPNOTSUPP.
  * - getpeername: ENOTCONN for a TCP socket not connected, or connected no
@@ -98,7 +99,8 @@ int qp__sim_shutdown(qp_os *os, int fd, int how)
     }
     case QP_OBJ_DGRAM:
         if (!sim->dgrams[obj->index].connected) {
-            err = ENOTCONN;
+            err = ENOTCONN; /* inet_shutdown wakes its waiters all the same */
+            qp__sim_notify(sim, fd);
             break;
         }
         /* fallthrough */
