@@ -288,6 +288,10 @@ typedef struct qp_cf_step {
     uint8_t sys;   /* QP_CF_CALL: the row (enum qp_sys) */
     uint8_t args_count;
     qp_cf_arg args[QP_CF_ARGS_MAX]; /* QP_CF_CALL: its arguments, in order */
+    /* QP_CF_CALL: 1 + the slot that keeps the fd the call made (dup2'd onto
+       the slot's fd, whose object it closes; then the call's own fd is
+       closed, as any made fd is), or 0: made fds are closed at once */
+    uint8_t keep;
     uint8_t slot;
     uint8_t slot2; /* QP_CF_EPOLL_CTL: the fd registered */
     bool during;   /* a world action: while the next call blocks */

@@ -5,7 +5,10 @@
  * value, so a row needs no code here to be called. What a call made (an fd
  * it returned, the fds of an int[2]) is closed again at once: only the
  * result is compared, never fd numbers. dup2 and dup3 make the fd they are
- * given, a slot's (check.c holds them to it), which the slot keeps. */
+ * given, a slot's (check.c holds them to it), which the slot keeps. A step
+ * may keep the fd its call made in a slot (qp_cf_step.keep): it is dup2'd
+ * onto the slot's fd before it is closed, so that later steps use the new
+ * file (an accepted connection, a dup) under the slot's number. */
 #include <assert.h>
 #include <errno.h>
 #include <netdb.h>
@@ -27,7 +30,7 @@ const size_t qp_cf_paths_count = sizeof qp_cf_paths / sizeof qp_cf_paths[0];
 const char *const qp_cf_strings[] = {"127.0.0.1", "::1",  "localhost", "example.invalid",
                                      "80",        "39999", "http",     "127.1",
                                      "",          "*",     "LOCALHOST", "::ffff:127.0.0.1",
-                                     "-1",        "nosuchservice"};
+                                     "-1",        "nosuchservice", "0"};
 const size_t qp_cf_strings_count = sizeof qp_cf_strings / sizeof qp_cf_strings[0];
 
 /* FNV-1a over size bytes, from h. */
@@ -52,6 +55,22 @@ static uint64_t digest_entry(uint64_t h, const struct addrinfo *ai)
     if (ai->ai_canonname != NULL)
         h = digest(h, ai->ai_canonname, strlen(ai->ai_canonname) + 1);
     return h;
+}
+
+/* A name a call wrote (accept4's, getsockname's, getpeername's), as
+ * compared: the bytes it has of the first len of size, but an inet
+ * address's port, which is the host's choice (an ephemeral one). */
+static uint64_t name_digest(const uint8_t *name, size_t size, socklen_t len)
+{
+    uint8_t bytes[sizeof(struct sockaddr_in6)] = {0};
+    size_t n = len < size ? len : size;
+    n = n < sizeof bytes ? n : sizeof bytes;
+    memcpy(bytes, name, n);
+    sa_family_t family;
+    memcpy(&family, bytes, sizeof family);
+    if (family == AF_INET || family == AF_INET6)
+        bytes[2] = bytes[3] = 0; /* sin_port, sin6_port */
+    return digest(DIGEST_START, bytes, n);
 }
 
 /* The n-th of a parenthesised list of parameters or arguments. */
@@ -576,6 +595,11 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_ste
     }
     if (reports_events && ret > 0)
         qp__cf_record_epoll(res, events_out, (int)ret);
+    if (ret >= 0 && st->args_count >= 3 && st->args[1].kind == QP_CF_ARG_BUF &&
+        st->args[2].kind == QP_CF_ARG_LEN_OUT &&
+        (qp_sys_table[st->sys].args == QP_ARGS_ACCEPT ||
+         qp_sys_table[st->sys].args == QP_ARGS_SOCKNAME))
+        res->value = name_digest(arg_buf[1], (size_t)st->args[1].value, lens[2]);
     if (msg_out >= 0 && ret >= 0) {
         res->value = (uint32_t)msgs[msg_out].msg_flags |
                      name_written(b, qp_cf_step_slot(st), &peers[msg_out], sizeof peers[msg_out],
@@ -598,6 +622,8 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_ste
         qp__cf_record_bytes(res, vec_buf, iov_bytes);
     if (returns_fd(st->sys, v) && ret >= 0)
         made[0] = (int)ret;
+    if (st->keep != 0 && made[0] >= 0)
+        (void)os->dup2(os, made[0], qp__cf_slot_fd(fds, st->keep - 1u));
     for (unsigned k = 0; k < 2; k++)
         if (made[k] >= 0)
             (void)os->close(os, made[k]);

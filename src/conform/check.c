@@ -236,6 +236,12 @@ static const char *check_call(const qp_cf_step *st, unsigned slots, const bool *
     const char *why = check_wait_arrays(st, slots);
     if (why != NULL)
         return why;
+    if (st->keep > slots)
+        return "a call keeping its fd in a slot that does not exist";
+    /* a kept fd is used by later steps: one that blocks could block for good */
+    if (st->keep != 0 && sys_class == QP_CLASS_ACCEPT &&
+        !(qp_cf_step_arg(st, "flags", 0) & SOCK_NONBLOCK))
+        return "an accept whose fd is kept, without SOCK_NONBLOCK (it could block for good)";
     for (unsigned i = 0; i < st->args_count; i++) {
         const qp_cf_arg *a = &st->args[i];
         if (a->kind == QP_CF_ARG_SLOT && (a->value < 0 || a->value >= (int64_t)slots))

@@ -244,6 +244,18 @@ static bool udp_more(const qp_cf_scenario *sc, size_t index, const qp_cf_result 
             after_flagged_send(sc, index, sim, kernel, QP_CF_UDP_UNCONN, MSG_MORE, false));
 }
 
+/* getpeername of a connected UDP socket that said what the kernel's did
+   but for the name's bytes: the sim's UDP peer is the resolver machines'
+   nameserver. */
+static bool udp_peer_name(const qp_cf_scenario *sc, size_t index, const qp_cf_result *sim,
+                          const qp_cf_result *kernel)
+{
+    const qp_cf_step *st = &sc->steps[index];
+    return qp_cf_step_sys(st) == QP_SYS_getpeername &&
+           qp_cf_slot_kind(sc, qp_cf_step_slot(st)) == QP_CF_UDP && sim->ret == 0 &&
+           kernel->ret == 0 && sim->aux == kernel->aux && sim->value != kernel->value;
+}
+
 /* Does one epoll result hold the other, but for slot's event: absent from
  * one, or the same but for EPOLLERR? */
 static bool same_but_error_of(const qp_cf_result *a, const qp_cf_result *b, unsigned slot)
@@ -482,6 +494,13 @@ const qp_cf_divergence qp_cf_divergences[] = {
      "the sim reads no file: its answer is the same on every machine, and a library's code "
      "for both families runs; the IPv4 entries agree",
      localhost_hosts},
+
+    {"udp-peer-name",
+     "getpeername of a connected UDP socket names 192.0.2.53 in the sim, the resolver machines' "
+     "nameserver (src/sim/dgram.c qp_sim_add_dgram), where the host's peer is a socket on "
+     "127.0.0.1; the length and everything else agree (a port is the host's choice either way)",
+     "the resolver machines' traces and their nameserver's replies are keyed by that address",
+     udp_peer_name},
 
     {"service-names",
      "a service by name: the sim gives EAI_SERVICE for getaddrinfo's \"http\" and the number "

@@ -452,6 +452,8 @@ void qp_cf_format_step(char *buf, size_t size, const qp_cf_scenario *sc, size_t 
     if (st->op == QP_CF_CALL) {
         put(buf, size, &len, "%s(", st->sys < QP_SYS_COUNT ? qp_sys_table[st->sys].name : "?");
         put_args(buf, size, &len, st);
+        if (st->keep != 0)
+            put(buf, size, &len, " -> s%u", st->keep - 1u);
         return;
     }
     put(buf, size, &len, "%s(", name);
@@ -529,6 +531,10 @@ void qp_cf_format_result(char *buf, size_t size, const qp_cf_step *st, const qp_
             put_name(buf, size, &len, res->value);
         if (st->args[i].kind == QP_CF_ARG_LEN_OUT)
             put(buf, size, &len, " (length %lld)", (long long)res->aux);
+        if (st->args[i].kind == QP_CF_ARG_LEN_OUT && res->value != 0 &&
+            (qp_sys_table[st->sys].args == QP_ARGS_ACCEPT ||
+             qp_sys_table[st->sys].args == QP_ARGS_SOCKNAME))
+            put(buf, size, &len, " (name #%08x)", (unsigned)res->value);
     }
     if (res->bytes_hash != 0)
         put(buf, size, &len, " (bytes #%08x)", (unsigned)res->bytes_hash);

@@ -145,6 +145,8 @@
 /* any row of the syscall table, by name, on argument recipes:
    CALL(socket, A_INT(AF_INET), A_INT(SOCK_DGRAM), A_INT(0)) */
 #define CALL(name, ...) {CALL_FIELDS(name, __VA_ARGS__)}
+/* a call whose fd is kept in slot s (its object closed): CALL_KEEP(2, accept4, ...) */
+#define CALL_KEEP(s, name, ...) {CALL_FIELDS(name, __VA_ARGS__), .keep = (s) + 1}
 #define CALL_FIELDS(name, ...)                                                                     \
     .op = QP_CF_CALL, .sys = QP_SYS_##name,                                                        \
     .args_count = sizeof((qp_cf_arg[]){__VA_ARGS__}) / sizeof(qp_cf_arg), .args = {__VA_ARGS__}

@@ -24,6 +24,7 @@
 #define S_MAPPED A_STR(11)    /* "::ffff:127.0.0.1" */
 #define S_MINUS_ONE A_STR(12) /* "-1" */
 #define S_NO_SERVICE A_STR(13) /* "nosuchservice" */
+#define S_0 A_STR(14)         /* "0" */
 
 #define HINTS(flags, family, socktype, protocol)                                                   \
     {.kind = QP_CF_ARG_HINTS, .value = QP_CF_HINTS(flags, family, socktype, protocol)}
@@ -110,6 +111,31 @@ const qp_cf_scenario qp_cf_scenarios_resolve[] = {
                 GNI(A_INET(39999), A_INET_LEN, 4, 32, NUMERIC),
                 GNI(A_INET(39999), A_INET_LEN, 64, 3, NUMERIC),
                 GNI(A_INET6(39999), A_INET6_LEN, 3, 32, NUMERIC)),
+    CF_SCENARIO("resolve/protocols", "getaddrinfo's protocols: one no entry of glibc's table has, with no socket type, is SOCK_RAW's (which takes any), EAI_SERVICE with a service; \"\" is no service, so SOCK_RAW takes it; service \"0\" is port 0",
+                CF_OBJS(O_EFD(0)),
+                GAI(S_V4, A_NULL, HINTS(0, AF_INET, 0, 99)),
+                GAI(S_V4, S_80, HINTS(0, AF_INET, 0, 99)),
+                GAI(S_V4, S_EMPTY, HINTS(0, AF_INET, SOCK_RAW, 0)),
+                GAI(S_V6, S_0, HINTS(0, AF_INET6, SOCK_STREAM, 0)),
+                GAI(S_V4, S_0, HINTS(AI_NUMERICSERV, AF_INET, SOCK_DGRAM, IPPROTO_UDP))),
+    CF_SCENARIO("resolve/nameinfo-buffers", "getnameinfo's buffers: a host and a service that just fit (their text and its NUL), one byte short EAI_OVERFLOW; an address of its family alone (2 bytes) is long enough for NI_NAMEREQD's EAI_NONAME to come first; no host buffer, or one of 0 bytes, is no host asked (NI_NAMEREQD then names nothing); no service buffer, or one of 0 bytes, no service",
+                CF_OBJS(O_EFD(0)),
+                GNI(A_INET(39999), A_INET_LEN, 10, 6, NUMERIC),
+                GNI(A_INET(39999), A_INET_LEN, 10, 5, NUMERIC),
+                GNI(A_INET(39999), A_INET_LEN, 9, 6, NUMERIC),
+                GNI(A_INET6(39999), A_INET6_LEN, 4, 6, NUMERIC),
+                GNI(A_INET6(39999), A_INET6_LEN, 3, 6, NUMERIC),
+                GNI(A_INET(39999), A_INET_LEN, 0, 6, NUMERIC | NI_NAMEREQD),
+                GNI(A_INET(39999), A_INET_LEN, 64, 0, NUMERIC),
+                CALL(getnameinfo, A_INET(39999), A_INET_LEN, A_NULL, A_INT(64), TEXT(32), A_INT(32),
+                     A_INT(NUMERIC | NI_NAMEREQD)),
+                CALL(getnameinfo, A_INET(39999), A_INET_LEN, TEXT(64), A_INT(64), A_NULL, A_INT(32),
+                     A_INT(NUMERIC)),
+                GNI(A_INET(39999), A_INET_LEN, 10, 6, NI_NUMERICSERV),
+                GNI(A_INET(39999), A_INET_LEN, 1, 6, NUMERIC),
+                GNI(A_INET(39999), A_INET_LEN, 10, 1, NUMERIC),
+                CALL(getnameinfo, A_INET(80), A_INT(2), A_NULL, A_INT(0), A_NULL, A_INT(0),
+                     A_INT(NI_NAMEREQD))),
     CF_SCENARIO("resolve/service-names", "what /etc/services names: getaddrinfo of \"http\"",
                 CF_OBJS(O_EFD(0)),
                 GAI(S_V4, S_HTTP, HINTS(0, AF_INET, SOCK_STREAM, 0))),

@@ -9,7 +9,7 @@
 #define QP_CF_SUITE_TABLES(X)                                                                      \
     X(poll), X(epoll), X(epoll_nest), X(pipe), X(eventfd), X(timerfd), X(stream), X(socketpair),  \
         X(udp), X(fdcalls), X(msgflags), X(create), X(time), X(dup), X(resolve), X(tcp_conn), X(args),   \
-        X(sockopt), X(waitcall)
+        X(sockopt), X(waitcall), X(tcp_edges)
 
 #define QP_CF_SUITE_DECLARE(name)                                                                  \
     extern const qp_cf_scenario qp_cf_scenarios_##name[];                                          \
@@ -34,5 +34,6 @@ QP_CF_SUITE_DECLARE(resolve);
 QP_CF_SUITE_DECLARE(tcp_conn);
 QP_CF_SUITE_DECLARE(args);
 QP_CF_SUITE_DECLARE(waitcall);
+QP_CF_SUITE_DECLARE(tcp_edges);
 
 #endif

@@ -11,11 +11,14 @@
  *   and is shut down all the same (SHUT_RD makes it POLLIN | POLLRDHUP). A
  *   listener shut for reading stops listening (its queue is reset; SHUT_WR
  *   alone does nothing); a connect in progress is dropped (tcp_disconnect:
- *   ECONNRESET pending). Either gives back a port the kernel chose
+ *   ECONNRESET pending). Every shutdown of a TCP socket wakes its waiters,
+ *   whatever it changed (sk_state_change: an edge-triggered entry reports
+ *   again). Either gives back a port the kernel chose
  *   (tcp_set_state's inet_put_port without SOCK_BINDPORT_LOCK): another
  *   socket may bind it, getsockname still says it, and listen takes a new
- *   one. An unconnected UDP socket
- *   is ENOTCONN. Shutting a connected UDP socket or a socketpair end is not
+ *   one. An unconnected UDP socket is ENOTCONN, and woken too
+ *   (inet_shutdown's sk_state_change; what SHUT_RD does to its poll and
+ *   its receives is not modelled yet). Shutting a connected UDP socket or a socketpair end is not
  *   modelled: the trace says so (the sim's limit) and the call fails with
  *   EOPNOTSUPP.
  * - getpeername: ENOTCONN for a TCP socket not connected, or connected no
@@ -38,9 +41,11 @@ static bool stream_over(const qp_stream *s)
     return s->closed || (s->fin && s->shut_wr);
 }
 
-static int tcp_shutdown(qp_sim *sim, qp_tcp *t, unsigned index, int fd, int how)
+/* A TCP socket not connected shut down: 0 or an errno. Whatever it changed,
+ * its waiters are woken after (inet_shutdown's sk_state_change). */
+static int tcp_shutdown(qp_sim *sim, qp_tcp *t, unsigned index, int how)
 {
-    bool rd = how != SHUT_WR, wr = how != SHUT_RD;
+    bool rd = how != SHUT_WR;
     switch (t->state) {
     case QP_TCP_LISTENING:
         if (!rd)
@@ -48,7 +53,6 @@ static int tcp_shutdown(qp_sim *sim, qp_tcp *t, unsigned index, int fd, int how)
         qp__tcp_listener_closed(sim, index);
         t->state = QP_TCP_BOUND;
         t->port_freed = t->port_auto;
-        qp__sim_notify(sim, fd);
         return 0;
     case QP_TCP_CONNECTING:
         qp__sim_unschedule(sim, QP_OBJ_TCP, QP_IEV_OWN_SYN, (uint8_t)index);
@@ -56,14 +60,10 @@ static int tcp_shutdown(qp_sim *sim, qp_tcp *t, unsigned index, int fd, int how)
         t->port_freed = t->port_auto;
         t->error = ECONNRESET;
         t->world = false;
-        qp__sim_notify(sim, fd);
         return 0;
     }
-    (void)wr; /* a closed socket is hung up already */
-    if (rd && !t->shut_rd) {
-        t->shut_rd = true;
-        qp__sim_notify(sim, fd);
-    }
+    /* a closed socket is hung up already; SHUT_RD shows (POLLIN | POLLRDHUP) */
+    t->shut_rd = t->shut_rd || rd;
     return ENOTCONN;
 }
 
@@ -82,7 +82,8 @@ int qp__sim_shutdown(qp_os *os, int fd, int how)
     int err = 0;
     switch (obj->type) {
     case QP_OBJ_TCP:
-        err = tcp_shutdown(sim, &sim->tcps[obj->index], obj->index, fd, how);
+        err = tcp_shutdown(sim, &sim->tcps[obj->index], obj->index, how);
+        qp__sim_notify(sim, fd);
         break;
     case QP_OBJ_STREAM: {
         qp_stream *s = qp__stream_of(sim, obj);
@@ -98,7 +99,8 @@ int qp__sim_shutdown(qp_os *os, int fd, int how)
     }
     case QP_OBJ_DGRAM:
         if (!sim->dgrams[obj->index].connected) {
-            err = ENOTCONN;
+            err = ENOTCONN; /* inet_shutdown wakes its waiters all the same */
+            qp__sim_notify(sim, fd);
             break;
         }
         /* fallthrough */

@@ -14,8 +14,10 @@
  *   (SO_REUSEADDR and SO_REUSEPORT are not modelled yet). Ports below 1024
  *   are taken as by a process with CAP_NET_BIND_SERVICE.
  * - listen: a fresh socket is bound to an ephemeral port first
- *   (inet_autobind); a listener takes the new backlog; the backlog is
- *   capped at somaxconn (4096), a negative one is somaxconn too.
+ *   (inet_autobind); a listener takes the new backlog, and nothing else
+ *   changes (no wakeup: an edge-triggered entry does not report again);
+ *   the backlog is capped at somaxconn (4096), a negative one is somaxconn
+ *   too.
  * - accept4: a socket that is not listening is EINVAL; a listener takes
  *   what its queue holds (the world's peers, the program's own connects:
  *   tcp_peer.c), and with nothing queued is EAGAIN, or, a blocking
@@ -61,9 +63,9 @@ static short tcp_revents(qp_sim *sim, qp_obj *obj, short events)
 }
 
 /* A receive (tcp_recvmsg_locked): a connect in progress is EAGAIN; a
- * refused socket takes its pending error once; then, as a listener and a
- * socket never connected, ENOTCONN (the host says so, though poll reports
- * the refused socket readable). */
+ * refused socket takes its pending error once, then reads 0 (tcp_done shut
+ * it down both ways: RCV_SHUTDOWN), until a connect's ECONNABORTED
+ * disconnects it; a listener and a socket never connected ENOTCONN. */
 static int64_t tcp_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *buf,
                            size_t count, struct sockaddr *src_addr, socklen_t *addrlen)
 {
@@ -83,7 +85,7 @@ static int64_t tcp_receive(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, void *
             t->error = 0;
             return qp__sim_exit(sim, rec, -1, err);
         }
-        break;
+        return qp__sim_exit(sim, rec, 0, 0);
     }
     return qp__sim_exit(sim, rec, -1, ENOTCONN);
 }
@@ -120,8 +122,11 @@ static int64_t tcp_send(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd, const voi
  * listener is; any other address off the loopback is never answered
  * (EINPROGRESS, then nothing; a second connect is EALREADY). A listener is EISCONN
  * (__inet_stream_connect: not TCP_CLOSE); a refused socket's connect takes
- * its pending error, then ECONNABORTED. A blocking socket waits for the
- * answer, and a connect nothing answers times out (tcp_block.c). */
+ * its pending error, or ECONNABORTED, and disconnects it (another connect
+ * is a new attempt); each state answers before the
+ * address's length and family are looked at (a short address to a
+ * listener is EISCONN). A blocking socket waits for the answer, and a
+ * connect nothing answers times out (tcp_block.c). */
 static int64_t tcp_connect(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd,
                            const struct sockaddr *addr, socklen_t addrlen)
 {
@@ -130,6 +135,23 @@ static int64_t tcp_connect(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd,
         return qp__sim_exit(sim, rec, -1, addrlen == 0 ? EINVAL : EFAULT);
     if (addrlen < sizeof(sa_family_t))
         return qp__sim_exit(sim, rec, -1, EINVAL);
+    /* __inet_stream_connect: the socket's state answers before
+       tcp_v4_connect or tcp_v6_connect reads the address */
+    switch (t->state) {
+    case QP_TCP_LISTENING:
+        return qp__sim_exit(sim, rec, -1, EISCONN);
+    case QP_TCP_CONNECTING:
+        return qp__sim_exit(sim, rec, -1, EALREADY);
+    case QP_TCP_REFUSED: {
+        /* sock_error, or ECONNABORTED; and the socket is disconnected
+           (SS_UNCONNECTED, tcp_disconnect): a connect after is a new one */
+        int err = t->error != 0 ? t->error : ECONNABORTED;
+        t->error = 0;
+        t->state = QP_TCP_BOUND;
+        t->port_freed = t->port_auto;
+        return qp__sim_exit(sim, rec, -1, err);
+    }
+    }
     bool loopback;
     uint16_t port;
     uint32_t to_addr = 1; /* AF_INET6: ::1 */
@@ -148,17 +170,6 @@ static int64_t tcp_connect(qp_sim *sim, qp_rec *rec, qp_obj *obj, int fd,
         const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)addr;
         port = ntohs(in6->sin6_port);
         loopback = memcmp(&in6->sin6_addr, in6_loopback, 16) == 0;
-    }
-    switch (t->state) {
-    case QP_TCP_LISTENING:
-        return qp__sim_exit(sim, rec, -1, EISCONN);
-    case QP_TCP_CONNECTING:
-        return qp__sim_exit(sim, rec, -1, EALREADY);
-    case QP_TCP_REFUSED: {
-        int err = t->error != 0 ? t->error : ECONNABORTED;
-        t->error = 0;
-        return qp__sim_exit(sim, rec, -1, err);
-    }
     }
     if (addr->sa_family != (t->v6 ? AF_INET6 : AF_INET))
         return qp__sim_exit(sim, rec, -1, EAFNOSUPPORT);
@@ -386,8 +397,7 @@ int qp__sim_listen(qp_os *os, int fd, int backlog)
     if ((unsigned)backlog > SOMAXCONN_DEFAULT)
         backlog = SOMAXCONN_DEFAULT;
     t->backlog = backlog;
-    t->state = QP_TCP_LISTENING;
-    qp__sim_notify(sim, fd);
+    t->state = QP_TCP_LISTENING; /* inet_listen wakes no one (no sk_state_change) */
     return (int)qp__sim_exit(sim, &rec, 0, 0);
 }
 

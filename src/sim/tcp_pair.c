@@ -11,7 +11,8 @@
  *   sender's SO_SNDBUF unread: its send buffer), and the other's read
  *   makes room (sk_stream_write_space wakes the writer);
  * - shutdown(SHUT_WR) is a FIN: the other end reads 0 after what is
- *   queued, and may still send; a close is a FIN too, or a RST when it
+ *   queued, and may still send, unless the first end is shut for reading
+ *   too: then what it is sent resets both ends; a close is a FIN too, or a RST when it
  *   leaves bytes unread or SO_LINGER is on with 0 s (tcp_close); the
  *   listener's close resets what it had queued. */
 #include <errno.h>
@@ -110,11 +111,24 @@ void qp__tcp_pair_connect(qp_sim *sim, qp_tcp *t, int fd, unsigned listener)
     qp__sim_notify_events(sim, l->fd, EPOLLIN);
 }
 
+static void reset(qp_sim *sim, qp_tcp_conn *p);
+
 void qp__tcp_pair_sent(qp_sim *sim, qp_tcp_conn *c, uint64_t bytes)
 {
     qp_tcp_conn *p = partner(sim, c);
     if (p == NULL || p->stream.eof)
         return;
+    if (p->stream.shut_rd && p->stream.shut_wr) {
+        /* tcp_rcv_state_process: bytes for a socket in FIN_WAIT that is
+           shut for reading abort it (TCPABORTONDATA), and its RST resets
+           the sender (tcp_reset: EPIPE once it had the FIN, CLOSE_WAIT) */
+        p->pair = c->pair = 0;
+        reset(sim, p);
+        reset(sim, c);
+        if (c->stream.fin)
+            c->stream.error = EPIPE;
+        return;
+    }
     p->stream.bytes_queued += bytes;
     wake(sim, p, EPOLLIN);
 }
