@@ -43,10 +43,7 @@ static jmp_buf stopped;
 
 static qp_os *fresh(const qp_event *events, size_t count)
 {
-    sched = (qp_schedule){.start_ns = START_NS, .cost_ns = 10};
-    for (size_t i = 0; i < count; i++)
-        sched.events[i] = events[i];
-    sched.events_count = count;
+    sched = events_schedule(START_NS, events, count);
     return sim_direct(&sim, &sched, &trace, recs, &stopped);
 }
 
