@@ -321,6 +321,26 @@ static const seed accept_loop_seeds[] = {
                  ON(10 * MS, QP_EV_FILE_TABLE, 0, QP_FILE_TABLE_FREED),
                  ON(12 * MS, QP_EV_CONNECT, 0, 1)},
       .events_count = 5}},
+    /* a burst of four at the fd limit, the system's file table filled 0 us
+       after it, as the shed begins: the reserve's reopen meets ENFILE twice; then freed */
+    {"corpus/fuzz_accept_loop/file-table-in-shed", &qp_machine_accept_loop,
+     {.start_ns = START_NS, .cost_ns = 1 * US, .slack_ns = 50 * US,
+      .ops = {{50 * MS, 1}, {50 * MS, 1}}, .ops_count = 2,
+      .events = {ON(1 * MS, QP_EV_CONNECT, 0, 4), ON(1 * MS + 0 * US, QP_EV_FILE_TABLE, 0, 0),
+                 ON(20 * MS, QP_EV_CONNECT, 0, 3),
+                 ON(30 * MS, QP_EV_FILE_TABLE, 0, QP_FILE_TABLE_FREED),
+                 ON(60 * MS, QP_EV_CONNECT, 0, 2)},
+      .events_count = 5}},
+    /* a burst of four at the fd limit, the system's file table filled 7 us
+       after it, between the reserve's close and its reopen: the reserve cannot be had back, so the listener pauses (EPOLL_CTL_DEL) and the reserve is tried again 100 ms on; then freed */
+    {"corpus/fuzz_accept_loop/file-table-at-reopen", &qp_machine_accept_loop,
+     {.start_ns = START_NS, .cost_ns = 1 * US, .slack_ns = 50 * US,
+      .ops = {{50 * MS, 1}, {50 * MS, 1}}, .ops_count = 2,
+      .events = {ON(1 * MS, QP_EV_CONNECT, 0, 4), ON(1 * MS + 7 * US, QP_EV_FILE_TABLE, 0, 0),
+                 ON(20 * MS, QP_EV_CONNECT, 0, 3),
+                 ON(30 * MS, QP_EV_FILE_TABLE, 0, QP_FILE_TABLE_FREED),
+                 ON(60 * MS, QP_EV_CONNECT, 0, 2)},
+      .events_count = 5}},
 };
 
 /* connect_deadline: target 0 the world's listener (QP_EV_ANSWER: 0 never,
