@@ -110,8 +110,7 @@ static const qp_variant variants[] = {
                      "timeout-early"},
     [CARES_TIMEOUTMS] = {"cares-1.18-timeoutms", "spin,syscall-bound,timeout-early",
                          "c-ares #631, read_udp_packets, ares__tvnow (docs/CATALOG.md)",
-                         "Debian's libcares.a, ARES_OPT_TIMEOUTMS 20, ARES_OPT_TRIES 3, poll()",
-                         "timeout-early"},
+                         "Debian's libcares.a, ARES_OPT_TIMEOUTMS 20, ARES_OPT_TRIES 3, poll()"},
     [CARES_STAYOPEN] = {"cares-1.18-stayopen", "spin,syscall-bound,timeout-early",
                         "c-ares #631, read_udp_packets, ares__tvnow (docs/CATALOG.md)",
                         "Debian's libcares.a, ARES_FLAG_STAYOPEN, ares_fds + select()",
@@ -121,8 +120,7 @@ static const qp_variant variants[] = {
                         "the socket ARES_FLAG_STAYOPEN keeps writes it"},
     [CARES_USEVC] = {"cares-1.18-usevc", "spin,syscall-bound,timeout-early",
                      "c-ares #631, ares__tvnow (docs/CATALOG.md)",
-                     "Debian's libcares.a, ARES_FLAG_USEVC (TCP only), ares_getsock + poll()",
-                     "timeout-early"},
+                     "Debian's libcares.a, ARES_FLAG_USEVC (TCP only), ares_getsock + poll()"},
 };
 
 /* c-ares's own defaults (ares_private.h DEFAULT_TIMEOUT, DEFAULT_TRIES),
