@@ -53,6 +53,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,12 +65,6 @@
 #include "quietpoll/wrap.h"
 
 #include "libuv_common.h"
-
-/* "1.44.2": the release of the headers, as text (uv/version.h has numbers) */
-#define LIBUV_TEXT_(x) #x
-#define LIBUV_TEXT(x) LIBUV_TEXT_(x)
-#define LIBUV_VERSION                                                                              \
-    LIBUV_TEXT(UV_VERSION_MAJOR) "." LIBUV_TEXT(UV_VERSION_MINOR) "." LIBUV_TEXT(UV_VERSION_PATCH)
 
 enum variant { UV_DEFAULT, UV_ONCE, UV_METRICS, UV_EMBED };
 
@@ -123,8 +118,8 @@ static const qp_variant variants[] = {
 #define READ_BYTES 4096
 
 typedef struct harness {
+    qp_libuv_loop uv; /* first: qp_libuv_teardown closes it */
     qp_os *os;
-    uv_loop_t loop;
     uv_async_t async;
     uv_poll_t polls[TARGETS];
     bool poll_open[TARGETS];
@@ -132,10 +127,10 @@ typedef struct harness {
     uint64_t timeout_ms[TIMERS];
     uint64_t repeat_ms[TIMERS]; /* 0: one-shot */
     qp_timer_program program;
-    bool loop_open;
 } harness;
 
 _Static_assert(sizeof(harness) <= QP_MACHINE_STATE_BYTES, "the harness fits the state");
+_Static_assert(offsetof(harness, uv) == 0, "qp_libuv_teardown finds the loop first");
 
 static void mark(harness *h, unsigned kind, unsigned timer, uint64_t timeout_ns, int fd)
 {
@@ -219,12 +214,12 @@ static void setup(qp_sim *sim, qp_world *world)
  * that does not block. */
 static void run_embedded(harness *h)
 {
-    uv_run(&h->loop, UV_RUN_NOWAIT);
-    while (uv_loop_alive(&h->loop)) {
-        struct pollfd pfd = {.fd = uv_backend_fd(&h->loop), .events = POLLIN};
-        if (h->os->poll(h->os, &pfd, 1, uv_backend_timeout(&h->loop)) < 0 && errno != EINTR)
+    uv_run(&h->uv.loop, UV_RUN_NOWAIT);
+    while (uv_loop_alive(&h->uv.loop)) {
+        struct pollfd pfd = {.fd = uv_backend_fd(&h->uv.loop), .events = POLLIN};
+        if (h->os->poll(h->os, &pfd, 1, uv_backend_timeout(&h->uv.loop)) < 0 && errno != EINTR)
             return; /* the simulator refused it: the trace shows why */
-        uv_run(&h->loop, UV_RUN_NOWAIT);
+        uv_run(&h->uv.loop, UV_RUN_NOWAIT);
     }
 }
 
@@ -235,7 +230,7 @@ static void init_timers(harness *h, const qp_schedule *sched)
         const qp_timer_spec *t = &h->program.timers[i].spec;
         h->timeout_ms[i] = t->never ? 0 : (t->timeout_ns + QP_NS_PER_MS - 1) / QP_NS_PER_MS;
         h->repeat_ms[i] = !t->repeating ? 0 : h->timeout_ms[i] > 0 ? h->timeout_ms[i] : 1;
-        uv_timer_init(&h->loop, &h->timers[i]);
+        uv_timer_init(&h->uv.loop, &h->timers[i]);
     }
 }
 
@@ -243,18 +238,15 @@ static void run(qp_os *os, const qp_machine_ctx *ctx)
 {
     harness *h = ctx->state;
     h->os = os;
-    qp_wrap_enter(os);
-    if (uv_loop_init(&h->loop) != 0)
+    if (!qp_libuv_enter(&h->uv, os))
         return; /* the simulator refused a call: the trace shows which */
-    h->loop_open = true;
-    h->loop.data = h;
-    if (ctx->variant == UV_METRICS && uv_loop_configure(&h->loop, UV_METRICS_IDLE_TIME) != 0)
+    if (ctx->variant == UV_METRICS && uv_loop_configure(&h->uv.loop, UV_METRICS_IDLE_TIME) != 0)
         abort();
-    if (uv_async_init(&h->loop, &h->async, on_async) != 0)
+    if (uv_async_init(&h->uv.loop, &h->async, on_async) != 0)
         return;
     uv_unref((uv_handle_t *)&h->async);
     for (unsigned i = 0; i < TARGETS; i++) {
-        if (uv_poll_init(&h->loop, &h->polls[i], ctx->world->fds[i]) != 0)
+        if (uv_poll_init(&h->uv.loop, &h->polls[i], ctx->world->fds[i]) != 0)
             return;
         h->poll_open[i] = uv_poll_start(&h->polls[i], UV_READABLE | UV_DISCONNECT, on_poll) == 0;
         uv_unref((uv_handle_t *)&h->polls[i]);
@@ -264,10 +256,10 @@ static void run(qp_os *os, const qp_machine_ctx *ctx)
     switch ((enum variant)ctx->variant) {
     case UV_DEFAULT:
     case UV_METRICS:
-        uv_run(&h->loop, UV_RUN_DEFAULT);
+        uv_run(&h->uv.loop, UV_RUN_DEFAULT);
         break;
     case UV_ONCE:
-        while (uv_run(&h->loop, UV_RUN_ONCE) != 0)
+        while (uv_run(&h->uv.loop, UV_RUN_ONCE) != 0)
             ;
         break;
     case UV_EMBED:
@@ -281,20 +273,8 @@ static void world(qp_os *os, const qp_machine_ctx *ctx, const qp_event *ev)
 {
     (void)os;
     harness *h = ctx->state;
-    if (ev->kind == QP_EV_WAKEUP && h->loop_open)
+    if (ev->kind == QP_EV_WAKEUP && h->uv.open)
         uv_async_send(&h->async);
-}
-
-/* After every run, also one cut short anywhere in libuv: close every handle
- * and the loop with the calls reaching nothing (a wait finds nothing at
- * once, so one non-blocking turn of the loop finishes the closes). */
-static void teardown(const qp_machine_ctx *ctx)
-{
-    harness *h = ctx->state;
-    qp_wrap_detach();
-    if (h->loop_open)
-        qp_libuv_close_loop(&h->loop);
-    qp_wrap_leave();
 }
 
 static void describe_timer(FILE *out, const qp_schedule *s, size_t index)
@@ -327,7 +307,7 @@ const qp_machine qp_machine_libuv = {
     .setup = setup,
     .run = run,
     .world = world,
-    .teardown = teardown,
+    .teardown = qp_libuv_teardown,
     .init_once = qp_libuv_init_once,
     .real_library = true,
 };
