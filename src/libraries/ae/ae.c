@@ -50,6 +50,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <redis/ae.h>
 #include <redis/anet.h>
 #include <stdio.h>
@@ -101,9 +102,9 @@ typedef struct timer_ref {
 } timer_ref;
 
 struct harness {
+    aeEventLoop *el; /* first: qp_ae_teardown frees it */
     qp_os *os;
     enum variant variant;
-    aeEventLoop *el;
     int fds[TARGETS];
     int wakeup_fds[2]; /* the pipe other threads write */
     long long ae_ids[TIMERS]; /* the time event of each timer, while pending */
@@ -116,6 +117,7 @@ struct harness {
 };
 
 _Static_assert(sizeof(harness) <= QP_MACHINE_STATE_BYTES, "the harness fits the state");
+_Static_assert(offsetof(harness, el) == 0, "qp_ae_teardown finds the loop first");
 
 static void mark(harness *h, unsigned kind, unsigned timer, uint64_t timeout_ns, int fd)
 {
@@ -263,14 +265,6 @@ static void world(qp_os *os, const qp_machine_ctx *ctx, const qp_event *ev)
         os->write(os, h->wakeup_fds[1], "", 1);
 }
 
-/* After every run, also one cut short anywhere in ae: free the loop (its
- * time events with it) with the calls reaching nothing. */
-static void teardown(const qp_machine_ctx *ctx)
-{
-    harness *h = ctx->state;
-    qp_ae_free_loop(&h->el);
-}
-
 static void describe_timer(FILE *out, const qp_schedule *s, size_t index)
 {
     qp_timer_spec t = qp_timer_spec_of(s, index);
@@ -297,6 +291,6 @@ const qp_machine qp_machine_ae = {
     .setup = setup,
     .run = run,
     .world = world,
-    .teardown = teardown,
+    .teardown = qp_ae_teardown,
     .real_library = true,
 };
