@@ -13,7 +13,7 @@
  * fcntl. Every call it makes in a run has a row of the syscall table.
  *
  * World: two stream sockets and a pipe whose writer is the world
- * (qp_sim_add_pipe_target), each watched with aeCreateFileEvent(AE_READABLE);
+ * (include/quietpoll/loop_world.h), each watched with aeCreateFileEvent(AE_READABLE);
  * data, EOFs, resets (on the pipe: its writer closing), signals and spurious
  * readiness come on the schedule. Another thread of the schedule
  * (QP_EV_WAKEUP) writes a byte into a pipe the program made with anetPipe
@@ -56,6 +56,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "quietpoll/loop_world.h"
 #include "quietpoll/machine.h"
 #include "quietpoll/timer_program.h"
 #include "quietpoll/units.h"
@@ -87,8 +88,7 @@ static const qp_variant variants[] = {
                  "ms"},
 };
 
-#define SOCKETS 2
-#define TARGETS (SOCKETS + 1) /* the sockets, then the pipe */
+#define TARGETS QP_LOOP_WORLD_TARGETS /* the sockets, then the pipe */
 #define TIMERS QP_LOOP_TIMERS_MAX
 #define READ_BYTES 4096
 /* aeCreateEventLoop's setsize: more than any fd of a run (QP_SIM_FDS_MAX) */
@@ -209,13 +209,6 @@ static void on_read(struct aeEventLoop *el, int fd, void *data, int mask)
         h->wakeup_fds[0] = -1;
 }
 
-static void setup(qp_sim *sim, qp_world *world)
-{
-    for (unsigned i = 0; i < SOCKETS; i++)
-        world->fds[world->fds_count++] = qp_sim_add_stream(sim);
-    world->fds[world->fds_count++] = qp_sim_add_pipe_target(sim);
-}
-
 static void init_timers(harness *h, const qp_schedule *sched)
 {
     qp_timer_program_init(&h->program, h->os, sched, &timer_library, h);
@@ -288,7 +281,7 @@ const qp_machine qp_machine_ae = {
     .variants = variants,
     .variants_count = sizeof variants / sizeof variants[0],
     .shape = QP_TIMER_PROGRAM_SHAPE(TARGETS, describe_timer),
-    .setup = setup,
+    .setup = qp_loop_world_setup,
     .run = run,
     .world = world,
     .teardown = qp_ae_teardown,

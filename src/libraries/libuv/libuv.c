@@ -4,7 +4,7 @@
  * docs/CATALOG.md, libuv/<variant>.
  *
  * World: two stream sockets and a pipe whose writer is the world
- * (qp_sim_add_pipe_target), each watched with a uv_poll_t for UV_READABLE |
+ * (include/quietpoll/loop_world.h), each watched with a uv_poll_t for UV_READABLE |
  * UV_DISCONNECT; data, EOFs, resets (on the pipe: its writer closing),
  * signals and spurious readiness come on the schedule, and other threads
  * wake the loop with uv_async_send() (QP_EV_WAKEUP), as that thread. The
@@ -59,6 +59,7 @@
 #include <string.h>
 #include <uv.h>
 
+#include "quietpoll/loop_world.h"
 #include "quietpoll/machine.h"
 #include "quietpoll/timer_program.h"
 #include "quietpoll/units.h"
@@ -112,8 +113,7 @@ static const qp_variant variants[] = {
                   "uv_backend_timeout(), then uv_run(UV_RUN_NOWAIT)"},
 };
 
-#define SOCKETS 2
-#define TARGETS (SOCKETS + 1) /* the sockets, then the pipe */
+#define TARGETS QP_LOOP_WORLD_TARGETS /* the sockets, then the pipe */
 #define TIMERS QP_LOOP_TIMERS_MAX
 #define READ_BYTES 4096
 
@@ -200,13 +200,6 @@ static void on_async(uv_async_t *a)
 {
     harness *h = a->loop->data;
     mark(h, QP_LOOP_CALLBACK, 0, 0, -1);
-}
-
-static void setup(qp_sim *sim, qp_world *world)
-{
-    for (unsigned i = 0; i < SOCKETS; i++)
-        world->fds[world->fds_count++] = qp_sim_add_stream(sim);
-    world->fds[world->fds_count++] = qp_sim_add_pipe_target(sim);
 }
 
 /* The embedder's loop (uv_backend_fd's documentation): its own poll() of
@@ -304,7 +297,7 @@ const qp_machine qp_machine_libuv = {
     .variants = variants,
     .variants_count = sizeof variants / sizeof variants[0],
     .shape = QP_TIMER_PROGRAM_SHAPE(TARGETS, describe_timer),
-    .setup = setup,
+    .setup = qp_loop_world_setup,
     .run = run,
     .world = world,
     .teardown = qp_libuv_teardown,
