@@ -1,7 +1,7 @@
 /* The syscall table (include/quietpoll/syscalls.def) and what is made from
  * it: check-strace's names are in byte order (it searches them), every os
- * table row has its id, name, class and record kind, and every wrapped
- * function is named once. */
+ * table row has its id, name, class and record kind, every record kind has
+ * its printer, and every wrapped function is named once. */
 #include <string.h>
 
 #include "check.h"
@@ -34,6 +34,23 @@ static void test_every_row_is_whole(void)
     CHECK_STR(qp_sys_name(QP_SYS_recv), "recvfrom"); /* as strace shows glibc's recv */
     CHECK_STR(qp_sys_name(QP_SYS_eventfd), "eventfd2");
     CHECK_STR(qp_sys_name(QP_SYS_COUNT), "?");
+}
+
+/* The trace printer's table has a row for every record kind: each call
+ * prints as strace names it, "name(...) = ...". */
+static void test_every_row_prints_its_name(void)
+{
+    for (unsigned sys = 0; sys < QP_SYS_COUNT; sys++) {
+        qp_rec rec = {.type = QP_REC_SYSCALL, .call = {.sys = (uint8_t)sys}};
+        char buf[512], want[64];
+        qp_trace_format_rec(buf, sizeof buf, &rec);
+        snprintf(want, sizeof want, "[pid %d] 00:00:00.000000000 %s(", QP_PID_BASE,
+                 qp_sys_name(sys));
+        if (strncmp(buf, want, strlen(want)) != 0)
+            fprintf(stderr, "%s's record prints as: %s\n", qp_sys_name(sys), buf);
+        CHECK(strncmp(buf, want, strlen(want)) == 0);
+        CHECK(strstr(buf, ") = ") != NULL);
+    }
 }
 
 /* The host backend is made from the table: a row without its host entry
@@ -71,6 +88,7 @@ int main(void)
     static const test_case tests[] = {
         TEST(test_strace_names_are_sorted),
         TEST(test_every_row_is_whole),
+        TEST(test_every_row_prints_its_name),
         TEST(test_wrapped_names_are_unique),
         TEST(test_every_row_has_a_host_entry),
     };

@@ -73,7 +73,8 @@ enum qp_sys_args {
     QP_ARGS_DUP,          /* dup: dup, dup2, dup3 */
     QP_ARGS_RESOLVE,      /* resolve: getaddrinfo, getnameinfo (libc's: they return an EAI_
                              code, and errno is not theirs) */
-    QP_ARGS_SHUTDOWN      /* shutdown */
+    QP_ARGS_SHUTDOWN,     /* shutdown */
+    QP_ARGS_COUNT
 };
 
 /* The trace's syscall ids: QP_SYS_read, QP_SYS_epoll_wait, ... */

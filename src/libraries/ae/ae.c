@@ -13,7 +13,7 @@
  * fcntl. Every call it makes in a run has a row of the syscall table.
  *
  * World: two stream sockets and a pipe whose writer is the world
- * (qp_sim_add_pipe_target), each watched with aeCreateFileEvent(AE_READABLE);
+ * (include/quietpoll/loop_world.h), each watched with aeCreateFileEvent(AE_READABLE);
  * data, EOFs, resets (on the pipe: its writer closing), signals and spurious
  * readiness come on the schedule. Another thread of the schedule
  * (QP_EV_WAKEUP) writes a byte into a pipe the program made with anetPipe
@@ -50,11 +50,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <redis/ae.h>
 #include <redis/anet.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "quietpoll/loop_world.h"
 #include "quietpoll/machine.h"
 #include "quietpoll/timer_program.h"
 #include "quietpoll/units.h"
@@ -86,8 +88,7 @@ static const qp_variant variants[] = {
                  "ms"},
 };
 
-#define SOCKETS 2
-#define TARGETS (SOCKETS + 1) /* the sockets, then the pipe */
+#define TARGETS QP_LOOP_WORLD_TARGETS /* the sockets, then the pipe */
 #define TIMERS QP_LOOP_TIMERS_MAX
 #define READ_BYTES 4096
 /* aeCreateEventLoop's setsize: more than any fd of a run (QP_SIM_FDS_MAX) */
@@ -101,9 +102,9 @@ typedef struct timer_ref {
 } timer_ref;
 
 struct harness {
+    aeEventLoop *el; /* first: qp_ae_teardown frees it */
     qp_os *os;
     enum variant variant;
-    aeEventLoop *el;
     int fds[TARGETS];
     int wakeup_fds[2]; /* the pipe other threads write */
     long long ae_ids[TIMERS]; /* the time event of each timer, while pending */
@@ -116,6 +117,7 @@ struct harness {
 };
 
 _Static_assert(sizeof(harness) <= QP_MACHINE_STATE_BYTES, "the harness fits the state");
+_Static_assert(offsetof(harness, el) == 0, "qp_ae_teardown finds the loop first");
 
 static void mark(harness *h, unsigned kind, unsigned timer, uint64_t timeout_ns, int fd)
 {
@@ -207,13 +209,6 @@ static void on_read(struct aeEventLoop *el, int fd, void *data, int mask)
         h->wakeup_fds[0] = -1;
 }
 
-static void setup(qp_sim *sim, qp_world *world)
-{
-    for (unsigned i = 0; i < SOCKETS; i++)
-        world->fds[world->fds_count++] = qp_sim_add_stream(sim);
-    world->fds[world->fds_count++] = qp_sim_add_pipe_target(sim);
-}
-
 static void init_timers(harness *h, const qp_schedule *sched)
 {
     qp_timer_program_init(&h->program, h->os, sched, &timer_library, h);
@@ -263,14 +258,6 @@ static void world(qp_os *os, const qp_machine_ctx *ctx, const qp_event *ev)
         os->write(os, h->wakeup_fds[1], "", 1);
 }
 
-/* After every run, also one cut short anywhere in ae: free the loop (its
- * time events with it) with the calls reaching nothing. */
-static void teardown(const qp_machine_ctx *ctx)
-{
-    harness *h = ctx->state;
-    qp_ae_free_loop(&h->el);
-}
-
 static void describe_timer(FILE *out, const qp_schedule *s, size_t index)
 {
     qp_timer_spec t = qp_timer_spec_of(s, index);
@@ -294,9 +281,9 @@ const qp_machine qp_machine_ae = {
     .variants = variants,
     .variants_count = sizeof variants / sizeof variants[0],
     .shape = QP_TIMER_PROGRAM_SHAPE(TARGETS, describe_timer),
-    .setup = setup,
+    .setup = qp_loop_world_setup,
     .run = run,
     .world = world,
-    .teardown = teardown,
+    .teardown = qp_ae_teardown,
     .real_library = true,
 };

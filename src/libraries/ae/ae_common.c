@@ -6,8 +6,9 @@
 
 #include "quietpoll/wrap.h"
 
-void qp_ae_free_loop(aeEventLoop **el)
+void qp_ae_teardown(const qp_machine_ctx *ctx)
 {
+    aeEventLoop **el = ctx->state; /* the harness's first member */
     qp_wrap_detach();
     if (*el != NULL)
         aeDeleteEventLoop(*el);

@@ -5,10 +5,13 @@
 
 #include <redis/ae.h>
 
-/* A machine's teardown: frees *el, if any, after every run (also one cut
- * short anywhere in ae: its time events and file events go with it) with
- * the calls reaching nothing (the simulated fds go with the run). */
-void qp_ae_free_loop(aeEventLoop **el);
+#include "quietpoll/machine.h"
+
+/* qp_machine.teardown of a harness whose first member is its aeEventLoop *:
+ * frees the loop, if any, after every run (also one cut short anywhere in
+ * ae: its time events and file events go with it) with the calls reaching
+ * nothing (the simulated fds go with the run). */
+void qp_ae_teardown(const qp_machine_ctx *ctx);
 
 /* A machine's init_once: ae's process-wide state, its clock. The first
  * aeCreateEventLoop of a process sets it (monotonic.c monotonicInit: one

@@ -44,6 +44,7 @@
 #include <errno.h>
 #include <redis/ae.h>
 #include <redis/anet.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -80,9 +81,9 @@ static const qp_variant variants[] = {
 enum conn_state { CONN_NONE, CONN_CONNECTING, CONN_CONNECTED, CONN_ERROR, CONN_CLOSED };
 
 typedef struct harness {
+    aeEventLoop *el; /* first: qp_ae_teardown frees it */
     qp_os *os;
     const qp_schedule *sched;
-    aeEventLoop *el;
     int fd;
     enum conn_state state;
     long long deadline_id; /* the deadline's time event, or -1 */
@@ -92,6 +93,7 @@ typedef struct harness {
 } harness;
 
 _Static_assert(sizeof(harness) <= QP_MACHINE_STATE_BYTES, "the harness fits the state");
+_Static_assert(offsetof(harness, el) == 0, "qp_ae_teardown finds the loop first");
 
 static const char payload[QP_CLIENT_WRITE_BYTES_MAX];
 
@@ -245,14 +247,6 @@ static void run(qp_os *os, const qp_machine_ctx *ctx)
     aeMain(h->el);
 }
 
-/* After every run, also one cut short anywhere in ae: free the loop (its
- * time events with it) with the calls reaching nothing. */
-static void teardown(const qp_machine_ctx *ctx)
-{
-    harness *h = ctx->state;
-    qp_ae_free_loop(&h->el);
-}
-
 const qp_machine qp_machine_ae_client = {
     .name = "ae_client",
     .summary = "the real ae and anet of redis 7.0.15 (libae.a, linked with --wrap): "
@@ -263,7 +257,7 @@ const qp_machine qp_machine_ae_client = {
     .shape = QP_CLIENT_SHAPE,
     .setup = qp_client_setup,
     .run = run,
-    .teardown = teardown,
+    .teardown = qp_ae_teardown,
     .init_once = qp_ae_init_once,
     .real_library = true,
 };

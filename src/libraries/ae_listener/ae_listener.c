@@ -56,6 +56,7 @@
 #include <errno.h>
 #include <redis/ae.h>
 #include <redis/anet.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -96,9 +97,9 @@ typedef struct client {
 } client;
 
 typedef struct harness {
+    aeEventLoop *el; /* first: qp_ae_teardown frees it */
     qp_os *os;
     enum variant variant;
-    aeEventLoop *el;
     int listener_fd;
     unsigned warnings; /* serverLog(LL_WARNING, "Accepting client connection: ...") */
     client clients[CONNS_MAX];
@@ -106,6 +107,7 @@ typedef struct harness {
 } harness;
 
 _Static_assert(sizeof(harness) <= QP_MACHINE_STATE_BYTES, "the harness fits the state");
+_Static_assert(offsetof(harness, el) == 0, "qp_ae_teardown finds the loop first");
 
 static void mark(harness *h, unsigned kind, int fd)
 {
@@ -263,14 +265,6 @@ static void run(qp_os *os, const qp_machine_ctx *ctx)
     aeMain(h->el);
 }
 
-/* After every run, also one cut short anywhere in ae: free the loop with
- * the calls reaching nothing (the simulated fds go with the run). */
-static void teardown(const qp_machine_ctx *ctx)
-{
-    harness *h = ctx->state;
-    qp_ae_free_loop(&h->el);
-}
-
 const qp_machine qp_machine_ae_listener = {
     .name = "ae_listener",
     .summary = "the real ae and anet of redis 7.0.15 (libae.a, linked with --wrap): Redis's "
@@ -281,7 +275,7 @@ const qp_machine qp_machine_ae_listener = {
     .shape = QP_LISTENER_SHAPE,
     .setup = qp_listener_setup,
     .run = run,
-    .teardown = teardown,
+    .teardown = qp_ae_teardown,
     .init_once = qp_ae_init_once,
     .real_library = true,
 };

@@ -5,7 +5,7 @@
  * docs/CATALOG.md, libevent/<variant>.
  *
  * World: two stream sockets and a pipe whose writer is the world
- * (qp_sim_add_pipe_target), each watched with a persistent EV_READ event;
+ * (include/quietpoll/loop_world.h), each watched with a persistent EV_READ event;
  * data, EOFs, resets (on the pipe: its writer closing), signals and
  * spurious readiness come on the schedule, and other threads activate an event of the program with
  * event_active() (QP_EV_WAKEUP), as that thread: libevent is made
@@ -53,6 +53,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "quietpoll/loop_world.h"
 #include "quietpoll/machine.h"
 #include "quietpoll/timer_program.h"
 #include "quietpoll/units.h"
@@ -74,8 +75,7 @@ static const qp_variant variants[] = {
                     "Debian's libevent_core.a, EVENT_BASE_FLAG_PRECISE_TIMER"},
 };
 
-#define SOCKETS 2
-#define TARGETS (SOCKETS + 1) /* the sockets, then the pipe */
+#define TARGETS QP_LOOP_WORLD_TARGETS /* the sockets, then the pipe */
 #define TIMERS QP_LOOP_TIMERS_MAX
 #define READ_BYTES 4096
 
@@ -191,13 +191,6 @@ static struct event_base *new_base(enum variant v)
     return base;
 }
 
-static void setup(qp_sim *sim, qp_world *world)
-{
-    for (unsigned i = 0; i < SOCKETS; i++)
-        world->fds[world->fds_count++] = qp_sim_add_stream(sim);
-    world->fds[world->fds_count++] = qp_sim_add_pipe_target(sim);
-}
-
 static bool init_timers(harness *h, const qp_schedule *sched)
 {
     qp_timer_program_init(&h->program, h->os, sched, &timer_library, h);
@@ -294,7 +287,7 @@ const qp_machine qp_machine_libevent = {
     .variants = variants,
     .variants_count = sizeof variants / sizeof variants[0],
     .shape = QP_TIMER_PROGRAM_SHAPE(TARGETS, describe_timer),
-    .setup = setup,
+    .setup = qp_loop_world_setup,
     .run = run,
     .world = world,
     /* event_active() takes the base lock, which event_base_loop() holds

@@ -4,7 +4,7 @@
  * docs/CATALOG.md, libuv/<variant>.
  *
  * World: two stream sockets and a pipe whose writer is the world
- * (qp_sim_add_pipe_target), each watched with a uv_poll_t for UV_READABLE |
+ * (include/quietpoll/loop_world.h), each watched with a uv_poll_t for UV_READABLE |
  * UV_DISCONNECT; data, EOFs, resets (on the pipe: its writer closing),
  * signals and spurious readiness come on the schedule, and other threads
  * wake the loop with uv_async_send() (QP_EV_WAKEUP), as that thread. The
@@ -53,23 +53,19 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <uv.h>
 
+#include "quietpoll/loop_world.h"
 #include "quietpoll/machine.h"
 #include "quietpoll/timer_program.h"
 #include "quietpoll/units.h"
 #include "quietpoll/wrap.h"
 
 #include "libuv_common.h"
-
-/* "1.44.2": the release of the headers, as text (uv/version.h has numbers) */
-#define LIBUV_TEXT_(x) #x
-#define LIBUV_TEXT(x) LIBUV_TEXT_(x)
-#define LIBUV_VERSION                                                                              \
-    LIBUV_TEXT(UV_VERSION_MAJOR) "." LIBUV_TEXT(UV_VERSION_MINOR) "." LIBUV_TEXT(UV_VERSION_PATCH)
 
 enum variant { UV_DEFAULT, UV_ONCE, UV_METRICS, UV_EMBED };
 
@@ -117,14 +113,13 @@ static const qp_variant variants[] = {
                   "uv_backend_timeout(), then uv_run(UV_RUN_NOWAIT)"},
 };
 
-#define SOCKETS 2
-#define TARGETS (SOCKETS + 1) /* the sockets, then the pipe */
+#define TARGETS QP_LOOP_WORLD_TARGETS /* the sockets, then the pipe */
 #define TIMERS QP_LOOP_TIMERS_MAX
 #define READ_BYTES 4096
 
 typedef struct harness {
+    qp_libuv_loop uv; /* first: qp_libuv_teardown closes it */
     qp_os *os;
-    uv_loop_t loop;
     uv_async_t async;
     uv_poll_t polls[TARGETS];
     bool poll_open[TARGETS];
@@ -132,10 +127,10 @@ typedef struct harness {
     uint64_t timeout_ms[TIMERS];
     uint64_t repeat_ms[TIMERS]; /* 0: one-shot */
     qp_timer_program program;
-    bool loop_open;
 } harness;
 
 _Static_assert(sizeof(harness) <= QP_MACHINE_STATE_BYTES, "the harness fits the state");
+_Static_assert(offsetof(harness, uv) == 0, "qp_libuv_teardown finds the loop first");
 
 static void mark(harness *h, unsigned kind, unsigned timer, uint64_t timeout_ns, int fd)
 {
@@ -207,24 +202,17 @@ static void on_async(uv_async_t *a)
     mark(h, QP_LOOP_CALLBACK, 0, 0, -1);
 }
 
-static void setup(qp_sim *sim, qp_world *world)
-{
-    for (unsigned i = 0; i < SOCKETS; i++)
-        world->fds[world->fds_count++] = qp_sim_add_stream(sim);
-    world->fds[world->fds_count++] = qp_sim_add_pipe_target(sim);
-}
-
 /* The embedder's loop (uv_backend_fd's documentation): its own poll() of
  * libuv's backend fd, with libuv's timeout, then a turn of libuv's loop
  * that does not block. */
 static void run_embedded(harness *h)
 {
-    uv_run(&h->loop, UV_RUN_NOWAIT);
-    while (uv_loop_alive(&h->loop)) {
-        struct pollfd pfd = {.fd = uv_backend_fd(&h->loop), .events = POLLIN};
-        if (h->os->poll(h->os, &pfd, 1, uv_backend_timeout(&h->loop)) < 0 && errno != EINTR)
+    uv_run(&h->uv.loop, UV_RUN_NOWAIT);
+    while (uv_loop_alive(&h->uv.loop)) {
+        struct pollfd pfd = {.fd = uv_backend_fd(&h->uv.loop), .events = POLLIN};
+        if (h->os->poll(h->os, &pfd, 1, uv_backend_timeout(&h->uv.loop)) < 0 && errno != EINTR)
             return; /* the simulator refused it: the trace shows why */
-        uv_run(&h->loop, UV_RUN_NOWAIT);
+        uv_run(&h->uv.loop, UV_RUN_NOWAIT);
     }
 }
 
@@ -235,7 +223,7 @@ static void init_timers(harness *h, const qp_schedule *sched)
         const qp_timer_spec *t = &h->program.timers[i].spec;
         h->timeout_ms[i] = t->never ? 0 : (t->timeout_ns + QP_NS_PER_MS - 1) / QP_NS_PER_MS;
         h->repeat_ms[i] = !t->repeating ? 0 : h->timeout_ms[i] > 0 ? h->timeout_ms[i] : 1;
-        uv_timer_init(&h->loop, &h->timers[i]);
+        uv_timer_init(&h->uv.loop, &h->timers[i]);
     }
 }
 
@@ -243,18 +231,15 @@ static void run(qp_os *os, const qp_machine_ctx *ctx)
 {
     harness *h = ctx->state;
     h->os = os;
-    qp_wrap_enter(os);
-    if (uv_loop_init(&h->loop) != 0)
+    if (!qp_libuv_enter(&h->uv, os))
         return; /* the simulator refused a call: the trace shows which */
-    h->loop_open = true;
-    h->loop.data = h;
-    if (ctx->variant == UV_METRICS && uv_loop_configure(&h->loop, UV_METRICS_IDLE_TIME) != 0)
+    if (ctx->variant == UV_METRICS && uv_loop_configure(&h->uv.loop, UV_METRICS_IDLE_TIME) != 0)
         abort();
-    if (uv_async_init(&h->loop, &h->async, on_async) != 0)
+    if (uv_async_init(&h->uv.loop, &h->async, on_async) != 0)
         return;
     uv_unref((uv_handle_t *)&h->async);
     for (unsigned i = 0; i < TARGETS; i++) {
-        if (uv_poll_init(&h->loop, &h->polls[i], ctx->world->fds[i]) != 0)
+        if (uv_poll_init(&h->uv.loop, &h->polls[i], ctx->world->fds[i]) != 0)
             return;
         h->poll_open[i] = uv_poll_start(&h->polls[i], UV_READABLE | UV_DISCONNECT, on_poll) == 0;
         uv_unref((uv_handle_t *)&h->polls[i]);
@@ -264,10 +249,10 @@ static void run(qp_os *os, const qp_machine_ctx *ctx)
     switch ((enum variant)ctx->variant) {
     case UV_DEFAULT:
     case UV_METRICS:
-        uv_run(&h->loop, UV_RUN_DEFAULT);
+        uv_run(&h->uv.loop, UV_RUN_DEFAULT);
         break;
     case UV_ONCE:
-        while (uv_run(&h->loop, UV_RUN_ONCE) != 0)
+        while (uv_run(&h->uv.loop, UV_RUN_ONCE) != 0)
             ;
         break;
     case UV_EMBED:
@@ -281,20 +266,8 @@ static void world(qp_os *os, const qp_machine_ctx *ctx, const qp_event *ev)
 {
     (void)os;
     harness *h = ctx->state;
-    if (ev->kind == QP_EV_WAKEUP && h->loop_open)
+    if (ev->kind == QP_EV_WAKEUP && h->uv.open)
         uv_async_send(&h->async);
-}
-
-/* After every run, also one cut short anywhere in libuv: close every handle
- * and the loop with the calls reaching nothing (a wait finds nothing at
- * once, so one non-blocking turn of the loop finishes the closes). */
-static void teardown(const qp_machine_ctx *ctx)
-{
-    harness *h = ctx->state;
-    qp_wrap_detach();
-    if (h->loop_open)
-        qp_libuv_close_loop(&h->loop);
-    qp_wrap_leave();
 }
 
 static void describe_timer(FILE *out, const qp_schedule *s, size_t index)
@@ -324,10 +297,10 @@ const qp_machine qp_machine_libuv = {
     .variants = variants,
     .variants_count = sizeof variants / sizeof variants[0],
     .shape = QP_TIMER_PROGRAM_SHAPE(TARGETS, describe_timer),
-    .setup = setup,
+    .setup = qp_loop_world_setup,
     .run = run,
     .world = world,
-    .teardown = teardown,
+    .teardown = qp_libuv_teardown,
     .init_once = qp_libuv_init_once,
     .real_library = true,
 };

@@ -6,8 +6,11 @@
  * pthread_once by the first uv_loop_init(). The clock is chosen inside a
  * run, so that the simulator's answer decides it and not the host's; the
  * pipe is made outside one, with real fds, since it outlives every run.
- * Every libuv machine (libuv, libuv_listener) calls it: whichever runs
- * first in a process chooses for both, with the same answer. */
+ * Every libuv machine (libuv, libuv_listener, libuv_client) calls it:
+ * whichever runs first in a process chooses for all, with the same answer.
+ *
+ * Then each run's loop, opened and closed, and the buffer of the reads that
+ * drop what they read. */
 #include <stdlib.h>
 #include <string.h>
 #include <uv.h>
@@ -49,6 +52,16 @@ void qp_libuv_init_once(void)
         abort();
 }
 
+bool qp_libuv_enter(qp_libuv_loop *uv, qp_os *os)
+{
+    qp_wrap_enter(os);
+    if (uv_loop_init(&uv->loop) != 0)
+        return false;
+    uv->open = true;
+    uv->loop.data = uv;
+    return true;
+}
+
 static void close_handle(uv_handle_t *handle, void *arg)
 {
     (void)arg;
@@ -56,10 +69,22 @@ static void close_handle(uv_handle_t *handle, void *arg)
         uv_close(handle, NULL);
 }
 
-void qp_libuv_close_loop(uv_loop_t *loop)
+void qp_libuv_teardown(const qp_machine_ctx *ctx)
 {
-    uv_walk(loop, close_handle, NULL);
-    uv_run(loop, UV_RUN_NOWAIT);
-    if (uv_loop_close(loop) != 0)
-        abort(); /* a handle the harness does not know of */
+    qp_libuv_loop *uv = ctx->state;
+    qp_wrap_detach();
+    if (uv->open) {
+        uv_walk(&uv->loop, close_handle, NULL);
+        uv_run(&uv->loop, UV_RUN_NOWAIT);
+        if (uv_loop_close(&uv->loop) != 0)
+            abort(); /* a handle the harness does not know of */
+    }
+    qp_wrap_leave();
+}
+
+void qp_libuv_on_alloc(uv_handle_t *handle, size_t suggested_size, uv_buf_t *buf)
+{
+    (void)handle, (void)suggested_size;
+    static char dropped[QP_LIBUV_READ_BYTES];
+    *buf = uv_buf_init(dropped, sizeof dropped);
 }

@@ -19,6 +19,7 @@
  *   read callback: data -> nothing more; EOF or an error -> uv_close
  * It marks each connect and write callback (a callback) and each read
  * callback (an I/O callback, with its fd). */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <uv.h>
@@ -29,31 +30,23 @@
 
 #include "../libuv/libuv_common.h"
 
-#define LIBUV_TEXT_(x) #x
-#define LIBUV_TEXT(x) LIBUV_TEXT_(x)
-#define LIBUV_VERSION                                                                              \
-    LIBUV_TEXT(UV_VERSION_MAJOR) "." LIBUV_TEXT(UV_VERSION_MINOR) "." LIBUV_TEXT(UV_VERSION_PATCH)
-
 static const qp_variant variants[] = {
     {"libuv-1.44-client", "pass", "libuv src/unix/stream.c, tcp.c (docs/CATALOG.md)",
      "Debian's libuv_a.a, uv_tcp_connect and uv_write as the guide's client"},
 };
 
-#define READ_BYTES 4096
-
 typedef struct harness {
+    qp_libuv_loop uv; /* first: qp_libuv_teardown closes it */
     qp_os *os;
     const qp_schedule *sched;
-    uv_loop_t loop;
-    bool loop_open;
     uv_tcp_t socket;
     uv_connect_t connect;
     uv_write_t writes[QP_OPS_MAX];
     size_t writes_left;
-    char buf[READ_BYTES];
 } harness;
 
 _Static_assert(sizeof(harness) <= QP_MACHINE_STATE_BYTES, "the harness fits the state");
+_Static_assert(offsetof(harness, uv) == 0, "qp_libuv_teardown finds the loop first");
 
 static char payload[QP_CLIENT_WRITE_BYTES_MAX];
 
@@ -66,13 +59,6 @@ static void close_socket(harness *h)
 {
     if (!uv_is_closing((uv_handle_t *)&h->socket))
         uv_close((uv_handle_t *)&h->socket, NULL);
-}
-
-static void on_alloc(uv_handle_t *handle, size_t suggested_size, uv_buf_t *buf)
-{
-    (void)suggested_size;
-    harness *h = handle->loop->data;
-    *buf = uv_buf_init(h->buf, sizeof h->buf);
 }
 
 static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
@@ -102,7 +88,7 @@ static void on_connect(uv_connect_t *req, int status)
         close_socket(h);
         return;
     }
-    uv_read_start(req->handle, on_alloc, on_read);
+    uv_read_start(req->handle, qp_libuv_on_alloc, on_read);
     for (size_t i = 0; i < h->sched->ops_count; i++) {
         uv_buf_t buf = uv_buf_init(payload, qp_client_write_bytes(h->sched, i));
         if (uv_write(&h->writes[i], req->handle, &buf, 1, on_write) == 0)
@@ -117,29 +103,17 @@ static void run(qp_os *os, const qp_machine_ctx *ctx)
     harness *h = ctx->state;
     h->os = os;
     h->sched = ctx->sched;
-    qp_wrap_enter(os);
-    if (uv_loop_init(&h->loop) != 0)
+    if (!qp_libuv_enter(&h->uv, os))
         return; /* the simulator refused a call: the trace shows which */
-    h->loop_open = true;
-    h->loop.data = h;
     struct sockaddr_in addr;
-    if (uv_tcp_init(&h->loop, &h->socket) != 0 ||
+    if (uv_tcp_init(&h->uv.loop, &h->socket) != 0 ||
         uv_ip4_addr("127.0.0.1", QP_CLIENT_PORT, &addr) != 0)
         return;
     if (uv_tcp_connect(&h->connect, &h->socket, (const struct sockaddr *)&addr, on_connect) != 0) {
         close_socket(h);
         return;
     }
-    uv_run(&h->loop, UV_RUN_DEFAULT);
-}
-
-static void teardown(const qp_machine_ctx *ctx)
-{
-    harness *h = ctx->state;
-    qp_wrap_detach();
-    if (h->loop_open)
-        qp_libuv_close_loop(&h->loop);
-    qp_wrap_leave();
+    uv_run(&h->uv.loop, UV_RUN_DEFAULT);
 }
 
 const qp_machine qp_machine_libuv_client = {
@@ -151,7 +125,7 @@ const qp_machine qp_machine_libuv_client = {
     .shape = QP_CLIENT_SHAPE,
     .setup = qp_client_setup,
     .run = run,
-    .teardown = teardown,
+    .teardown = qp_libuv_teardown,
     .init_once = qp_libuv_init_once,
     .real_library = true,
 };

@@ -31,6 +31,7 @@
  *   libuv-1.44-listener-single  uv_tcp_simultaneous_accepts(server, 0):
  *                               uv__server_io sleeps 1 ns after each accept
  *                               (UV_HANDLE_TCP_SINGLE_ACCEPT) */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,11 +42,6 @@
 #include "quietpoll/wrap.h"
 
 #include "../libuv/libuv_common.h"
-
-#define LIBUV_TEXT_(x) #x
-#define LIBUV_TEXT(x) LIBUV_TEXT_(x)
-#define LIBUV_VERSION                                                                              \
-    LIBUV_TEXT(UV_VERSION_MAJOR) "." LIBUV_TEXT(UV_VERSION_MINOR) "." LIBUV_TEXT(UV_VERSION_PATCH)
 
 enum variant { LISTENER, LISTENER_SINGLE };
 
@@ -61,19 +57,17 @@ static const qp_variant variants[] = {
 
 #define CONNS_MAX QP_LISTENER_CONNS_MAX
 #define BACKLOG 128
-#define READ_BYTES 4096
 
 typedef struct harness {
+    qp_libuv_loop uv; /* first: qp_libuv_teardown closes it */
     qp_os *os;
-    uv_loop_t loop;
-    bool loop_open;
     uv_tcp_t server;
     uv_tcp_t clients[CONNS_MAX];
     bool client_open[CONNS_MAX];
-    char buf[READ_BYTES];
 } harness;
 
 _Static_assert(sizeof(harness) <= QP_MACHINE_STATE_BYTES, "the harness fits the state");
+_Static_assert(offsetof(harness, uv) == 0, "qp_libuv_teardown finds the loop first");
 
 static void mark(harness *h, unsigned kind, int fd)
 {
@@ -86,13 +80,6 @@ static void on_closed(uv_handle_t *handle)
     for (unsigned i = 0; i < CONNS_MAX; i++)
         if (handle == (uv_handle_t *)&h->clients[i])
             h->client_open[i] = false;
-}
-
-static void on_alloc(uv_handle_t *handle, size_t suggested_size, uv_buf_t *buf)
-{
-    (void)suggested_size;
-    harness *h = handle->loop->data;
-    *buf = uv_buf_init(h->buf, sizeof h->buf);
 }
 
 static void on_read(uv_stream_t *client, ssize_t nread, const uv_buf_t *buf)
@@ -130,7 +117,7 @@ static void on_connection(uv_stream_t *server, int status)
         return;
     h->client_open[i] = true;
     if (uv_accept(server, (uv_stream_t *)client) != 0 ||
-        uv_read_start((uv_stream_t *)client, on_alloc, on_read) != 0)
+        uv_read_start((uv_stream_t *)client, qp_libuv_on_alloc, on_read) != 0)
         uv_close((uv_handle_t *)client, on_closed);
 }
 
@@ -138,12 +125,9 @@ static void run(qp_os *os, const qp_machine_ctx *ctx)
 {
     harness *h = ctx->state;
     h->os = os;
-    qp_wrap_enter(os);
-    if (uv_loop_init(&h->loop) != 0)
+    if (!qp_libuv_enter(&h->uv, os))
         return; /* the simulator refused a call: the trace shows which */
-    h->loop_open = true;
-    h->loop.data = h;
-    if (uv_tcp_init(&h->loop, &h->server) != 0)
+    if (uv_tcp_init(&h->uv.loop, &h->server) != 0)
         return;
     if (ctx->variant == LISTENER_SINGLE)
         uv_tcp_simultaneous_accepts(&h->server, 0);
@@ -155,19 +139,7 @@ static void run(qp_os *os, const qp_machine_ctx *ctx)
     uv_os_fd_t fd = -1;
     uv_fileno((uv_handle_t *)&h->server, &fd);
     qp_listener_limit_fds(os, ctx->sched, fd);
-    uv_run(&h->loop, UV_RUN_DEFAULT);
-}
-
-/* After every run, also one cut short anywhere in libuv: close every handle
- * and the loop with the calls reaching nothing (a wait finds nothing at
- * once, so one non-blocking turn of the loop finishes the closes). */
-static void teardown(const qp_machine_ctx *ctx)
-{
-    harness *h = ctx->state;
-    qp_wrap_detach();
-    if (h->loop_open)
-        qp_libuv_close_loop(&h->loop);
-    qp_wrap_leave();
+    uv_run(&h->uv.loop, UV_RUN_DEFAULT);
 }
 
 const qp_machine qp_machine_libuv_listener = {
@@ -180,7 +152,7 @@ const qp_machine qp_machine_libuv_listener = {
     .shape = QP_LISTENER_SHAPE,
     .setup = qp_listener_setup,
     .run = run,
-    .teardown = teardown,
+    .teardown = qp_libuv_teardown,
     .init_once = qp_libuv_init_once,
     .real_library = true,
 };
