@@ -33,184 +33,6 @@ const char *const qp_cf_strings[] = {"127.0.0.1", "::1",  "localhost", "example.
                                      "-1",        "nosuchservice", "0"};
 const size_t qp_cf_strings_count = sizeof qp_cf_strings / sizeof qp_cf_strings[0];
 
-/* FNV-1a over size bytes, from h. */
-static uint64_t digest(uint64_t h, const void *bytes, size_t size)
-{
-    for (size_t i = 0; i < size; i++)
-        h = (h ^ ((const uint8_t *)bytes)[i]) * UINT64_C(0x100000001b3);
-    return h;
-}
-
-#define DIGEST_START UINT64_C(0xcbf29ce484222325)
-
-/* One entry of an addrinfo list, as compared: its fields, its address and
- * port, and its canonical name. */
-static uint64_t digest_entry(uint64_t h, const struct addrinfo *ai)
-{
-    int32_t fields[] = {ai->ai_flags, ai->ai_family, ai->ai_socktype, ai->ai_protocol,
-                        (int32_t)ai->ai_addrlen};
-    h = digest(h, fields, sizeof fields);
-    if (ai->ai_addr != NULL)
-        h = digest(h, ai->ai_addr, ai->ai_addrlen);
-    if (ai->ai_canonname != NULL)
-        h = digest(h, ai->ai_canonname, strlen(ai->ai_canonname) + 1);
-    return h;
-}
-
-/* A name a call wrote (accept4's, getsockname's, getpeername's), as
- * compared: the bytes it has of the first len of size, but an inet
- * address's port, which is the host's choice (an ephemeral one). */
-static uint64_t name_digest(const uint8_t *name, size_t size, socklen_t len)
-{
-    uint8_t bytes[sizeof(struct sockaddr_in6)] = {0};
-    size_t n = len < size ? len : size;
-    n = n < sizeof bytes ? n : sizeof bytes;
-    memcpy(bytes, name, n);
-    sa_family_t family;
-    memcpy(&family, bytes, sizeof family);
-    if (family == AF_INET || family == AF_INET6)
-        bytes[2] = bytes[3] = 0; /* sin_port, sin6_port */
-    return digest(DIGEST_START, bytes, n);
-}
-
-/* The n-th of a parenthesised list of parameters or arguments. */
-#define CF_AT0(x0, ...) x0
-#define CF_AT1(x0, x1, ...) x1
-#define CF_AT2(x0, x1, x2, ...) x2
-#define CF_AT3(x0, x1, x2, x3, ...) x3
-#define CF_AT4(x0, x1, x2, x3, x4, ...) x4
-#define CF_AT5(x0, x1, x2, x3, x4, x5, ...) x5
-#define CF_AT6(x0, x1, x2, x3, x4, x5, x6, ...) x6
-#define CF_APPLY(macro, args) macro args
-#define CF_AT(n, list) CF_APPLY(CF_AT##n, (QP_UNPAREN list, ~))
-#define CF_COUNT(...) CF_COUNT_(__VA_ARGS__ __VA_OPT__(, ) 7, 6, 5, 4, 3, 2, 1, 0, ~)
-#define CF_COUNT_(x0, x1, x2, x3, x4, x5, x6, n, ...) n
-#define CF_CAT(a, b) CF_CAT_(a, b)
-#define CF_CAT_(a, b) a##b
-
-/* Parameter n declared as the row has it, holding value v[n]. */
-#define CF_DECL(n, params, args)                                                                   \
-    CF_AT(n, params) = (__typeof__(CF_AT(n, args)))(uintptr_t)v[n];
-#define CF_DECLS_0(p, a)
-#define CF_DECLS_1(p, a) CF_DECL(0, p, a)
-#define CF_DECLS_2(p, a) CF_DECLS_1(p, a) CF_DECL(1, p, a)
-#define CF_DECLS_3(p, a) CF_DECLS_2(p, a) CF_DECL(2, p, a)
-#define CF_DECLS_4(p, a) CF_DECLS_3(p, a) CF_DECL(3, p, a)
-#define CF_DECLS_5(p, a) CF_DECLS_4(p, a) CF_DECL(4, p, a)
-#define CF_DECLS_6(p, a) CF_DECLS_5(p, a) CF_DECL(5, p, a)
-#define CF_DECLS_7(p, a) CF_DECLS_6(p, a) CF_DECL(6, p, a)
-#define CF_DECLS(params, args) CF_CAT(CF_DECLS_, CF_COUNT params)(params, args)
-
-#define QP_SYSCALL(name, wrap, strace_name, class, wait_args, record, ret, params, args)         \
-    static int64_t call_##name(qp_os *os, const uint64_t *v)                                      \
-    {                                                                                              \
-        (void)v;                                                                                   \
-        CF_DECLS(params, args)                                                                     \
-        return (int64_t)os->name QP_OS_ARGS(os, QP_UNPAREN args);                                 \
-    }
-#define QP_STRACE(strace_name, class, wait_args)
-#define QP_LIBC(name)
-#include "quietpoll/syscalls.def"
-#undef QP_SYSCALL
-#undef QP_STRACE
-#undef QP_LIBC
-
-static int64_t (*const callers[QP_SYS_COUNT])(qp_os *os, const uint64_t *v) = {
-#define QP_SYSCALL(name, wrap, strace_name, class, wait_args, record, ret, params, args)         \
-    [QP_SYS_##name] = call_##name,
-#define QP_STRACE(strace_name, class, wait_args)
-#define QP_LIBC(name)
-#include "quietpoll/syscalls.def"
-#undef QP_SYSCALL
-#undef QP_STRACE
-#undef QP_LIBC
-};
-
-/* Each row's parameter names, as the row lists its arguments: "(fd, buf, count)". */
-static const char *const row_args[QP_SYS_COUNT] = {
-#define QP_SYSCALL(name, wrap, strace_name, class, wait_args, record, ret, params, args)         \
-    [QP_SYS_##name] = #args,
-#define QP_STRACE(strace_name, class, wait_args)
-#define QP_LIBC(name)
-#include "quietpoll/syscalls.def"
-#undef QP_SYSCALL
-#undef QP_STRACE
-#undef QP_LIBC
-};
-
-int qp__cf_row_param(unsigned sys, const char *param)
-{
-    if (sys >= QP_SYS_COUNT)
-        return -1;
-    size_t want = strlen(param);
-    const char *p = row_args[sys];
-    for (int i = 0; *p != '\0'; i++) {
-        while (*p == '(' || *p == ' ' || *p == ',')
-            p++;
-        size_t n = strcspn(p, ", )");
-        if (n == want && strncmp(p, param, n) == 0)
-            return i;
-        p += n;
-        if (*p == ')' || *p == '\0')
-            break;
-    }
-    return -1;
-}
-
-int64_t qp_cf_step_arg(const qp_cf_step *st, const char *param, int64_t otherwise)
-{
-    if (st->op != QP_CF_CALL)
-        return otherwise;
-    int i = qp__cf_row_param(st->sys, param);
-    return i >= 0 && i < st->args_count ? st->args[i].value : otherwise;
-}
-
-unsigned qp_cf_step_slot(const qp_cf_step *st)
-{
-    if (st->op != QP_CF_CALL)
-        return st->slot;
-    for (unsigned i = 0; i < st->args_count; i++)
-        if (st->args[i].kind == QP_CF_ARG_SLOT)
-            return (unsigned)st->args[i].value;
-    return QP_CF_NO_SLOT;
-}
-
-int32_t qp_cf_step_flags(const qp_cf_step *st)
-{
-    return (int32_t)qp_cf_step_arg(st, "flags", st->flags);
-}
-
-/* Does the call return an fd it made? (v: its arguments) */
-static bool returns_fd(unsigned sys, const uint64_t *v)
-{
-    switch (qp_sys_table[sys].args) {
-    case QP_ARGS_SOCKET:
-    case QP_ARGS_EVENTFD:
-    case QP_ARGS_EPOLL_CREATE:
-    case QP_ARGS_INT: /* epoll_create */
-    case QP_ARGS_TIMERFD_CREATE:
-    case QP_ARGS_ACCEPT:
-    case QP_ARGS_OPEN:
-        return true;
-    case QP_ARGS_DUP:
-        return sys == QP_SYS_dup;
-    case QP_ARGS_FCNTL:
-        return (int)v[1] == F_DUPFD || (int)v[1] == F_DUPFD_CLOEXEC;
-    }
-    return false;
-}
-
-/* What the call returned, as compared: 0 for an fd it made (whose number
- * is the backend's), and for dup2's and dup3's newfd (a slot's: the slot
- * keeps it) when it is the fd returned. */
-static int64_t compared_ret(const qp_cf_step *st, const uint64_t *v, int64_t ret)
-{
-    if (ret >= 0 && returns_fd(st->sys, v))
-        return 0;
-    if (ret >= 0 && (st->sys == QP_SYS_dup2 || st->sys == QP_SYS_dup3))
-        return ret == (int64_t)(int)v[1] ? 0 : ret;
-    return ret;
-}
 
 static uint8_t arg_buf[QP_CF_ARGS_MAX][QP_CF_IO_BYTES_MAX]; /* zeros */
 
@@ -253,65 +75,6 @@ static int iovecs(const qp_cf_scenario *sc, const qp_cf_step *st, struct iovec *
     return count;
 }
 
-/* What a receive wrote of its source's address at name (QP_CF_ARG_NAME_OUT,
- * a recvmsg's msg_name), given room for `in` bytes and saying the address
- * is `out` long: QP_CF_NAME_PEER when the bytes it wrote (the first min(in,
- * out)) are those of the peer of slot's socket, as the backend knows it
- * (the same address on both: the source is compared by more than its
- * length), QP_CF_NAME_KEPT when it left every byte after them as it was. */
-static uint64_t name_written(qp_cf_backend *b, unsigned slot, const struct sockaddr_storage *name,
-                             socklen_t in, socklen_t out)
-{
-    struct sockaddr_storage peer;
-    socklen_t peer_len = 0;
-    memset(&peer, 0, sizeof peer);
-    if (slot != QP_CF_NO_SLOT)
-        b->peer_addr(b, slot, &peer, &peer_len);
-    size_t written = in < out ? in : out;
-    if (written > sizeof peer)
-        written = sizeof peer;
-    const uint8_t *got = (const uint8_t *)name;
-    uint64_t found = memcmp(got, &peer, written) == 0 ? QP_CF_NAME_PEER : 0;
-    size_t kept = written;
-    while (kept < sizeof *name && got[kept] == QP_CF_RECV_FILL)
-        kept++;
-    return found | (kept == sizeof *name ? QP_CF_NAME_KEPT : 0);
-}
-
-/* QP_CF_ARG_NFDS: 1 + the highest fd of the slots the step's fd sets hold. */
-static int nfds_of(const qp_cf_step *st, const int *fds)
-{
-    int highest = -1;
-    for (unsigned i = 0; i < st->args_count; i++)
-        for (unsigned slot = 0; st->args[i].kind == QP_CF_ARG_FDSET && slot < QP_CF_SLOTS_MAX;
-             slot++)
-            if ((st->args[i].value >> slot & 1) && qp__cf_slot_fd(fds, slot) > highest)
-                highest = qp__cf_slot_fd(fds, slot);
-    return highest + 1;
-}
-
-/* A QP_CF_ARG_FDSET of the slots in value's bits. */
-static void fill_set(fd_set *set, int64_t value, const int *fds)
-{
-    FD_ZERO(set);
-    for (unsigned slot = 0; slot < QP_CF_SLOTS_MAX; slot++) {
-        int fd = qp__cf_slot_fd(fds, slot);
-        if ((value >> slot & 1) && fd >= 0 && fd < FD_SETSIZE)
-            FD_SET(fd, set);
-    }
-}
-
-/* The slots of value's bits that set holds. */
-static int64_t set_slots(const fd_set *set, int64_t value, const int *fds)
-{
-    int64_t held = 0;
-    for (unsigned slot = 0; slot < QP_CF_SLOTS_MAX; slot++) {
-        int fd = qp__cf_slot_fd(fds, slot);
-        if ((value >> slot & 1) && fd >= 0 && fd < FD_SETSIZE && FD_ISSET(fd, set))
-            held |= INT64_C(1) << slot;
-    }
-    return held;
-}
 
 void qp__cf_call_row(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_step *st,
                      const int *fds, qp_cf_result *res)
@@ -537,11 +300,11 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_ste
             v[i] = (uintptr_t)pfds;
             break;
         case QP_CF_ARG_FDSET:
-            fill_set(&sets[i], a->value, fds);
+            qp__cf_fill_set(&sets[i], a->value, fds);
             v[i] = (uintptr_t)&sets[i];
             break;
         case QP_CF_ARG_NFDS:
-            v[i] = (uint64_t)((int64_t)nfds_of(st, fds) + a->value);
+            v[i] = (uint64_t)((int64_t)qp__cf_nfds_of(st, fds) + a->value);
             break;
         case QP_CF_ARG_EVENTS_OUT:
             memset(events_out, 0, sizeof events_out);
@@ -553,8 +316,8 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_ste
         }
     }
     errno = 0;
-    int64_t ret = callers[st->sys](os, v);
-    qp__cf_record(res, compared_ret(st, v, ret));
+    int64_t ret = qp__cf_row_call(os, st->sys, v);
+    qp__cf_record(res, qp__cf_compared_ret(st, v, ret));
     if (qp_sys_is_resolver(st->sys))
         res->err = 0; /* its answer is ret, an EAI_ code; errno is not its */
     unsigned texts = 0;
@@ -564,7 +327,7 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_ste
         if (st->args[i].kind == QP_CF_ARG_LEN_OUT)
             res->aux = (int64_t)lens[i];
         if (st->args[i].kind == QP_CF_ARG_TEXT_OUT) {
-            uint64_t text = digest(DIGEST_START, arg_buf[i],
+            uint64_t text = qp__cf_digest(QP__CF_DIGEST_START, arg_buf[i],
                                    strnlen((const char *)arg_buf[i], sizeof arg_buf[i]));
             if (texts++ == 0)
                 res->value = text;
@@ -572,11 +335,11 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_ste
                 res->aux = (int64_t)text;
         }
         if (st->args[i].kind == QP_CF_ARG_AI_OUT && ret == 0) {
-            uint64_t all = DIGEST_START, v4 = DIGEST_START;
+            uint64_t all = QP__CF_DIGEST_START, v4 = QP__CF_DIGEST_START;
             for (const struct addrinfo *ai = lists[i]; ai != NULL; ai = ai->ai_next) {
-                all = digest_entry(all, ai);
+                all = qp__cf_digest_entry(all, ai);
                 if (ai->ai_family == AF_INET)
-                    v4 = digest_entry(v4, ai);
+                    v4 = qp__cf_digest_entry(v4, ai);
             }
             res->value = all;
             res->aux = (int64_t)v4;
@@ -585,7 +348,7 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_ste
     }
     for (unsigned i = 0, set = 0; i < st->args_count; i++)
         if (st->args[i].kind == QP_CF_ARG_FDSET)
-            res->aux |= set_slots(&sets[i], st->args[i].value, fds) << (8 * set++);
+            res->aux |= qp__cf_set_slots(&sets[i], st->args[i].value, fds) << (8 * set++);
     if (pollfds) {
         res->events_count = st->pfds_count;
         for (unsigned k = 0; k < st->pfds_count; k++) {
@@ -599,16 +362,16 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_ste
         st->args[2].kind == QP_CF_ARG_LEN_OUT &&
         (qp_sys_table[st->sys].args == QP_ARGS_ACCEPT ||
          qp_sys_table[st->sys].args == QP_ARGS_SOCKNAME))
-        res->value = name_digest(arg_buf[1], (size_t)st->args[1].value, lens[2]);
+        res->value = qp__cf_name_digest(arg_buf[1], (size_t)st->args[1].value, lens[2]);
     if (msg_out >= 0 && ret >= 0) {
         res->value = (uint32_t)msgs[msg_out].msg_flags |
-                     name_written(b, qp_cf_step_slot(st), &peers[msg_out], sizeof peers[msg_out],
+                     qp__cf_name_written(b, qp_cf_step_slot(st), &peers[msg_out], sizeof peers[msg_out],
                                   msgs[msg_out].msg_namelen)
                          << 32;
         res->aux = msgs[msg_out].msg_namelen;
     }
     if (name_out >= 0 && ret >= 0)
-        res->value = name_written(b, qp_cf_step_slot(st), &peers[name_out],
+        res->value = qp__cf_name_written(b, qp_cf_step_slot(st), &peers[name_out],
                                   len_out >= 0 ? (socklen_t)st->args[len_out].value : 0,
                                   len_out >= 0 ? lens[len_out] : 0);
     if (timespec_out >= 0)
@@ -620,7 +383,7 @@ void qp__cf_call_row(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_ste
         qp__cf_record_bytes(res, arg_buf[read_buf], (size_t)st->args[read_buf].value);
     else if (receives && iov_bytes > 0)
         qp__cf_record_bytes(res, vec_buf, iov_bytes);
-    if (returns_fd(st->sys, v) && ret >= 0)
+    if (qp__cf_returns_fd(st->sys, v) && ret >= 0)
         made[0] = (int)ret;
     if (st->keep != 0 && made[0] >= 0)
         (void)os->dup2(os, made[0], qp__cf_slot_fd(fds, st->keep - 1u));

@@ -6,6 +6,8 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/epoll.h>
+#include <sys/select.h>
+#include <sys/socket.h>
 
 #include "quietpoll/conform.h"
 
@@ -42,6 +44,32 @@ void qp__cf_call_time(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_st
 bool qp__cf_is_time_call(unsigned op);
 /* The index of the row's parameter named param ("flags"), or -1. */
 int qp__cf_row_param(unsigned sys, const char *param);
+/* Calls row sys through os on the values v of its parameters, in the
+   row's order (src/conform/row_call.c). */
+int64_t qp__cf_row_call(qp_os *os, unsigned sys, const uint64_t *v);
+/* The pieces of a QP_CF_CALL step (call_row_parts.c): FNV-1a over size
+   bytes from h, from QP__CF_DIGEST_START; an addrinfo entry's fields,
+   address and name; a name a call wrote, its inet port left out (the
+   host's choice) */
+#define QP__CF_DIGEST_START UINT64_C(0xcbf29ce484222325)
+uint64_t qp__cf_digest(uint64_t h, const void *bytes, size_t size);
+struct addrinfo;
+uint64_t qp__cf_digest_entry(uint64_t h, const struct addrinfo *ai);
+uint64_t qp__cf_name_digest(const uint8_t *name, size_t size, socklen_t len);
+/* whether the call on arguments v returns an fd it made; what of ret is
+   compared (0 for an fd made, and for dup2's and dup3's newfd) */
+bool qp__cf_returns_fd(unsigned sys, const uint64_t *v);
+int64_t qp__cf_compared_ret(const qp_cf_step *st, const uint64_t *v, int64_t ret);
+/* QP_CF_NAME_PEER | QP_CF_NAME_KEPT of the name a receive wrote (room in,
+   length out) */
+struct sockaddr_storage;
+uint64_t qp__cf_name_written(qp_cf_backend *b, unsigned slot,
+                             const struct sockaddr_storage *name, socklen_t in, socklen_t out);
+/* a select's fd sets: 1 + the highest fd the step's sets hold; the set of
+   the slots in value's bits; the slots of value's bits that set holds */
+int qp__cf_nfds_of(const qp_cf_step *st, const int *fds);
+void qp__cf_fill_set(fd_set *set, int64_t value, const int *fds);
+int64_t qp__cf_set_slots(const fd_set *set, int64_t value, const int *fds);
 /* QP_CF_CALL: the step's row on its recipes (call_row.c). */
 void qp__cf_call_row(qp_cf_backend *b, const qp_cf_scenario *sc, const qp_cf_step *st,
                      const int *fds, qp_cf_result *res);
